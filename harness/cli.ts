@@ -1,0 +1,209 @@
+/**
+ * The harness CLI (the justfile calls it; it also works on its own):
+ *   node harness/cli.ts bench <contender...> [--scenario s] [--profile p]
+ *   node harness/cli.ts bench-all [--profile p]
+ *   node harness/cli.ts leaderboard | verify [contender...] | list | new <name>
+ * Run it with the pinned Node from node_modules (`npx just …` does). Exit codes: 0 ok,
+ * 1 a check failed (verify), 2 bad input (UserError), 130 interrupted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from './paths.ts';
+import { UserError } from './errors.ts';
+import { loadManifests, MANIFEST_FILE, type Manifest } from './manifest.ts';
+import { loadScenarios, loadSharedSchemas, type Scenario } from './contract/scenarios.ts';
+import { ContractChecker, verifyScenario, type Verdict } from './contract/verify.ts';
+import { DEFAULT_PROFILE, getProfile, PROFILES } from './profiles.ts';
+import { planCells, selectContenders, selectScenarios } from './plan.ts';
+import { runPlan } from './run.ts';
+import { readAllResults, writeJsonAtomic } from './store/results.ts';
+import { renderMarkdown, renderTerminal } from './report/leaderboard.ts';
+import { freePort } from './lifecycle/ports.ts';
+import { killAllSync, stopAll } from './lifecycle/processes.ts';
+import { startServer, StartError } from './lifecycle/server.ts';
+import { buildContender } from './lifecycle/build.ts';
+import { makeCpuPlan } from './lifecycle/cpu-plan.ts';
+import { startUpstream } from './services/upstream.ts';
+import writeFileAtomic from 'write-file-atomic';
+
+const interrupt = new AbortController();
+let signals = 0;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    signals++;
+    process.stderr.write(`\n${sig}: stopping every process the harness started; finished cells stay saved.\n`);
+    interrupt.abort();
+    if (signals > 1) { killAllSync(); process.exit(130); }
+    void stopAll(1500).then(() => setTimeout(() => { killAllSync(); process.exit(130); }, 3000).unref());
+  });
+}
+process.on('exit', killAllSync);
+
+interface Globals { contendersDir: string; resultsDir: string; scenariosDir: string }
+
+function list(v: string, prev: string[] = []): string[] {
+  return [...prev, ...v.split(',').map((x) => x.trim()).filter(Boolean)];
+}
+
+function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[] } {
+  const scenarios = loadScenarios(g.scenariosDir);
+  return { scenarios, manifests: loadManifests(g.contendersDir, scenarios.map((s) => s.name)) };
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new UserError(`--port must be an integer from 1 to 65535, got '${v}'`);
+  return n;
+}
+
+async function bench(g: Globals, names: string[], opts: { scenario?: string[]; profile: string; port?: number; host: string; upstreamDelay: string; variants: boolean }, command: string[]) {
+  const profile = getProfile(opts.profile);
+  const { scenarios, manifests } = load(g);
+  const chosen = selectContenders(manifests, names);
+  const scen = selectScenarios(scenarios, opts.scenario ?? []);
+  const cells = planCells(chosen, scen, profile, opts.variants);
+  if (!cells.length) throw new UserError(`nothing to run: ${chosen.map((m) => m.name).join(', ')} support(s) none of ${scen.map((s) => s.name).join(', ')}`);
+  const delay = Number(opts.upstreamDelay);
+  if (!Number.isFinite(delay) || delay < 0) throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
+  const summary = await runPlan({
+    cells, profileName: profile.name, resultsDir: g.resultsDir, scenariosDir: g.scenariosDir, host: opts.host,
+    port: opts.port, upstreamDelayMs: delay, command, signal: interrupt.signal,
+  });
+  if (summary.interrupted) { await stopAll(); process.exit(130); }
+  process.stdout.write('\n' + renderTerminal(summary.cells, scenarios.map((s) => s.name), PROFILES.map((p) => p.name)));
+}
+
+async function verify(g: Globals, names: string[], host: string): Promise<boolean> {
+  const { scenarios, manifests } = load(g);
+  const chosen = selectContenders(manifests, names);
+  const plan = makeCpuPlan();
+  const checker = new ContractChecker(loadSharedSchemas(g.scenariosDir));
+  const upstream = await startUpstream({ host, cpus: plan.services, delayMs: 0 });
+  const logDir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'bench-verify-'));
+  let allOk = true;
+  try {
+    for (const m of chosen) {
+      const variants: (string | null)[] = [null, ...Object.keys(m.variants)];
+      const build = await buildContender(m, interrupt.signal);
+      if (!build.ok) {
+        allOk = false;
+        process.stdout.write(`${m.name}: BUILD FAILED (${m.build})\n${build.output}\n`);
+        continue;
+      }
+      for (const variant of variants) {
+        const label = variant ? `${m.name} +${variant}` : m.name;
+        let server;
+        try {
+          server = await startServer(m, {
+            host, port: await freePort(host), upstreamUrl: upstream.url, env: variant ? m.variants[variant].env : {},
+            cpus: plan.server, logFile: path.join(logDir, `${label.replace(/\W+/g, '_')}.log`), nodePath: process.execPath,
+          });
+        } catch (e) {
+          if (!(e instanceof StartError)) throw e;
+          allOk = false;
+          process.stdout.write(`${label}: FAILED TO START: ${e.message}\n${e.logTail}\n`);
+          continue;
+        }
+        try {
+          process.stdout.write(`${label} (started in ${Math.round(server.startupMs)} ms)\n`);
+          for (const s of scenarios.filter((x) => m.scenarios.includes(x.name))) {
+            const v: Verdict = await verifyScenario(checker, server.baseUrl, s);
+            if (v.level === 'fail') allOk = false;
+            process.stdout.write(`  ${v.level.padEnd(4)}  ${s.name}${v.reasons.length ? `: ${v.reasons.join('; ')}` : ''}\n`);
+          }
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    await upstream.stop();
+    fs.rmSync(logDir, { recursive: true, force: true });
+  }
+  return allOk;
+}
+
+function leaderboard(g: Globals): void {
+  const { runs, cells, skipped } = readAllResults(g.resultsDir);
+  for (const f of skipped) process.stderr.write(`skipped unreadable result file ${f}\n`);
+  const scenarioOrder = loadScenarios(g.scenariosDir).map((s) => s.name);
+  const profileOrder = PROFILES.map((p) => p.name);
+  const file = path.join(g.resultsDir, 'LEADERBOARD.md');
+  fs.mkdirSync(g.resultsDir, { recursive: true });
+  writeFileAtomic.sync(file, renderMarkdown(cells, runs, scenarioOrder, profileOrder));
+  process.stdout.write(renderTerminal(cells, scenarioOrder, profileOrder));
+  process.stdout.write(`wrote ${file}\n`);
+}
+
+function newContender(g: Globals, name: string): void {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`contender name '${name}' must be lower-case letters, digits and dashes`);
+  const template = path.join(g.contendersDir, '_template');
+  const dest = path.join(g.contendersDir, name);
+  if (!fs.existsSync(template)) throw new UserError(`no template at ${template}`);
+  if (fs.existsSync(dest)) throw new UserError(`${dest} already exists; choose another name`);
+  fs.cpSync(template, dest, { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
+  for (const f of fs.readdirSync(dest, { recursive: true, encoding: 'utf8' })) {
+    const file = path.join(dest, f);
+    if (fs.statSync(file).isFile()) fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll('__NAME__', name));
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(dest, MANIFEST_FILE), 'utf8'));
+  writeJsonAtomic(path.join(dest, MANIFEST_FILE), manifest);
+  process.stdout.write(`created ${dest}\nnext: edit server.js and ${MANIFEST_FILE}, then \`npx just verify ${name}\`; run \`npm install\` to add it to package-lock.json before committing.\n`);
+}
+
+function listAll(g: Globals): void {
+  const { scenarios, manifests } = load(g);
+  const out: string[] = ['Contenders:'];
+  for (const m of manifests) {
+    out.push(`  ${m.name.padEnd(24)} ${m.displayName} [${Object.entries(m.tags).map(([k, v]) => `${k}: ${v}`).join(', ')}]`);
+    for (const [v, spec] of Object.entries(m.variants)) out.push(`  ${`${m.name} +${v}`.padEnd(24)} variant: ${spec.description}`);
+  }
+  out.push('', 'Scenarios:');
+  for (const s of scenarios) out.push(`  ${s.name.padEnd(10)} ${s.request.method} ${s.request.path.padEnd(22)} ${s.title} (${s.source})`);
+  out.push('', 'Profiles:');
+  for (const p of PROFILES) out.push(`  ${p.name.padEnd(14)} ${p.driver}: ${p.connections} connections, pipelining ${p.pipelining}, ${p.warmupS} s warm-up, ${p.durationS} s measured — ${p.description} (${p.source})${p.name === DEFAULT_PROFILE ? ' [default]' : ''}`);
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+const program = new Command('bench')
+  .description('Node.js HTTP stack bake-off harness')
+  .addOption(new Option('--contenders-dir <dir>', 'contenders folder').env('BENCH_CONTENDERS_DIR').default(CONTENDERS_DIR))
+  .addOption(new Option('--results-dir <dir>', 'results folder').env('BENCH_RESULTS_DIR').default(RESULTS_DIR))
+  .addOption(new Option('--scenarios-dir <dir>', 'scenario contract folder').env('BENCH_SCENARIOS_DIR').default(SCENARIOS_DIR).hideHelp())
+  .showHelpAfterError();
+
+const globals = (): Globals => {
+  const o = program.opts();
+  return { contendersDir: path.resolve(o.contendersDir), resultsDir: path.resolve(o.resultsDir), scenariosDir: path.resolve(o.scenariosDir) };
+};
+
+const benchOptions = (c: Command) => c
+  .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated', list)
+  .option('-p, --profile <name>', `load profile (${PROFILES.map((p) => p.name).join(', ')})`, DEFAULT_PROFILE)
+  .option('--port <port>', 'fixed server port (default: a free port per cell)', parsePort)
+  .option('--host <host>', 'address the contenders listen on', '127.0.0.1')
+  .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')
+  .option('--no-variants', 'skip manifest variants');
+
+benchOptions(program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'))
+  .action(async (names: string[], opts) => bench(globals(), names, opts, process.argv.slice(2)));
+benchOptions(program.command('bench-all').description('verify and measure every contender'))
+  .action(async (opts) => bench(globals(), [], opts, process.argv.slice(2)));
+program.command('leaderboard').description('render results/LEADERBOARD.md and a terminal table from the latest result of every cell')
+  .action(() => leaderboard(globals()));
+program.command('verify').description('contract check only, no load').argument('[contender...]').option('--host <host>', 'listen address', '127.0.0.1')
+  .action(async (names: string[], opts) => { if (!(await verify(globals(), names, opts.host))) process.exitCode = 1; });
+program.command('list').description('contenders, scenarios and profiles').action(() => listAll(globals()));
+program.command('new').description('copy contenders/_template to a new contender').argument('<name>').action((name: string) => newContender(globals(), name));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof UserError) {
+    process.stderr.write(`error: ${e.message}\n`);
+    await stopAll(500);
+    process.exit(e.exitCode);
+  }
+  throw e;
+}

@@ -1,0 +1,180 @@
+/**
+ * The contract verifier: checks one HTTP response against a scenario, TechEmpower-style, and
+ * verifies a running contender scenario by scenario.
+ *
+ * Levels (one per contender × scenario):
+ * - `fail`: wrong status, missing/wrong media type, no framing (neither content-length nor
+ *   chunked), content-length that disagrees with the body, a body that does not match, no answer.
+ *   A failed cell is not measured and not ranked.
+ * - `warn`: right media type but a charset other than utf-8 (the contract asks for
+ *   `; charset=utf-8`, TechEmpower only warns on this).
+ * - `pass`: everything matches.
+ *
+ * The same `checkResponse` runs in the load driver on sampled responses (body mismatches).
+ */
+import http from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv, type ValidateFunction } from 'ajv';
+import {
+  buildRequest, expectedExact, loadParams, randomParams, type ParamValues, type Scenario,
+} from './scenarios.ts';
+
+export type Level = 'pass' | 'warn' | 'fail';
+
+/** Outcome of a check: the level and the human-readable reasons for anything not `pass`. */
+export interface Verdict {
+  level: Level;
+  reasons: string[];
+}
+
+/** A response as the verifier needs it: status, lower-cased headers, raw body bytes. */
+export interface ResponseLike {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer | string;
+}
+
+const worst = (a: Level, b: Level): Level => (a === 'fail' || b === 'fail' ? 'fail' : a === 'warn' || b === 'warn' ? 'warn' : 'pass');
+
+/** Merges verdicts: the worst level wins, reasons are concatenated. */
+export function mergeVerdicts(vs: Verdict[]): Verdict {
+  return vs.reduce((acc, v) => ({ level: worst(acc.level, v.level), reasons: [...acc.reasons, ...v.reasons] }), {
+    level: 'pass' as Level,
+    reasons: [] as string[],
+  });
+}
+
+/** Compiles JSON Schemas once per scenario; shared schemas resolve `$ref`s. */
+export class ContractChecker {
+  private ajv: Ajv;
+  private compiled = new Map<string, ValidateFunction>();
+
+  constructor(sharedSchemas: object[]) {
+    this.ajv = new Ajv({ allErrors: false, strict: false });
+    for (const s of sharedSchemas) this.ajv.addSchema(s);
+  }
+
+  private validator(s: Scenario): ValidateFunction {
+    let v = this.compiled.get(s.name);
+    if (!v) {
+      v = this.ajv.compile(s.response.body.schema as object);
+      this.compiled.set(s.name, v);
+    }
+    return v;
+  }
+
+  /** Checks one response of scenario `s` that was requested with `params`. Never throws. */
+  checkResponse(s: Scenario, params: ParamValues, res: ResponseLike): Verdict {
+    const reasons: string[] = [];
+    let level: Level = 'pass';
+    const fail = (r: string) => { level = 'fail'; reasons.push(r); };
+    const warn = (r: string) => { level = worst(level, 'warn'); reasons.push(r); };
+
+    if (res.status !== s.response.status) fail(`status ${res.status}, expected ${s.response.status}`);
+
+    const ct = headerValue(res.headers['content-type']);
+    if (!ct) fail(`no content-type header, expected '${s.response.contentType}; charset=utf-8'`);
+    else {
+      const [media, ...paramsRaw] = ct.split(';').map((x) => x.trim());
+      const charset = paramsRaw.map((p) => p.split('=')).find(([k]) => k.toLowerCase() === 'charset')?.[1];
+      if (media.toLowerCase() !== s.response.contentType) fail(`content-type '${ct}', expected '${s.response.contentType}; charset=utf-8'`);
+      else if (!charset || charset.replace(/"/g, '').toLowerCase() !== 'utf-8') warn(`content-type '${ct}' lacks '; charset=utf-8'`);
+    }
+
+    const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
+    const cl = headerValue(res.headers['content-length']);
+    const te = headerValue(res.headers['transfer-encoding']);
+    if (cl === undefined && !(te && /chunked/i.test(te))) fail('neither content-length nor chunked transfer-encoding');
+    if (cl !== undefined && Number(cl) !== body.length) fail(`content-length ${cl} but the body has ${body.length} bytes`);
+
+    if (res.status === s.response.status) {
+      const bodyVerdict = this.checkBody(s, params, body.toString('utf8'));
+      if (bodyVerdict) fail(bodyVerdict);
+    }
+    return { level, reasons };
+  }
+
+  /** Returns a reason when the body text does not match scenario `s`, undefined when it does. */
+  checkBody(s: Scenario, params: ParamValues, text: string): string | undefined {
+    const exp = s.response.body;
+    if (exp.text !== undefined) return text === exp.text ? undefined : `body ${clip(JSON.stringify(text))}, expected ${JSON.stringify(exp.text)}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return `body is not JSON: ${clip(JSON.stringify(text))}`;
+    }
+    if (exp.exact !== undefined) {
+      const want = expectedExact(s, params);
+      return isDeepStrictEqual(parsed, want) ? undefined : `body ${clip(text)}, expected ${clip(JSON.stringify(want))}`;
+    }
+    const validate = this.validator(s);
+    if (validate(parsed)) return undefined;
+    const e = validate.errors?.[0];
+    return `body does not match the schema: ${e?.instancePath || '(root)'} ${e?.message ?? ''} (body ${clip(text)})`;
+  }
+}
+
+function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h.join(', ') : h;
+}
+
+function clip(s: string, n = 160): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/**
+ * Sends one request on a fresh connection (no keep-alive) and collects the whole response.
+ * Rejects with an Error after `timeoutMs` (default 5000 ms) or on a socket error.
+ */
+export function fetchOnce(baseUrl: string, req: { method: string; path: string; headers?: Record<string, string>; body?: string }, timeoutMs = 5000): Promise<ResponseLike> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(req.path, baseUrl);
+    const r = http.request(url, { method: req.method, headers: req.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    r.setTimeout(timeoutMs, () => r.destroy(new Error(`no response within ${timeoutMs} ms`)));
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/**
+ * Verifies scenario `s` against a running contender at `baseUrl`: the load request (seed values)
+ * and, when the scenario has parameters, a request with fresh random values (so a hard-coded
+ * answer fails); `deterministic` scenarios are fetched twice and must return identical bodies.
+ */
+export async function verifyScenario(checker: ContractChecker, baseUrl: string, s: Scenario): Promise<Verdict> {
+  const paramSets: ParamValues[] = [loadParams(s)];
+  if (Object.keys(s.params).length) paramSets.push(randomParams(s));
+  const verdicts: Verdict[] = [];
+  const bodies: string[] = [];
+  for (const params of paramSets) {
+    const req = buildRequest(s, params);
+    try {
+      const res = await fetchOnce(baseUrl, req);
+      const v = checkerVerdict(checker, s, params, res, req.method + ' ' + req.path);
+      verdicts.push(v);
+      bodies.push(res.body.toString());
+    } catch (e) {
+      verdicts.push({ level: 'fail', reasons: [`${req.method} ${req.path}: ${(e as Error).message}`] });
+    }
+  }
+  if (s.response.body.deterministic && verdicts.every((v) => v.level !== 'fail')) {
+    try {
+      const again = await fetchOnce(baseUrl, buildRequest(s, paramSets[0]));
+      if (again.body.toString() !== bodies[0]) verdicts.push({ level: 'fail', reasons: ['body differs between two requests; the contract asks for a deterministic body'] });
+    } catch (e) {
+      verdicts.push({ level: 'fail', reasons: [(e as Error).message] });
+    }
+  }
+  return mergeVerdicts(verdicts);
+}
+
+function checkerVerdict(checker: ContractChecker, s: Scenario, params: ParamValues, res: ResponseLike, label: string): Verdict {
+  const v = checker.checkResponse(s, params, res);
+  return { level: v.level, reasons: v.reasons.map((r) => `${label}: ${r}`) };
+}

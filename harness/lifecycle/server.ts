@@ -1,0 +1,114 @@
+/**
+ * Starting and stopping one contender server.
+ *
+ * `startServer` spawns the manifest's start command (pinned to the server cores) with HOST,
+ * PORT, UPSTREAM_URL and NODE_ENV=production, sends its stdout/stderr to a log file, and polls
+ * `GET /ping` until it answers 200. It throws StartError (with the log's tail) when the server
+ * exits early or is not ready within the manifest's `readyTimeoutMs`, and UserError when the
+ * port is busy.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Manifest } from '../manifest.ts';
+import { UserError } from '../errors.ts';
+import { fetchOnce } from '../contract/verify.ts';
+import { hasExited, pinnedCommand, spawnTracked, stopGroup } from './processes.ts';
+import { describePortHolder, isPortFree, waitPortFree } from './ports.ts';
+
+export class StartError extends Error {
+  logTail: string;
+  constructor(message: string, logTail: string) {
+    super(message);
+    this.name = 'StartError';
+    this.logTail = logTail;
+  }
+}
+
+/** A running contender. Times in ms. */
+export interface ServerHandle {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  baseUrl: string;
+  /** From spawn to the first 200 on GET /ping, ms. */
+  startupMs: number;
+  logFile: string;
+  /** "exited with code 1" / "killed by SIGSEGV" once the server has died, else null. */
+  exitInfo(): string | null;
+  /** Stops the server and waits until its port is free; resolves with the time it took, ms. */
+  stop(): Promise<number>;
+}
+
+export interface StartOptions {
+  host: string;
+  port: number;
+  upstreamUrl: string;
+  env: Record<string, string>;
+  cpus: string | null;
+  logFile: string;
+  nodePath: string;
+}
+
+/** The last `lines` lines of a log file ('' when missing). */
+export function logTail(file: string, lines = 25): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.split('\n').slice(-lines - 1).join('\n').trim();
+  } catch {
+    return '';
+  }
+}
+
+const PASS_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TZ', 'DATABASE_URL'];
+
+/** Starts `m` and waits for readiness. See the module comment for errors. */
+export async function startServer(m: Manifest, o: StartOptions): Promise<ServerHandle> {
+  if (!(await isPortFree(o.port, o.host))) {
+    const who = describePortHolder(o.port);
+    throw new UserError(`port ${o.port} on ${o.host} is already in use${who ? ` by ${who}` : ''}. Stop that process or choose another port (--port).`);
+  }
+  fs.mkdirSync(path.dirname(o.logFile), { recursive: true });
+  const fd = fs.openSync(o.logFile, 'a');
+  const argv = m.start.map((a, i) => (i === 0 && a === 'node' ? o.nodePath : a));
+  const env: Record<string, string> = {};
+  for (const k of PASS_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  Object.assign(env, { NODE_ENV: 'production', HOST: o.host, PORT: String(o.port), UPSTREAM_URL: o.upstreamUrl }, m.env, o.env);
+  const [cmd, ...args] = pinnedCommand(o.cpus, argv);
+  const t0 = performance.now();
+  const child = spawnTracked(cmd, args, { cwd: m.dir, env, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  let spawnError: Error | undefined;
+  child.once('error', (e) => { spawnError = e; });
+  const exitInfo = () => {
+    if (spawnError) return `could not be started: ${spawnError.message}`;
+    if (!hasExited(child)) return null;
+    return child.signalCode ? `killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
+  };
+  const baseUrl = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}`;
+  const deadline = t0 + m.readyTimeoutMs;
+  for (;;) {
+    const died = exitInfo();
+    if (died) throw new StartError(`${m.name} ${died} before it was ready`, logTail(o.logFile));
+    try {
+      const res = await fetchOnce(baseUrl, { method: 'GET', path: '/ping' }, 1000);
+      if (res.status === 200) break;
+    } catch { /* not listening yet */ }
+    if (performance.now() > deadline) {
+      await stopGroup(child, 1000);
+      throw new StartError(`${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms`, logTail(o.logFile));
+    }
+    await sleep(10);
+  }
+  const startupMs = performance.now() - t0;
+  return {
+    child, pid: child.pid!, port: o.port, baseUrl, startupMs, logFile: o.logFile, exitInfo,
+    async stop() {
+      const s = performance.now();
+      await stopGroup(child, 3000);
+      await waitPortFree(o.port, o.host, 5000);
+      return performance.now() - s;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Contender manifests: `contenders/<name>/contender.json`, validated with zod.
+ *
+ * A bad manifest gives a UserError naming the file, the field and what was expected. A folder
+ * whose name starts with `_` (the template) is not a contender.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { UserError } from './errors.ts';
+import { formatZodError } from './zod-format.ts';
+
+const Env = z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'environment variable names are UPPER_SNAKE_CASE'), z.string());
+
+export const ManifestSchema = z.strictObject({
+  $schema: z.string().optional(),
+  /** Must equal the folder name. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  displayName: z.string().min(1),
+  description: z.string().optional(),
+  tags: z.object({
+    framework: z.string().min(1),
+    adapter: z.string().min(1).optional(),
+    /** The HTTP client used for the fan-out scenario, e.g. `undici Pool`. */
+    httpClient: z.string().min(1),
+    language: z.enum(['javascript', 'typescript']),
+  }).catchall(z.string()),
+  /** Scenario names this contender implements; only these are measured and ranked. */
+  scenarios: z.array(z.string()).min(1),
+  /** Shell command run in the contender folder before any timing (e.g. `npx tsc -p .`), or null. */
+  build: z.string().min(1).nullable().default(null),
+  /** argv of the server; a leading `node` is replaced by the pinned Node binary. */
+  start: z.array(z.string().min(1)).min(1),
+  /** Extra environment for the server. */
+  env: Env.default({}),
+  /** Named environment overrides, each its own leaderboard row (`<name> +<variant>`). */
+  variants: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), z.strictObject({
+    description: z.string().min(1),
+    env: Env,
+  })).default({}),
+  /** How long the server may take to answer `GET /ping` after start, in ms. */
+  readyTimeoutMs: z.number().int().positive().max(300_000).default(30_000),
+});
+
+/** A validated manifest plus the folder it came from. */
+export type Manifest = z.infer<typeof ManifestSchema> & { dir: string };
+
+/** The manifest file name inside each contender folder. */
+export const MANIFEST_FILE = 'contender.json';
+
+/**
+ * Reads and validates one manifest. `knownScenarios` are the scenario names of the contract;
+ * a manifest naming another one is an error. Throws UserError.
+ */
+export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
+  const file = path.join(dir, MANIFEST_FILE);
+  if (!fs.existsSync(file)) throw new UserError(`${file}: missing. Every contender folder needs a ${MANIFEST_FILE} (copy contenders/_template).`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UserError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(`${file}: bad manifest\n${formatZodError(parsed.error)}`);
+  const m = parsed.data;
+  const folder = path.basename(dir);
+  if (m.name !== folder) throw new UserError(`${file}: bad manifest\n  - name: is '${m.name}', expected the folder name '${folder}'`);
+  const unknown = m.scenarios.filter((s) => !knownScenarios.includes(s));
+  if (unknown.length) throw new UserError(`${file}: bad manifest\n  - scenarios: unknown scenario(s) ${unknown.join(', ')}; expected some of ${knownScenarios.join(', ')}`);
+  return { ...m, dir };
+}
+
+/** Loads every contender under `contendersDir` (folders not starting with `_` or `.`), sorted by name. */
+export function loadManifests(contendersDir: string, knownScenarios: string[]): Manifest[] {
+  if (!fs.existsSync(contendersDir)) throw new UserError(`contenders folder ${contendersDir} does not exist`);
+  return fs
+    .readdirSync(contendersDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('_') && !d.name.startsWith('.'))
+    .map((d) => loadManifest(path.join(contendersDir, d.name), knownScenarios))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}

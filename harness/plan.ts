@@ -1,0 +1,57 @@
+/**
+ * The plan: manifests and the scenario contract → the list of cells to run.
+ * A cell is one contender (or variant) × scenario × driver × profile × Node version; this
+ * module decides which cells exist, in which order, and what they are called.
+ */
+import type { Manifest } from './manifest.ts';
+import type { Scenario } from './contract/scenarios.ts';
+import type { Profile } from './profiles.ts';
+import { unknownName } from './errors.ts';
+
+export interface CellSpec {
+  manifest: Manifest;
+  variant: string | null;
+  scenario: Scenario;
+  profile: Profile;
+}
+
+/** `express` or `express +variant`: the row label on the leaderboard. */
+export function cellLabel(contender: string, variant: string | null): string {
+  return variant ? `${contender} +${variant}` : contender;
+}
+
+/** Stable file-name-safe id of a cell. */
+export function cellId(contender: string, variant: string | null, scenario: string, driver: string, profile: string, nodeMajor: number): string {
+  return [variant ? `${contender}+${variant}` : contender, scenario, driver, profile, `node${nodeMajor}`].join('__');
+}
+
+/**
+ * Resolves names to manifests (UserError listing valid names for an unknown one).
+ * `names` empty → every contender.
+ */
+export function selectContenders(all: Manifest[], names: string[]): Manifest[] {
+  if (!names.length) return all;
+  return names.map((n) => all.find((m) => m.name === n) ?? unknownName('contender', n, all.map((m) => m.name)));
+}
+
+/** Checks scenario names against the contract (UserError listing the valid ones). */
+export function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
+  if (!names.length) return all;
+  return names.map((n) => all.find((s) => s.name === n) ?? unknownName('scenario', n, all.map((s) => s.name)));
+}
+
+/**
+ * Every cell for the selected contenders and scenarios, contender by contender (so a build
+ * happens once), base contender before its variants, scenarios in contract order. A contender
+ * only gets cells for the scenarios its manifest supports.
+ */
+export function planCells(manifests: Manifest[], scenarios: Scenario[], profile: Profile, withVariants = true): CellSpec[] {
+  const cells: CellSpec[] = [];
+  for (const m of manifests) {
+    const variants: (string | null)[] = [null, ...(withVariants ? Object.keys(m.variants) : [])];
+    for (const variant of variants) {
+      for (const s of scenarios) if (m.scenarios.includes(s.name)) cells.push({ manifest: m, variant, scenario: s, profile });
+    }
+  }
+  return cells;
+}

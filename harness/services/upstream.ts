@@ -1,0 +1,41 @@
+/**
+ * Starts the upstream mock (services/upstream-mock.ts) pinned to the services cores and waits
+ * until `GET /data` answers. Throws Error when it does not start within 10 s.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchOnce } from '../contract/verify.ts';
+import { freePort } from '../lifecycle/ports.ts';
+import { pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
+
+export interface Upstream {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'upstream-mock.ts');
+
+/** Starts the mock on a free port of `host`; `delayMs` is UPSTREAM_DELAY_MS. */
+export async function startUpstream(opts: { host: string; cpus: string | null; delayMs: number }): Promise<Upstream> {
+  const port = await freePort(opts.host);
+  const [cmd, ...args] = pinnedCommand(opts.cpus, [process.execPath, '--disable-warning=ExperimentalWarning', SCRIPT]);
+  const child = spawnTracked(cmd, args, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, HOST: opts.host, PORT: String(port), UPSTREAM_DELAY_MS: String(opts.delayMs) },
+  });
+  const url = `http://${opts.host}:${port}`;
+  const end = Date.now() + 10_000;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetchOnce(url, { method: 'GET', path: '/data' }, 1000)).status === 200) {
+        return { url, pid: child.pid!, stop: () => stopGroup(child, 1000) };
+      }
+    } catch { /* not yet */ }
+    await sleep(20);
+  }
+  await stopGroup(child, 500);
+  throw new Error(`the upstream mock did not start on ${url}`);
+}

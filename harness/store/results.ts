@@ -1,0 +1,162 @@
+/**
+ * The result store: `results/runs/<run-id>/` holds `meta.json` (the run's metadata), `cells/`
+ * (one JSON file per cell) and `logs/` (each server's stdout/stderr).
+ *
+ * Files are written atomically (write-file-atomic: temp file, then rename), a run never writes
+ * into another run's folder, and readers skip (and report) files they cannot parse, so a crash
+ * never leaves a file that breaks the leaderboard.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import writeFileAtomic from 'write-file-atomic';
+import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
+import type { AutocannonOutput } from '../drivers/autocannon.ts';
+import type { Verdict } from '../contract/verify.ts';
+
+export const SCHEMA_VERSION = 1;
+
+/** Outcome of one cell. Only `ok` cells are ranked. */
+export type CellStatus = 'ok' | 'verify-failed' | 'build-failed' | 'start-failed' | 'crashed' | 'error';
+
+/** One cell: contender(+variant) × scenario × driver × profile × Node version. Times in ms. */
+export interface CellResult {
+  schemaVersion: number;
+  runId: string;
+  cellId: string;
+  contender: string;
+  variant: string | null;
+  /** `express` or `nestjs-fastify-undici +interceptor`. */
+  label: string;
+  displayName: string;
+  tags: Record<string, string>;
+  scenario: string;
+  driver: 'autocannon';
+  profile: string;
+  node: { version: string; major: number };
+  status: CellStatus;
+  verification: Verdict | null;
+  startupMs: number | null;
+  /** The harness's own time for this cell outside the load runs, ms. */
+  overheadMs: { start: number; verify: number; teardown: number; total: number } | null;
+  load: (AutocannonOutput & { connections: number; pipelining: number; warmupS: number; configuredDurationS: number }) | null;
+  failure: { reason: string; logTail: string } | null;
+  cpuPlan: CpuPlan;
+  logFile: string | null;
+  startedAt: string;
+  finishedAt: string;
+}
+
+/** Run metadata (meta.json). Memory in bytes. */
+export interface RunMeta {
+  schemaVersion: number;
+  runId: string;
+  startedAt: string;
+  finishedAt: string | null;
+  /** `complete`, `interrupted` (Ctrl-C / SIGTERM) or `running`. */
+  state: 'running' | 'complete' | 'interrupted';
+  command: string[];
+  profile: string;
+  machine: { cpuModel: string; cores: number; memoryBytes: number; os: string; arch: string };
+  node: { version: string; execPath: string };
+  git: { commit: string | null; dirty: boolean | null };
+  cpuPlan: CpuPlan;
+  upstreamDelayMs: number;
+  /** Per contender: resolved versions of its direct dependencies, read from package-lock.json. */
+  packages: Record<string, Record<string, string>>;
+}
+
+/** A fresh, unique run id: UTC time plus a random suffix, safe as a folder name. */
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
+}
+
+/** Creates `<resultsDir>/runs/<runId>/` (cells/, logs/); throws if it already exists. */
+export function createRunDir(resultsDir: string, runId: string): string {
+  const dir = path.join(resultsDir, 'runs', runId);
+  fs.mkdirSync(path.join(resultsDir, 'runs'), { recursive: true });
+  fs.mkdirSync(dir);
+  fs.mkdirSync(path.join(dir, 'cells'));
+  fs.mkdirSync(path.join(dir, 'logs'));
+  return dir;
+}
+
+/** Writes JSON atomically (temp file + rename). */
+export function writeJsonAtomic(file: string, data: unknown): void {
+  writeFileAtomic.sync(file, JSON.stringify(data, null, 2) + '\n');
+}
+
+/** Resolved versions of each contender's direct dependencies, from the lockfile (npm workspaces layout). */
+export function resolvedPackages(rootDir: string, contenderDirs: string[]): Record<string, Record<string, string>> {
+  let lock: { packages?: Record<string, { version?: string; dependencies?: Record<string, string> }> } = {};
+  try { lock = JSON.parse(fs.readFileSync(path.join(rootDir, 'package-lock.json'), 'utf8')); } catch { /* no lockfile */ }
+  const pkgs = lock.packages ?? {};
+  const out: Record<string, Record<string, string>> = {};
+  for (const dir of contenderDirs) {
+    const rel = path.relative(rootDir, dir).split(path.sep).join('/');
+    let deps: Record<string, string> = pkgs[rel]?.dependencies ?? {};
+    if (!pkgs[rel]) {
+      try { deps = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies ?? {}; } catch { deps = {}; }
+    }
+    out[path.basename(dir)] = Object.fromEntries(Object.keys(deps).map((d) => [
+      d, pkgs[`${rel}/node_modules/${d}`]?.version ?? pkgs[`node_modules/${d}`]?.version ?? `unresolved (${deps[d]})`,
+    ]));
+  }
+  return out;
+}
+
+/** The git commit of `rootDir` and whether the tree has uncommitted changes (null when not a git checkout). */
+export function gitState(rootDir: string): { commit: string | null; dirty: boolean | null } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: rootDir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', '.', ':!results'], { cwd: rootDir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() !== '';
+    return { commit, dirty };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}
+
+/** Machine facts for the run metadata. */
+export function machineInfo(): RunMeta['machine'] {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryBytes: os.totalmem(),
+    os: `${os.type()} ${os.release()}`,
+    arch: os.arch(),
+  };
+}
+
+/** Every run's metadata and cells under `resultsDir`; unreadable files are listed in `skipped`. */
+export function readAllResults(resultsDir: string): { runs: RunMeta[]; cells: CellResult[]; skipped: string[] } {
+  const runsDir = path.join(resultsDir, 'runs');
+  const runs: RunMeta[] = [];
+  const cells: CellResult[] = [];
+  const skipped: string[] = [];
+  if (!fs.existsSync(runsDir)) return { runs, cells, skipped };
+  for (const id of fs.readdirSync(runsDir).sort()) {
+    const dir = path.join(runsDir, id);
+    const metaFile = path.join(dir, 'meta.json');
+    try {
+      runs.push(JSON.parse(fs.readFileSync(metaFile, 'utf8')));
+    } catch {
+      skipped.push(metaFile);
+      continue;
+    }
+    const cellDir = path.join(dir, 'cells');
+    if (!fs.existsSync(cellDir)) continue;
+    for (const f of fs.readdirSync(cellDir).filter((x) => x.endsWith('.json'))) {
+      try {
+        const c = JSON.parse(fs.readFileSync(path.join(cellDir, f), 'utf8')) as CellResult;
+        if (c.schemaVersion !== SCHEMA_VERSION) throw new Error('schema');
+        cells.push(c);
+      } catch {
+        skipped.push(path.join(cellDir, f));
+      }
+    }
+  }
+  return { runs, cells, skipped };
+}

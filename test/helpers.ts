@@ -1,0 +1,80 @@
+/**
+ * Test helpers: run the real harness CLI as a child process, make temporary folders, and read
+ * the process table (/proc) to check that no child outlives the harness.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'contenders');
+export const CLI = path.join(ROOT, 'harness', 'cli.ts');
+
+export interface CliResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+/** Runs `node harness/cli.ts ...args` to completion (10 min limit). */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...args], {
+      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => { stdout += b; });
+    child.stderr.on('data', (b) => { stderr += b; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
+    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+  });
+}
+
+/** A fresh temporary folder, removed when the process exits. */
+export function tmpDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bakeoff-${prefix}-`));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Every cell result file of every run under `resultsDir`, parsed. */
+export function readCells(resultsDir: string): any[] {
+  const runs = path.join(resultsDir, 'runs');
+  if (!fs.existsSync(runs)) return [];
+  return fs.readdirSync(runs).flatMap((r) => {
+    const cells = path.join(runs, r, 'cells');
+    return fs.existsSync(cells) ? fs.readdirSync(cells).map((f) => JSON.parse(fs.readFileSync(path.join(cells, f), 'utf8'))) : [];
+  });
+}
+
+/** The run metadata files under `resultsDir`, parsed. */
+export function readMetas(resultsDir: string): any[] {
+  const runs = path.join(resultsDir, 'runs');
+  return fs.existsSync(runs) ? fs.readdirSync(runs).map((r) => JSON.parse(fs.readFileSync(path.join(runs, r, 'meta.json'), 'utf8'))) : [];
+}
+
+/** PIDs of every live descendant of `pid` (from /proc/<pid>/stat parent links). */
+export function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parent.set(Number(d), ppid);
+    } catch { /* gone */ }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => { for (const [c, pp] of parent) if (pp === p) { out.push(c); walk(c); } };
+  walk(pid);
+  return out;
+}
+
+/** True when `pid` is alive and not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}

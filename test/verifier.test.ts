@@ -1,0 +1,80 @@
+// The contract verifier on good and bad responses: unit checks on constructed responses, then
+// real servers (the four contenders and fixture contenders) on real sockets.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ContractChecker } from '../harness/contract/verify.ts';
+import { loadParams, loadScenarios, loadSharedSchemas, randomParams, type Scenario } from '../harness/contract/scenarios.ts';
+import { FIXTURES, ROOT, runCli } from './helpers.ts';
+
+const dir = path.join(ROOT, 'scenarios');
+const scenarios = loadScenarios(dir);
+const checker = new ContractChecker(loadSharedSchemas(dir));
+const S = (name: string): Scenario => scenarios.find((s) => s.name === name)!;
+const JSON_CT = 'application/json; charset=utf-8';
+
+function res(body: unknown, headers: Record<string, string> = {}, status = 200) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return { status, headers: { 'content-type': JSON_CT, 'content-length': String(Buffer.byteLength(text)), ...headers }, body: text };
+}
+const upstreamBody = (id: number) => ({ id, name: 'Mock Service Response', timestamp: '2026-01-01T00:00:00.000Z', data: { status: 'success', message: 'Response from mock service', value: 0.5 } });
+const users = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `User ${i + 1}`, email: `user${i + 1}@example.com`, active: true }));
+
+test('the contract has the six scenarios in order', () => {
+  assert.deepEqual(scenarios.map((s) => s.name), ['ping', 'json', 'echo', 'users', 'post', 'fanout']);
+});
+
+test('good responses pass', () => {
+  assert.equal(checker.checkResponse(S('ping'), {}, res('pong', { 'content-type': 'text/plain; charset=utf-8' })).level, 'pass');
+  assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' })).level, 'pass');
+  assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-type': 'application/json; charset=UTF-8' })).level, 'pass');
+  assert.equal(checker.checkResponse(S('users'), {}, res(users)).level, 'pass');
+  const chunked = { status: 200, headers: { 'content-type': JSON_CT, 'transfer-encoding': 'chunked' }, body: JSON.stringify({ message: 'aggregated', data: [1, 2, 3, 4, 5].map(upstreamBody) }) };
+  assert.equal(checker.checkResponse(S('fanout'), {}, chunked).level, 'pass');
+});
+
+test('status, content-type and framing problems fail or warn', () => {
+  const wrongType = checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-type': 'text/html' }));
+  assert.equal(wrongType.level, 'fail');
+  assert.match(wrongType.reasons[0], /content-type 'text\/html', expected 'application\/json; charset=utf-8'/);
+  const noCharset = checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-type': 'application/json' }));
+  assert.equal(noCharset.level, 'warn');
+  assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, {}, 201)).level, 'fail');
+  const noFraming = { status: 200, headers: { 'content-type': JSON_CT }, body: '{"message":"Hello, World!"}' };
+  assert.match(checker.checkResponse(S('json'), {}, noFraming).reasons.join(), /neither content-length nor chunked/);
+  assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-length': '3' })).level, 'fail');
+});
+
+test('wrong bodies fail: hard-coded echo, constant POST echo, null fan-out items, 99 users', () => {
+  const echoParams = randomParams(S('echo'));
+  assert.notEqual(echoParams.name, 'Benchmark');
+  assert.equal(checker.checkResponse(S('echo'), echoParams, res({ echo: 'Hello, Benchmark!' })).level, 'fail');
+  assert.equal(checker.checkResponse(S('echo'), echoParams, res({ echo: `Hello, ${echoParams.name}!` })).level, 'pass');
+
+  const postParams = randomParams(S('post'));
+  const seedEcho = { received: loadParams(S('post')).body, processed: true };
+  assert.equal(checker.checkResponse(S('post'), loadParams(S('post')), res(seedEcho)).level, 'pass');
+  assert.equal(checker.checkResponse(S('post'), postParams, res(seedEcho)).level, 'fail');
+
+  const nulls = checker.checkResponse(S('fanout'), {}, res({ message: 'aggregated', data: [null, null, null, null, null] }));
+  assert.equal(nulls.level, 'fail');
+  assert.match(nulls.reasons[0], /\/data\/0 must be object/);
+  const missingField = [1, 2, 3, 4, 5].map(upstreamBody);
+  delete (missingField[2].data as any).value;
+  assert.equal(checker.checkResponse(S('fanout'), {}, res({ message: 'aggregated', data: missingField })).level, 'fail');
+  assert.equal(checker.checkResponse(S('users'), {}, res(users.slice(1))).level, 'fail');
+  assert.equal(checker.checkResponse(S('ping'), {}, res('PONG', { 'content-type': 'text/plain; charset=utf-8' })).level, 'fail');
+});
+
+test('the four foundation contenders pass verification on real sockets', async () => {
+  const r = await runCli(['verify', 'node-http', 'express', 'fastify', 'hono']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal((r.stdout.match(/^\s+pass\s/gm) ?? []).length, 24, r.stdout);
+});
+
+test('a fixture with the wrong content-type fails verification (exit 1)', async () => {
+  const r = await runCli(['--contenders-dir', FIXTURES, 'verify', 'wrong-content-type']);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /pass\s+ping/);
+  assert.match(r.stdout, /fail\s+json: GET \/json: content-type 'text\/html'/);
+});

@@ -14,7 +14,10 @@ import { UserError } from './errors.ts';
 import { loadManifests, MANIFEST_FILE, type Manifest } from './manifest.ts';
 import { loadScenarios, loadSharedSchemas, type Scenario } from './contract/scenarios.ts';
 import { ContractChecker, verifyScenario, type Verdict } from './contract/verify.ts';
-import { DEFAULT_PROFILE, getProfile, PROFILES } from './profiles.ts';
+import { DEFAULT_PROFILE, getProfile, measuredSeconds, PROFILES, withOverrides, type Profile } from './profiles.ts';
+import { parseMajors, resolveNode } from './lifecycle/node-runtime.ts';
+import { findK6, K6_VERSION } from './drivers/k6.ts';
+import { openDatabase } from './services/database.ts';
 import { planCells, selectContenders, selectScenarios } from './plan.ts';
 import { runPlan } from './run.ts';
 import { readAllResults, writeJsonAtomic } from './store/results.ts';
@@ -57,18 +60,39 @@ function parsePort(v: string): number {
   return n;
 }
 
-async function bench(g: Globals, names: string[], opts: { scenario?: string[]; profile: string; port?: number; host: string; upstreamDelay: string; variants: boolean }, command: string[]) {
-  const profile = getProfile(opts.profile);
+interface BenchOpts {
+  scenario?: string[]; profile: string; port?: number; host: string; upstreamDelay: string; variants: boolean;
+  node?: string; duration?: string; vus?: string; rate?: string; url?: string;
+}
+
+async function bench(g: Globals, names: string[], opts: BenchOpts, command: string[]) {
+  const profile = withOverrides(getProfile(opts.profile), opts);
   const { scenarios, manifests } = load(g);
-  const chosen = selectContenders(manifests, names);
+  let chosen = selectContenders(manifests, names);
+  if (opts.url) {
+    if (chosen.length !== 1) throw new UserError('--url benches one contender: name exactly one (e.g. `just bench hasura --url http://127.0.0.1:18090`)');
+    let u: URL;
+    try { u = new URL(opts.url); } catch { throw new UserError(`--url must be an http URL like http://127.0.0.1:18080, got '${opts.url}'`); }
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new UserError(`--url must point at this machine (127.0.0.1, localhost or [::1]); load tests never leave it. Got ${u.hostname}`);
+  } else {
+    const composeOnly = chosen.filter((m) => m.composeOnly);
+    if (names.length && composeOnly.length) {
+      const m = composeOnly[0];
+      throw new UserError(`${m.name} runs only under Docker Compose (no npm distribution). Start it with \`npx just compose-up ${m.name}\`, then bench it with \`npx just bench ${m.name} --url http://127.0.0.1:<port>\` (ports: compose/README.md).`);
+    }
+    if (composeOnly.length) process.stderr.write(`skipping compose-only contender(s) ${composeOnly.map((m) => m.name).join(', ')}: bench them with --url (see compose/README.md)\n`);
+    chosen = chosen.filter((m) => !m.composeOnly);
+  }
   const scen = selectScenarios(scenarios, opts.scenario ?? []);
-  const cells = planCells(chosen, scen, profile, opts.variants);
-  if (!cells.length) throw new UserError(`nothing to run: ${chosen.map((m) => m.name).join(', ')} support(s) none of ${scen.map((s) => s.name).join(', ')}`);
+  const majors = opts.node ? parseMajors(opts.node) : [Number(process.versions.node.split('.')[0])];
+  const nodes = majors.map((major) => resolveNode(major, (l) => process.stderr.write(l + '\n')));
+  const cells = planCells(chosen, scen, profile, nodes, opts.variants);
+  if (!cells.length) throw new UserError(`nothing to run: ${chosen.map((m) => m.name).join(', ') || 'no contender'} support(s) none of ${scen.map((s) => s.name).join(', ')}`);
   const delay = Number(opts.upstreamDelay);
   if (!Number.isFinite(delay) || delay < 0) throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
   const summary = await runPlan({
     cells, profileName: profile.name, resultsDir: g.resultsDir, scenariosDir: g.scenariosDir, host: opts.host,
-    port: opts.port, upstreamDelayMs: delay, command, signal: interrupt.signal,
+    port: opts.port, externalUrl: opts.url, upstreamDelayMs: delay, command, signal: interrupt.signal,
   });
   if (summary.interrupted) { await stopAll(); process.exit(130); }
   process.stdout.write('\n' + renderTerminal(summary.cells, scenarios.map((s) => s.name), PROFILES.map((p) => p.name)));
@@ -80,10 +104,14 @@ async function verify(g: Globals, names: string[], host: string): Promise<boolea
   const plan = makeCpuPlan();
   const checker = new ContractChecker(loadSharedSchemas(g.scenariosDir));
   const upstream = await startUpstream({ host, cpus: plan.services, delayMs: 0 });
+  const needsDb = chosen.some((m) => m.requires.includes('database'));
+  const db = needsDb ? await openDatabase({ cpus: plan.services, log: (l) => process.stderr.write(l + '\n'), external: false, signal: interrupt.signal }) : undefined;
   const logDir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'bench-verify-'));
   let allOk = true;
   try {
     for (const m of chosen) {
+      if (m.composeOnly) { process.stdout.write(`${m.name}: compose-only, not started here (verify it with \`npx just bench ${m.name} --url …\`)\n`); continue; }
+      if (m.requires.includes('database') && !db?.ready) { allOk = false; process.stdout.write(`${m.name}: SKIPPED, needs PostgreSQL: ${db?.error}\n`); continue; }
       const variants: (string | null)[] = [null, ...Object.keys(m.variants)];
       const build = await buildContender(m, interrupt.signal);
       if (!build.ok) {
@@ -96,7 +124,8 @@ async function verify(g: Globals, names: string[], host: string): Promise<boolea
         let server;
         try {
           server = await startServer(m, {
-            host, port: await freePort(host), upstreamUrl: upstream.url, env: variant ? m.variants[variant].env : {},
+            host, port: await freePort(host), upstreamUrl: upstream.url,
+            env: { ...(variant ? m.variants[variant].env : {}), ...(m.requires.includes('database') && db?.url ? { DATABASE_URL: db.url } : {}) },
             cpus: plan.server, logFile: path.join(logDir, `${label.replace(/\W+/g, '_')}.log`), nodePath: process.execPath,
           });
         } catch (e) {
@@ -108,7 +137,7 @@ async function verify(g: Globals, names: string[], host: string): Promise<boolea
         try {
           process.stdout.write(`${label} (started in ${Math.round(server.startupMs)} ms)\n`);
           for (const s of scenarios.filter((x) => m.scenarios.includes(x.name))) {
-            const v: Verdict = await verifyScenario(checker, server.baseUrl, s);
+            const v: Verdict = await verifyScenario(checker, server.baseUrl, s, { graphql: m.graphql, firstUsers: db?.firstUsers });
             if (v.level === 'fail') allOk = false;
             process.stdout.write(`  ${v.level.padEnd(4)}  ${s.name}${v.reasons.length ? `: ${v.reasons.join('; ')}` : ''}\n`);
           }
@@ -119,6 +148,7 @@ async function verify(g: Globals, names: string[], host: string): Promise<boolea
     }
   } finally {
     await upstream.stop();
+    await db?.close();
     fs.rmSync(logDir, { recursive: true, force: true });
   }
   return allOk;
@@ -152,17 +182,25 @@ function newContender(g: Globals, name: string): void {
   process.stdout.write(`created ${dest}\nnext: edit server.js and ${MANIFEST_FILE}, then \`npx just verify ${name}\`; run \`npm install\` to add it to package-lock.json before committing.\n`);
 }
 
+function describeProfile(p: Profile): string {
+  const shape = p.driver === 'autocannon'
+    ? `${p.connections} connections, pipelining ${p.pipelining}`
+    : p.executor === 'ramping-vus' ? `ramping-vus to ${Math.max(...p.stages!.map((x) => x.target))} VUs`
+      : p.executor === 'constant-vus' ? `${p.vus} constant VUs` : `constant-arrival-rate (${p.rate}), ≤ ${p.vus} VUs`;
+  return `${p.driver}: ${shape}, ${p.warmupS} s warm-up, ${measuredSeconds(p)} s measured`;
+}
+
 function listAll(g: Globals): void {
   const { scenarios, manifests } = load(g);
   const out: string[] = ['Contenders:'];
   for (const m of manifests) {
-    out.push(`  ${m.name.padEnd(24)} ${m.displayName} [${Object.entries(m.tags).map(([k, v]) => `${k}: ${v}`).join(', ')}]`);
+    out.push(`  ${m.name.padEnd(24)} ${m.displayName} [${Object.entries(m.tags).map(([k, v]) => `${k}: ${v}`).join(', ')}]${m.composeOnly ? ' — compose-only: `just compose-up ' + m.name + '`, then bench with --url' : ''}${m.requires.length ? ` (requires ${m.requires.join(', ')})` : ''}`);
     for (const [v, spec] of Object.entries(m.variants)) out.push(`  ${`${m.name} +${v}`.padEnd(24)} variant: ${spec.description}`);
   }
   out.push('', 'Scenarios:');
-  for (const s of scenarios) out.push(`  ${s.name.padEnd(10)} ${s.request.method} ${s.request.path.padEnd(22)} ${s.title} (${s.source})`);
+  for (const s of scenarios) out.push(`  ${s.name.padEnd(14)} ${s.request.method.padEnd(4)} ${s.request.path.padEnd(24)} ${s.title} (${s.source})`);
   out.push('', 'Profiles:');
-  for (const p of PROFILES) out.push(`  ${p.name.padEnd(14)} ${p.driver}: ${p.connections} connections, pipelining ${p.pipelining}, ${p.warmupS} s warm-up, ${p.durationS} s measured — ${p.description} (${p.source})${p.name === DEFAULT_PROFILE ? ' [default]' : ''}`);
+  for (const p of PROFILES) out.push(`  ${p.name.padEnd(14)} ${describeProfile(p)} — ${p.description} (${p.source})${p.name === DEFAULT_PROFILE ? ' [default]' : ''}`);
   process.stdout.write(out.join('\n') + '\n');
 }
 
@@ -184,7 +222,12 @@ const benchOptions = (c: Command) => c
   .option('--port <port>', 'fixed server port (default: a free port per cell)', parsePort)
   .option('--host <host>', 'address the contenders listen on', '127.0.0.1')
   .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')
-  .option('--no-variants', 'skip manifest variants');
+  .option('--no-variants', 'skip manifest variants')
+  .option('--node <majors>', 'Node.js majors to run the contenders on, e.g. 22,24,26 (default: the pinned 24)')
+  .option('--duration <s>', 'override the profile\'s measured seconds')
+  .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
+  .option('--rate <rps>', 'k6-rate: requests/s (default: half the cell\'s latest autocannon quick requests/s)')
+  .option('--url <url>', 'bench a server already running on this machine (external target: no start, stop or pinning)');
 
 benchOptions(program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'))
   .action(async (names: string[], opts) => bench(globals(), names, opts, process.argv.slice(2)));
@@ -194,6 +237,12 @@ program.command('leaderboard').description('render results/LEADERBOARD.md and a 
   .action(() => leaderboard(globals()));
 program.command('verify').description('contract check only, no load').argument('[contender...]').option('--host <host>', 'listen address', '127.0.0.1')
   .action(async (names: string[], opts) => { if (!(await verify(globals(), names, opts.host))) process.exitCode = 1; });
+program.command('tools').description(`build the pinned k6 (v${K6_VERSION}) into .tools/bin when no k6 ≥ ${K6_VERSION} is on PATH`)
+  .action(() => {
+    const k6 = findK6({ build: true, log: (l) => process.stderr.write(l + '\n') });
+    if (!k6.bin) throw new UserError(k6.why);
+    process.stdout.write(`k6: ${k6.bin}\n`);
+  });
 program.command('list').description('contenders, scenarios and profiles').action(() => listAll(globals()));
 program.command('new').description('copy contenders/_template to a new contender').argument('<name>').action((name: string) => newContender(globals(), name));
 

@@ -23,7 +23,8 @@ export const ManifestSchema = z.strictObject({
     adapter: z.string().min(1).optional(),
     /** The HTTP client used for the fan-out scenario, e.g. `undici Pool`. */
     httpClient: z.string().min(1),
-    language: z.enum(['javascript', 'typescript']),
+    /** The language the contender's own code is written in (javascript, typescript, …). */
+    language: z.string().regex(/^[a-z][a-z0-9+#-]*$/, 'a lower-case language name such as javascript or typescript'),
   }).catchall(z.string()),
   /** Scenario names this contender implements; only these are measured and ranked. */
   scenarios: z.array(z.string()).min(1),
@@ -38,6 +39,15 @@ export const ManifestSchema = z.strictObject({
     description: z.string().min(1),
     env: Env,
   })).default({}),
+  /** Services the contender needs to start: `database` = PostgreSQL with the seeded `users` table (DATABASE_URL). */
+  requires: z.array(z.enum(['database'])).default([]),
+  /** GraphQL dialect for the graphql-users scenario: the query text and the dot path of the rows in the reply. */
+  graphql: z.strictObject({
+    usersQuery: z.string().min(1),
+    usersPath: z.string().regex(/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/, 'a dot path such as data.allUsers.nodes'),
+  }).optional(),
+  /** Runs only under Docker Compose (e.g. Hasura): benched with `--url` against the compose stack. */
+  composeOnly: z.boolean().default(false),
   /** How long the server may take to answer `GET /ping` after start, in ms. */
   readyTimeoutMs: z.number().int().positive().max(300_000).default(30_000),
 });
@@ -67,6 +77,7 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   const folder = path.basename(dir);
   if (m.name !== folder) throw new UserError(`${file}: bad manifest\n  - name: is '${m.name}', expected the folder name '${folder}'`);
   const unknown = m.scenarios.filter((s) => !knownScenarios.includes(s));
+  if (m.scenarios.includes('graphql-users') && !m.graphql) throw new UserError(`${file}: bad manifest\n  - graphql: required when scenarios include graphql-users ({ usersQuery, usersPath })`);
   if (unknown.length) throw new UserError(`${file}: bad manifest\n  - scenarios: unknown scenario(s) ${unknown.join(', ')}; expected some of ${knownScenarios.join(', ')}`);
   return { ...m, dir };
 }

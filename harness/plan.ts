@@ -6,6 +6,7 @@
 import type { Manifest } from './manifest.ts';
 import type { Scenario } from './contract/scenarios.ts';
 import type { Profile } from './profiles.ts';
+import type { NodeRuntime } from './lifecycle/node-runtime.ts';
 import { unknownName } from './errors.ts';
 
 export interface CellSpec {
@@ -13,6 +14,7 @@ export interface CellSpec {
   variant: string | null;
   scenario: Scenario;
   profile: Profile;
+  node: NodeRuntime;
 }
 
 /** `express` or `express +variant`: the row label on the leaderboard. */
@@ -41,16 +43,19 @@ export function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
 }
 
 /**
- * Every cell for the selected contenders and scenarios, contender by contender (so a build
- * happens once), base contender before its variants, scenarios in contract order. A contender
- * only gets cells for the scenarios its manifest supports.
+ * Every cell for the selected contenders, scenarios and Node runtimes: contender by contender
+ * (so a build happens once), Node major by major, base contender before its variants,
+ * scenarios in contract order. A contender only gets cells for the scenarios its manifest
+ * supports.
  */
-export function planCells(manifests: Manifest[], scenarios: Scenario[], profile: Profile, withVariants = true): CellSpec[] {
+export function planCells(manifests: Manifest[], scenarios: Scenario[], profile: Profile, nodes: NodeRuntime[], withVariants = true): CellSpec[] {
   const cells: CellSpec[] = [];
   for (const m of manifests) {
     const variants: (string | null)[] = [null, ...(withVariants ? Object.keys(m.variants) : [])];
-    for (const variant of variants) {
-      for (const s of scenarios) if (m.scenarios.includes(s.name)) cells.push({ manifest: m, variant, scenario: s, profile });
+    for (const node of nodes) {
+      for (const variant of variants) {
+        for (const s of scenarios) if (m.scenarios.includes(s.name)) cells.push({ manifest: m, variant, scenario: s, profile, node });
+      }
     }
   }
   return cells;

@@ -1,22 +1,32 @@
 /**
- * Runs a plan: for each cell, start the contender pinned to the server cores, verify the
- * scenario, warm up, measure with autocannon pinned to the client cores, tear down, and write
- * the cell's result file. A build failure, start failure, verification failure or crash becomes
- * a recorded cell (with the log's tail) and the run goes on. Aborting (`signal`: Ctrl-C)
- * stops the current cell; finished cells stay saved and meta.json says `interrupted`.
+ * Runs a plan: for each cell, start the contender pinned to the server cores (on the cell's
+ * Node runtime), verify the scenario, warm up, measure with the profile's driver (autocannon or
+ * k6) pinned to the client cores, tear down, and write the cell's result file.
+ *
+ * A build failure, start failure, verification failure or crash becomes a recorded cell (with
+ * the log's tail) and the run goes on; so do `skipped` (k6 or PostgreSQL missing) and
+ * `unsupported` (engines exclude the Node version) cells. Aborting (`signal`: Ctrl-C) stops the
+ * current cell; finished cells stay saved and meta.json says `interrupted`. With `externalUrl`
+ * the lifecycle is skipped: no build, start, stop or server pinning; verification and
+ * measurement still run and the result says `target: external`.
  */
 import path from 'node:path';
 import { ContractChecker, verifyScenario } from './contract/verify.ts';
-import { buildRequest, loadParams, loadSharedSchemas } from './contract/scenarios.ts';
-import { runAutocannon } from './drivers/autocannon.ts';
+import { buildRequest, loadParams, loadSharedSchemas, type RuntimeValues } from './contract/scenarios.ts';
+import { runLoad } from './drivers/load.ts';
+import { findK6 } from './drivers/k6.ts';
+import type { LoadOutput } from './drivers/types.ts';
 import { buildContender, type BuildResult } from './lifecycle/build.ts';
 import { makeCpuPlan, type CpuPlan } from './lifecycle/cpu-plan.ts';
 import { freePort } from './lifecycle/ports.ts';
+import { engineProblem } from './lifecycle/node-runtime.ts';
 import { startServer, StartError, logTail, type ServerHandle } from './lifecycle/server.ts';
 import { startUpstream, type Upstream } from './services/upstream.ts';
+import { openDatabase, type RunDatabase } from './services/database.ts';
 import { cellId, cellLabel, type CellSpec } from './plan.ts';
+import { measuredSeconds, type Profile } from './profiles.ts';
 import {
-  createRunDir, gitState, machineInfo, newRunId, resolvedPackages, SCHEMA_VERSION, writeJsonAtomic,
+  createRunDir, gitState, machineInfo, newRunId, readAllResults, resolvedPackages, SCHEMA_VERSION, writeJsonAtomic,
   type CellResult, type RunMeta,
 } from './store/results.ts';
 import { ROOT } from './paths.ts';
@@ -30,6 +40,8 @@ export interface RunOptions {
   host: string;
   /** Fixed server port (default: a free one per cell). */
   port?: number;
+  /** Bench a server that is already running here instead of starting one. */
+  externalUrl?: string;
   upstreamDelayMs: number;
   command: string[];
   signal: AbortSignal;
@@ -65,37 +77,52 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     schemaVersion: SCHEMA_VERSION, runId, startedAt: new Date().toISOString(), finishedAt: null, state: 'running',
     command: o.command, profile: o.profileName, machine: machineInfo(),
     node: { version: process.version, execPath: process.execPath }, git: gitState(ROOT), cpuPlan,
-    upstreamDelayMs: o.upstreamDelayMs, packages: resolvedPackages(ROOT, manifests.map((m) => m.dir)),
+    upstreamDelayMs: o.upstreamDelayMs, packages: resolvedPackages(ROOT, manifests.map((m) => m.dir)), database: null,
+    nodes: [...new Map(o.cells.map((c) => [c.node.major, { major: c.node.major, version: c.node.version }])).values()],
   };
   writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
-  log(`run ${runId}: ${o.cells.length} cells, profile ${o.profileName}; ${cpuPlan.note}`);
+  log(`run ${runId}: ${o.cells.length} cells, profile ${o.profileName}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`);
   log(`results: ${runDir}`);
 
-  const checker = new ContractChecker(loadSharedSchemas(o.scenariosDir));
+  const sharedSchemas = loadSharedSchemas(o.scenariosDir);
+  const checker = new ContractChecker(sharedSchemas);
   const results: CellResult[] = [];
   const builds = new Map<string, BuildResult>();
   let upstream: Upstream | undefined;
+  let db: RunDatabase | undefined;
+  const k6 = o.cells.some((c) => c.profile.driver === 'k6') ? findK6({ build: true, log }) : { bin: null, why: '' };
+  if (o.cells.some((c) => c.profile.driver === 'k6')) log(k6.bin ? `k6: ${k6.bin}` : `k6 cells will be skipped: ${k6.why}`);
   try {
-    if (o.cells.some((c) => c.scenario.needs.includes('upstream'))) {
+    if (!o.externalUrl && o.cells.some((c) => c.scenario.needs.includes('upstream'))) {
       upstream = await startUpstream({ host: o.host, cpus: cpuPlan.services, delayMs: o.upstreamDelayMs });
       log(`upstream mock: ${upstream.url} (pid ${upstream.pid}, delay ${o.upstreamDelayMs} ms)`);
     }
+    if (o.cells.some((c) => c.manifest.requires.includes('database') || c.scenario.needs.includes('database'))) {
+      db = await openDatabase({ cpus: cpuPlan.services, log, external: Boolean(o.externalUrl), signal: o.signal });
+      meta.database = db.meta;
+      writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
+    }
+    const planned = o.cells.map((c) => (c.profile.warmupS + measuredSeconds(c.profile) + 1) * 1000);
     for (const [i, cell] of o.cells.entries()) {
       if (o.signal.aborted) break;
       const elapsed = performance.now() - t0;
-      const eta = i === 0
-        ? o.cells.length * (cell.profile.warmupS + cell.profile.durationS + 1) * 1000
-        : (elapsed / i) * (o.cells.length - i);
-      log(`[${i + 1}/${o.cells.length}] ${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name}   elapsed ${fmtDuration(elapsed)}, ETA ${fmtDuration(eta)}`);
+      // Remaining planned time, scaled by how the finished cells compared with their plan.
+      const plannedDone = planned.slice(0, i).reduce((a, b) => a + b, 0);
+      const left = planned.slice(i).reduce((a, b) => a + b, 0);
+      const eta = plannedDone > 0 ? left * (elapsed / plannedDone) : left;
+      log(`[${i + 1}/${o.cells.length}] ${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name} · Node ${cell.node.major}   elapsed ${fmtDuration(elapsed)}, ETA ${fmtDuration(eta)}`);
       let build = builds.get(cell.manifest.name);
-      if (!build) {
+      if (!build && !o.externalUrl) {
         if (cell.manifest.build) log(`  building ${cell.manifest.name}: ${cell.manifest.build}`);
         build = await buildContender(cell.manifest, o.signal);
         builds.set(cell.manifest.name, build);
         if (!build.ok && !o.signal.aborted) log(`  build FAILED for ${cell.manifest.name}:\n${indent(build.output)}`);
       }
       if (o.signal.aborted) break;
-      const result = await runCell(cell, { ...o, runId, runDir, cpuPlan, checker, upstreamUrl: upstream?.url ?? 'http://127.0.0.1:9', build });
+      const result = await runCell(cell, {
+        ...o, runId, runDir, cpuPlan, checker, sharedSchemas, upstreamUrl: upstream?.url ?? 'http://127.0.0.1:9',
+        build: build ?? { ok: true, ms: 0, output: '' }, k6Bin: k6.bin, k6Why: k6.why, db,
+      });
       if (!result) break; // aborted mid-cell: nothing to record
       writeJsonAtomic(path.join(runDir, 'cells', `${result.cellId}.json`), result);
       results.push(result);
@@ -103,6 +130,7 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     }
   } finally {
     await upstream?.stop();
+    await db?.close();
     meta.finishedAt = new Date().toISOString();
     meta.state = o.signal.aborted ? 'interrupted' : 'complete';
     writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
@@ -125,9 +153,9 @@ export function describe(r: CellResult): string {
   if (r.status !== 'ok') return `${r.status.toUpperCase()}: ${r.failure?.reason ?? r.verification?.reasons.join('; ') ?? ''}`;
   const l = r.load!;
   const errs = l.errors + l.timeouts + l.non2xx;
-  return `${Math.round(l.requestsPerSec.mean).toLocaleString('en-US')} req/s, p50 ${l.latencyMs.p50} ms, p99 ${l.latencyMs.p99} ms` +
+  return `${Math.round(l.requestsPerSec.mean).toLocaleString('en-US')} req/s, p50 ${l.latencyMs.p50.toFixed(3)} ms, p99 ${l.latencyMs.p99.toFixed(3)} ms` +
     `${errs ? `, ${errs} errors/timeouts/non-2xx` : ''}${l.bodyChecks.mismatched ? `, ${l.bodyChecks.mismatched} body mismatches` : ''}` +
-    `${r.verification?.level === 'warn' ? ' (verify: warn)' : ''}; startup ${Math.round(r.startupMs ?? 0)} ms, overhead ${Math.round(r.overheadMs?.total ?? 0)} ms`;
+    `${r.verification?.level === 'warn' ? ' (verify: warn)' : ''}${r.startupMs !== null ? `; startup ${Math.round(r.startupMs)} ms` : ''}${r.overheadMs ? `, overhead ${Math.round(r.overheadMs.total)} ms` : ''}`;
 }
 
 interface CellContext extends RunOptions {
@@ -135,84 +163,118 @@ interface CellContext extends RunOptions {
   runDir: string;
   cpuPlan: CpuPlan;
   checker: ContractChecker;
+  sharedSchemas: object[];
   upstreamUrl: string;
   build: BuildResult;
+  k6Bin: string | null;
+  k6Why: string;
+  db: RunDatabase | undefined;
+}
+
+/** k6-rate's rate: `--rate`, else half the latest autocannon `quick` requests/s of the same cell. */
+function resolveRate(cell: CellSpec, c: CellContext): { rate: number | null; why: string } {
+  const p = cell.profile;
+  if (p.driver !== 'k6' || p.executor !== 'constant-arrival-rate') return { rate: null, why: '' };
+  if (typeof p.rate === 'number') return { rate: p.rate, why: '' };
+  const label = cellLabel(cell.manifest.name, cell.variant);
+  const prior = readAllResults(c.resultsDir).cells
+    .filter((r) => r.label === label && r.scenario === cell.scenario.name && r.profile === 'quick' && r.driver === 'autocannon' && r.node.major === cell.node.major && r.status === 'ok')
+    .sort((a, b) => b.finishedAt.localeCompare(a.finishedAt))[0];
+  if (!prior) return { rate: null, why: `k6-rate needs a rate: no autocannon quick result for ${label} · ${cell.scenario.name} on Node ${cell.node.major}; run \`npx just bench ${cell.manifest.name} --scenario ${cell.scenario.name}\` first, or pass --rate` };
+  return { rate: Math.max(1, Math.round(prior.load!.requestsPerSec.mean / 2)), why: '' };
 }
 
 /** Runs one cell; returns null when aborted before it finished. */
 async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | null> {
-  const { manifest: m, variant, scenario: s, profile: p } = cell;
-  const nodeMajor = Number(process.versions.node.split('.')[0]);
-  const id = cellId(m.name, variant, s.name, p.driver, p.name, nodeMajor);
+  const { manifest: m, variant, scenario: s, profile: p, node } = cell;
+  const id = cellId(m.name, variant, s.name, p.driver, p.name, node.major);
   const startedAt = new Date().toISOString();
   const logFile = path.join(c.runDir, 'logs', `${id}.log`);
   const base: CellResult = {
     schemaVersion: SCHEMA_VERSION, runId: c.runId, cellId: id, contender: m.name, variant, label: cellLabel(m.name, variant),
     displayName: m.displayName, tags: { ...m.tags }, scenario: s.name, driver: p.driver, profile: p.name,
-    node: { version: process.version, major: nodeMajor }, status: 'error', verification: null, startupMs: null,
-    overheadMs: null, load: null, failure: null, cpuPlan: c.cpuPlan, logFile: path.relative(c.resultsDir, logFile),
-    startedAt, finishedAt: startedAt,
+    node: { version: node.version, major: node.major }, status: 'error', verification: null, startupMs: null,
+    overheadMs: null, load: null, failure: null, cpuPlan: c.cpuPlan, logFile: c.externalUrl ? null : path.relative(c.resultsDir, logFile),
+    target: { kind: c.externalUrl ? 'external' : 'local', url: c.externalUrl ?? null }, startedAt, finishedAt: startedAt,
   };
   const done = (patch: Partial<CellResult>): CellResult => ({ ...base, ...patch, finishedAt: new Date().toISOString() });
+  const skip = (status: 'skipped' | 'unsupported', reason: string) => done({ status, logFile: null, failure: { reason, logTail: '' } });
 
   if (!c.build.ok) return done({ status: 'build-failed', logFile: null, failure: { reason: `build failed: ${m.build}`, logTail: c.build.output } });
-
-  const variantEnv = variant ? m.variants[variant].env : {};
-  let server: ServerHandle;
-  const tStart = performance.now();
-  try {
-    server = await startServer(m, {
-      host: c.host, port: c.port ?? (await freePort(c.host)), upstreamUrl: c.upstreamUrl, env: variantEnv,
-      cpus: c.cpuPlan.server, logFile, nodePath: process.execPath,
-    });
-  } catch (e) {
-    if (e instanceof UserError) throw e;
-    if (c.signal.aborted) return null;
-    const tail = e instanceof StartError ? e.logTail : '';
-    return done({ status: 'start-failed', failure: { reason: (e as Error).message, logTail: tail } });
+  if (!c.externalUrl) {
+    const engines = engineProblem(m.dir, node.version);
+    if (engines) return skip('unsupported', `unsupported on Node ${node.major}: ${engines}`);
   }
-  const startMs = performance.now() - tStart;
+  if (p.driver === 'k6' && !c.k6Bin) return skip('skipped', `k6 not available: ${c.k6Why}`);
+  const needsDb = m.requires.includes('database') || s.needs.includes('database');
+  if (needsDb && !c.db?.ready) return skip('skipped', `needs PostgreSQL: ${c.db?.error ?? 'no database'}`);
+  const { rate, why } = resolveRate(cell, c);
+  if (why) return skip('skipped', why);
+  const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
+
+  const rt: RuntimeValues = { graphql: m.graphql, firstUsers: c.db?.firstUsers };
+  let server: ServerHandle | null = null;
+  const tStart = performance.now();
+  if (!c.externalUrl) {
+    try {
+      server = await startServer(m, {
+        host: c.host, port: c.port ?? (await freePort(c.host)), upstreamUrl: c.upstreamUrl,
+        env: { ...(variant ? m.variants[variant].env : {}), ...(needsDb && c.db?.url ? { DATABASE_URL: c.db.url } : {}) },
+        cpus: c.cpuPlan.server, logFile, nodePath: node.path,
+      });
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      if (c.signal.aborted) return null;
+      const tail = e instanceof StartError ? e.logTail : '';
+      return done({ status: 'start-failed', failure: { reason: (e as Error).message, logTail: tail } });
+    }
+  }
+  const baseUrl = server?.baseUrl ?? c.externalUrl!;
+  const startMs = server ? performance.now() - tStart : 0;
   const crash = new AbortController();
   const onExit = () => crash.abort();
-  server.child.once('exit', onExit);
+  server?.child.once('exit', onExit);
   const both = AbortSignal.any([crash.signal, c.signal]);
   let teardown = 0;
+  const stop = async () => {
+    if (!server) return 0;
+    server.child.off('exit', onExit);
+    return server.stop();
+  };
   try {
     const tVerify = performance.now();
-    const verification = await verifyScenario(c.checker, server.baseUrl, s);
+    let verification;
+    try {
+      verification = await verifyScenario(c.checker, baseUrl, s, rt);
+    } catch (e) {
+      verification = { level: 'fail' as const, reasons: [(e as Error).message] };
+    }
     const verifyMs = performance.now() - tVerify;
     const overhead = () => ({ start: startMs, verify: verifyMs, teardown, total: startMs + verifyMs + teardown });
+    const startupMs = server?.startupMs ?? null;
     if (verification.level === 'fail') {
-      teardown = await stopServer(server, onExit);
-      return done({ status: 'verify-failed', verification, startupMs: server.startupMs, overheadMs: overhead(), failure: { reason: 'verification failed: ' + verification.reasons.join('; '), logTail: '' } });
+      teardown = await stop();
+      return done({ status: 'verify-failed', verification, startupMs, overheadMs: overhead(), failure: { reason: 'verification failed: ' + verification.reasons.join('; '), logTail: server ? logTail(logFile) : '' } });
     }
-    const job = {
-      url: server.baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params: loadParams(s), request: buildRequest(s, loadParams(s)),
-      connections: p.connections, pipelining: p.pipelining, timeoutS: p.timeoutS, sampleEvery: SAMPLE_EVERY,
-    };
-    let load: CellResult['load'] = null;
+    const params = loadParams(s, rt);
+    const job = { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params), sampleEvery: SAMPLE_EVERY };
+    let out: LoadOutput | null = null;
     let loadError: string | undefined;
     try {
-      if (p.warmupS > 0) await runAutocannon({ ...job, durationS: p.warmupS }, c.cpuPlan.client, both);
-      const out = await runAutocannon({ ...job, durationS: p.durationS }, c.cpuPlan.client, both);
-      load = { ...out, connections: p.connections, pipelining: p.pipelining, warmupS: p.warmupS, configuredDurationS: p.durationS };
+      out = await runLoad(effective, job, { cpus: c.cpuPlan.client, signal: both, scenario: s, sharedSchemas: c.sharedSchemas, k6Bin: c.k6Bin ?? undefined, rate });
     } catch (e) {
       loadError = (e as Error).message;
     }
     if (c.signal.aborted) return null;
-    const died = server.exitInfo();
-    teardown = await stopServer(server, onExit);
+    const died = server?.exitInfo() ?? null;
+    teardown = await stop();
+    const load = out ? { ...out, profile: effective } : null;
     if (died) {
-      return done({ status: 'crashed', verification, startupMs: server.startupMs, overheadMs: overhead(), load, failure: { reason: `server ${died} during the load run`, logTail: logTail(logFile) } });
+      return done({ status: 'crashed', verification, startupMs, overheadMs: overhead(), load, failure: { reason: `server ${died} during the load run`, logTail: logTail(logFile) } });
     }
-    if (!load) return done({ status: 'error', verification, startupMs: server.startupMs, overheadMs: overhead(), failure: { reason: `load driver failed: ${loadError}`, logTail: logTail(logFile) } });
-    return done({ status: 'ok', verification, startupMs: server.startupMs, overheadMs: overhead(), load });
+    if (!load) return done({ status: 'error', verification, startupMs, overheadMs: overhead(), failure: { reason: `load driver failed: ${loadError}`, logTail: server ? logTail(logFile) : '' } });
+    return done({ status: 'ok', verification, startupMs, overheadMs: server ? overhead() : null, load });
   } finally {
-    await stopServer(server, onExit);
+    await stop();
   }
-}
-
-async function stopServer(server: ServerHandle, onExit: () => void): Promise<number> {
-  server.child.off('exit', onExit);
-  return server.stop();
 }

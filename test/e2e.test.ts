@@ -10,7 +10,7 @@ test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderbo
   const results = tmpDir('e2e');
   const r = await runCli(['--results-dir', results, 'bench', 'node-http', 'fastify', '--profile', 'smoke']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /\[12\/12\] fastify · fanout · smoke\s+elapsed \dm\d\ds, ETA \dm\d\ds/);
+  assert.match(r.stderr, /\[12\/12\] fastify · fanout · smoke · Node 24\s+elapsed \dm\d\ds, ETA \dm\d\ds/);
   assert.match(r.stderr, /harness overhead per cell \(start \+ verify \+ teardown\): median \d+ ms, max \d+ ms over 12 cells/);
 
   const cells = readCells(results);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ContractChecker } from '../harness/contract/verify.ts';
-import { loadParams, loadScenarios, loadSharedSchemas, randomParams, type Scenario } from '../harness/contract/scenarios.ts';
+import { buildRequest, loadParams, loadScenarios, loadSharedSchemas, randomParams, type Scenario } from '../harness/contract/scenarios.ts';
 import { FIXTURES, ROOT, runCli } from './helpers.ts';
 
 const dir = path.join(ROOT, 'scenarios');
@@ -20,8 +20,26 @@ function res(body: unknown, headers: Record<string, string> = {}, status = 200) 
 const upstreamBody = (id: number) => ({ id, name: 'Mock Service Response', timestamp: '2026-01-01T00:00:00.000Z', data: { status: 'success', message: 'Response from mock service', value: 0.5 } });
 const users = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `User ${i + 1}`, email: `user${i + 1}@example.com`, active: true }));
 
-test('the contract has the six scenarios in order', () => {
-  assert.deepEqual(scenarios.map((s) => s.name), ['ping', 'json', 'echo', 'users', 'post', 'fanout']);
+test('the contract has the eight scenarios in order', () => {
+  assert.deepEqual(scenarios.map((s) => s.name), ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users']);
+});
+
+test('GraphQL: rows are compared at the manifest path; a wrong row, a missing field or an errors body fail', () => {
+  const rows = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `n${i}`, email: `e${i}@x.y` }));
+  const rt = { graphql: { usersQuery: '{ allUsers { nodes { id } } }', usersPath: 'data.allUsers.nodes' }, firstUsers: rows };
+  const params = loadParams(S('graphql-users'), rt);
+  assert.equal(JSON.parse(buildRequest(S('graphql-users'), params).body!).query, rt.graphql.usersQuery);
+  const ok = checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: rows } } }));
+  assert.equal(ok.level, 'pass', ok.reasons.join());
+  const wrongRow = rows.map((r, i) => (i === 3 ? { ...r, name: 'someone else' } : r));
+  assert.match(checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: wrongRow } } })).reasons[0], /data\.allUsers\.nodes: .*expected/);
+  const missing = rows.map(({ email: _e, ...r }) => r);
+  assert.equal(checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: missing } } })).level, 'fail');
+  assert.match(checker.checkResponse(S('graphql-users'), params, res({ data: null, errors: [{ message: 'relation "users" does not exist' }] })).reasons[0], /GraphQL errors in the reply: .*relation/);
+  assert.match(checker.checkResponse(S('graphql-users'), params, res({ data: {} })).reasons[0], /nothing at data\.allUsers\.nodes/);
+  assert.equal(checker.checkResponse(S('graphql-ping'), {}, res({ data: { __typename: 'Query' } })).level, 'pass');
+  assert.equal(checker.checkResponse(S('graphql-ping'), {}, res({ data: { __typename: 'Query' }, errors: [] })).level, 'fail');
+  assert.throws(() => loadParams(S('graphql-users'), {}), /needs manifest\.graphql\.usersQuery/);
 });
 
 test('good responses pass', () => {

@@ -16,12 +16,22 @@ import { z } from 'zod';
 import { UserError } from '../errors.ts';
 import { formatZodError } from '../zod-format.ts';
 
-const ParamSpec = z.object({
-  /** The value sent under load (seed-given, fixed so that runs compare). */
-  load: z.json(),
-  /** How the verifier makes a fresh random value, so a hard-coded answer fails. */
-  verify: z.enum(['word', 'json-object']),
-});
+const ParamSpec = z.union([
+  z.strictObject({
+    /** The value sent under load (seed-given, fixed so that runs compare). */
+    load: z.json(),
+    /** How the verifier makes a fresh random value, so a hard-coded answer fails. */
+    verify: z.enum(['word', 'json-object']),
+  }),
+  z.strictObject({
+    /**
+     * A value supplied at run time: `manifest.graphql.usersQuery` / `manifest.graphql.usersPath`
+     * (the contender's GraphQL dialect) or `database.firstUsers` (rows 1..10 of `users`, read
+     * from the database by the harness).
+     */
+    from: z.enum(['manifest.graphql.usersQuery', 'manifest.graphql.usersPath', 'database.firstUsers']),
+  }),
+]);
 
 const BodyExpectation = z
   .object({
@@ -29,6 +39,10 @@ const BodyExpectation = z
     exact: z.json().optional(),
     schema: z.record(z.string(), z.unknown()).optional(),
     deterministic: z.boolean().optional(),
+    /** A GraphQL reply: an `errors` member fails even with status 200. */
+    graphql: z.boolean().optional(),
+    /** Compare only the value at this dot path (may be a `{{param}}`). */
+    at: z.string().optional(),
   })
   .refine((b) => [b.text, b.exact, b.schema].filter((x) => x !== undefined).length === 1, {
     message: 'exactly one of text, exact or schema is required',
@@ -38,7 +52,7 @@ export const ScenarioSchema = z.object({
   name: z.string().regex(/^[a-z][a-z0-9-]*$/),
   title: z.string(),
   source: z.string(),
-  needs: z.array(z.enum(['upstream'])).default([]),
+  needs: z.array(z.enum(['upstream', 'database'])).default([]),
   params: z.record(z.string(), ParamSpec).default({}),
   request: z.object({
     method: z.enum(['GET', 'POST']),
@@ -67,7 +81,7 @@ export interface ConcreteRequest {
 
 /** Reads and validates every `*.json` scenario (not `*.schema.json`) in `dir`, sorted by a fixed order. */
 export function loadScenarios(dir: string): Scenario[] {
-  const order = ['ping', 'json', 'echo', 'users', 'post', 'fanout'];
+  const order = ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users'];
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'));
   const list = files.map((f) => {
     const file = path.join(dir, f);
@@ -94,20 +108,40 @@ export function loadSharedSchemas(dir: string): object[] {
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
-/** The parameter values used under load (fixed, from the scenario file). */
-export function loadParams(s: Scenario): ParamValues {
-  return Object.fromEntries(Object.entries(s.params).map(([k, p]) => [k, p.load]));
+/** Run-time values for `from` parameters: the contender's GraphQL dialect and rows read from the database. */
+export interface RuntimeValues {
+  graphql?: { usersQuery: string; usersPath: string };
+  firstUsers?: unknown[];
 }
 
-/** Fresh random parameter values for verification. */
-export function randomParams(s: Scenario): ParamValues {
+function fromValue(s: Scenario, key: string, from: string, rt: RuntimeValues): unknown {
+  const v = from === 'manifest.graphql.usersQuery' ? rt.graphql?.usersQuery
+    : from === 'manifest.graphql.usersPath' ? rt.graphql?.usersPath
+      : rt.firstUsers;
+  if (v === undefined) throw new Error(`scenario ${s.name}: parameter '${key}' needs ${from}, which this run does not have`);
+  return v;
+}
+
+/** The parameter values used under load (fixed seed values, and run-time `from` values). */
+export function loadParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
+  return Object.fromEntries(Object.entries(s.params).map(([k, p]) => [k, 'load' in p ? p.load : fromValue(s, k, p.from, rt)]));
+}
+
+/** Fresh random values for the `verify` parameters (run-time `from` values stay as they are). */
+export function randomParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
   const word = () => 'v' + randomBytes(5).toString('hex');
   return Object.fromEntries(
     Object.entries(s.params).map(([k, p]) => {
+      if (!('verify' in p)) return [k, fromValue(s, k, p.from, rt)];
       if (p.verify === 'word') return [k, word()];
       return [k, { [word()]: word(), n: randomInt(1, 1_000_000), list: [randomInt(0, 100), word()], nested: { ok: true } }];
     }),
   );
+}
+
+/** True when the scenario has parameters the verifier randomises. */
+export function hasRandomParams(s: Scenario): boolean {
+  return Object.values(s.params).some((p) => 'verify' in p);
 }
 
 function substitute(value: unknown, params: ParamValues, encode: (s: string) => string): unknown {
@@ -137,4 +171,9 @@ export function buildRequest(s: Scenario, params: ParamValues): ConcreteRequest 
 /** The expected exact JSON body (for `exact` scenarios) with the given parameter values. */
 export function expectedExact(s: Scenario, params: ParamValues): unknown {
   return substitute(s.response.body.exact, params, (x) => x);
+}
+
+/** The dot path (`at`) whose value is compared, with parameters filled in, or undefined. */
+export function expectedAt(s: Scenario, params: ParamValues): string | undefined {
+  return s.response.body.at === undefined ? undefined : String(substitute(s.response.body.at, params, (x) => x));
 }

@@ -1,6 +1,7 @@
 /**
  * The contract verifier: checks one HTTP response against a scenario, TechEmpower-style, and
- * verifies a running contender scenario by scenario.
+ * verifies a running contender scenario by scenario. GraphQL scenarios fail on an `errors`
+ * member even with status 200, and compare only the value at the manifest's result path.
  *
  * Levels (one per contender × scenario):
  * - `fail`: wrong status, missing/wrong media type, no framing (neither content-length nor
@@ -16,7 +17,7 @@ import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import {
-  buildRequest, expectedExact, loadParams, randomParams, type ParamValues, type Scenario,
+  buildRequest, expectedAt, expectedExact, hasRandomParams, loadParams, randomParams, type ParamValues, type RuntimeValues, type Scenario,
 } from './scenarios.ts';
 
 export type Level = 'pass' | 'warn' | 'fail';
@@ -104,9 +105,19 @@ export class ContractChecker {
     } catch {
       return `body is not JSON: ${clip(JSON.stringify(text))}`;
     }
+    if (exp.graphql && parsed && typeof parsed === 'object' && 'errors' in parsed) {
+      return `GraphQL errors in the reply: ${clip(JSON.stringify((parsed as { errors: unknown }).errors))}`;
+    }
+    const at = expectedAt(s, params);
+    if (at !== undefined) {
+      let cur: unknown = parsed;
+      for (const key of at.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+      if (cur === undefined) return `nothing at ${at} in the body ${clip(text)}`;
+      parsed = cur;
+    }
     if (exp.exact !== undefined) {
       const want = expectedExact(s, params);
-      return isDeepStrictEqual(parsed, want) ? undefined : `body ${clip(text)}, expected ${clip(JSON.stringify(want))}`;
+      return isDeepStrictEqual(parsed, want) ? undefined : `${at ? `${at}: ` : 'body '}${clip(JSON.stringify(parsed))}, expected ${clip(JSON.stringify(want))}`;
     }
     const validate = this.validator(s);
     if (validate(parsed)) return undefined;
@@ -147,9 +158,9 @@ export function fetchOnce(baseUrl: string, req: { method: string; path: string; 
  * and, when the scenario has parameters, a request with fresh random values (so a hard-coded
  * answer fails); `deterministic` scenarios are fetched twice and must return identical bodies.
  */
-export async function verifyScenario(checker: ContractChecker, baseUrl: string, s: Scenario): Promise<Verdict> {
-  const paramSets: ParamValues[] = [loadParams(s)];
-  if (Object.keys(s.params).length) paramSets.push(randomParams(s));
+export async function verifyScenario(checker: ContractChecker, baseUrl: string, s: Scenario, rt: RuntimeValues = {}): Promise<Verdict> {
+  const paramSets: ParamValues[] = [loadParams(s, rt)];
+  if (hasRandomParams(s)) paramSets.push(randomParams(s, rt));
   const verdicts: Verdict[] = [];
   const bodies: string[] = [];
   for (const params of paramSets) {

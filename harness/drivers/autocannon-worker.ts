@@ -3,7 +3,7 @@
  * harness) so its CPU use is separate from the orchestrator's.
  *
  * Usage: node autocannon-worker.ts <config.json> <out.json>
- * Config: AutocannonJob (see autocannon.ts). Output: AutocannonOutput, written when the run ends.
+ * Config: AutocannonJob (see autocannon.ts). Output: LoadOutput, written when the run ends.
  * Every `sampleEvery`-th response is checked against the scenario contract (status,
  * content-type, framing, body); failures count as body mismatches.
  */
@@ -12,7 +12,8 @@ import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { ContractChecker } from '../contract/verify.ts';
 import { loadScenarios, loadSharedSchemas } from '../contract/scenarios.ts';
-import type { AutocannonJob, AutocannonOutput } from './autocannon.ts';
+import type { AutocannonJob } from './autocannon.ts';
+import type { LoadOutput } from './types.ts';
 
 const [configPath, outPath] = process.argv.slice(2);
 const job: AutocannonJob = JSON.parse(fs.readFileSync(configPath, 'utf8'));
@@ -56,7 +57,8 @@ const instance = autocannon(
       process.exit(1);
     }
     const cpu = process.cpuUsage(cpuStart);
-    const out: AutocannonOutput = {
+    const out: LoadOutput = {
+      driver: 'autocannon',
       requestsPerSec: { mean: result.requests.mean, stddev: result.requests.stddev, samples: perSecond },
       latencyMs: {
         mean: latencyUs.mean / 1000,

@@ -30,6 +30,7 @@ export function findIssues(cells: CellResult[]): Finding[] {
       case 'start-failed': f('critical', 'failed to start', `${c.failure?.reason}.${tail}`); continue;
       case 'crashed': f('critical', 'crashed under load', `${c.failure?.reason}.${tail}`); break;
       case 'error': f('major', 'load run failed', `${c.failure?.reason}.${tail}`); continue;
+      case 'skipped': case 'unsupported': continue; // not the contender's fault: listed under its table
       case 'verify-failed': f('critical', 'verification failed (not measured)', c.verification?.reasons.join('; ') ?? ''); continue;
       default: break;
     }

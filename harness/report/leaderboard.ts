@@ -94,6 +94,8 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
   for (const f of findings) lines.push(`- **${f.severity}** · \`${f.label}\` · ${f.scenario} (${f.profile}): **${f.title}**. ${escapeMd(f.evidence)}`);
   lines.push('');
 
+  lines.push(...nodeMatrix(cells, scenarioOrder));
+
   for (const t of buildTables(cells, scenarioOrder, profileOrder)) {
     lines.push(`## ${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor}`, '');
     const ranked = t.rows.filter((r) => r.rank !== null);
@@ -101,7 +103,7 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
       lines.push('| rank | contender | requests/s | p50 (ms) | p99 (ms) | errors | % of node-http | startup (ms) |', '|---:|---|---:|---:|---:|---:|---:|---:|');
       for (const r of ranked) {
         const l = r.cell.load!;
-        lines.push(`| ${r.rank} | ${r.cell.label}${r.cell.verification?.level === 'warn' ? ' ⚠' : ''} | ${fmtInt(r.rps!)} | ${fmtMs(l.latencyMs.p50)} | ${fmtMs(l.latencyMs.p99)} | ${fmtInt(r.errors!)} | ${r.pctOfBaseline === null ? '–' : `${r.pctOfBaseline.toFixed(0)}%`} | ${fmtInt(r.cell.startupMs ?? 0)} |`);
+        lines.push(`| ${r.rank} | ${r.cell.label}${r.cell.target?.kind === 'external' ? ' (external)' : ''}${r.cell.verification?.level === 'warn' ? ' ⚠' : ''} | ${fmtInt(r.rps!)} | ${fmtMs(l.latencyMs.p50)} | ${fmtMs(l.latencyMs.p99)} | ${fmtInt(r.errors!)} | ${r.pctOfBaseline === null ? '–' : `${r.pctOfBaseline.toFixed(0)}%`} | ${fmtInt(r.cell.startupMs ?? 0)} |`);
       }
     }
     const unranked = t.rows.filter((r) => r.rank === null);
@@ -112,6 +114,43 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/**
+ * The Node.js version matrix (seed 000's table, from our data): for each profile and driver
+ * measured on more than one Node major, rows contender × scenario, columns Node majors, each
+ * cell "requests/s · p99 ms" (or why it was not measured). Empty when only one major exists.
+ */
+export function nodeMatrix(cells: CellResult[], scenarioOrder: string[]): string[] {
+  const out: string[] = [];
+  const groups = new Map<string, CellResult[]>();
+  for (const c of cells) groups.set(`${c.profile}|${c.driver}`, [...(groups.get(`${c.profile}|${c.driver}`) ?? []), c]);
+  for (const [key, g] of groups) {
+    const majors = [...new Set(g.map((c) => c.node.major))].sort((a, b) => a - b);
+    if (majors.length < 2) continue;
+    const [profile, driver] = key.split('|');
+    if (!out.length) out.push('## Node.js version matrix', '');
+    out.push(`### ${profile} · ${driver}`, '', `| contender | scenario | ${majors.map((m) => `Node ${m} (req/s · p99 ms)`).join(' | ')} |`, `|---|---|${majors.map(() => '---:').join('|')}|`);
+    const rows = [...new Set(g.map((c) => `${c.label}|${c.scenario}`))]
+      .filter((k) => new Set(g.filter((c) => `${c.label}|${c.scenario}` === k).map((c) => c.node.major)).size > 1)
+      .sort((a, b) => {
+        const [la, sa] = a.split('|');
+        const [lb, sb] = b.split('|');
+        return la.localeCompare(lb) || scenarioOrder.indexOf(sa) - scenarioOrder.indexOf(sb);
+      });
+    for (const k of rows) {
+      const [label, scenario] = k.split('|');
+      const cols = majors.map((m) => {
+        const c = g.find((x) => x.label === label && x.scenario === scenario && x.node.major === m);
+        if (!c) return '–';
+        if (c.status !== 'ok') return c.status;
+        return `${fmtInt(c.load!.requestsPerSec.mean)} · ${fmtMs(c.load!.latencyMs.p99)}`;
+      });
+      out.push(`| ${label} | ${scenario} | ${cols.join(' | ')} |`);
+    }
+    out.push('');
+  }
+  return out;
 }
 
 /** A compact terminal rendering of the same tables. */

@@ -13,13 +13,17 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import writeFileAtomic from 'write-file-atomic';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
-import type { AutocannonOutput } from '../drivers/autocannon.ts';
+import type { LoadOutput } from '../drivers/types.ts';
+import type { Profile } from '../profiles.ts';
 import type { Verdict } from '../contract/verify.ts';
 
 export const SCHEMA_VERSION = 1;
 
-/** Outcome of one cell. Only `ok` cells are ranked. */
-export type CellStatus = 'ok' | 'verify-failed' | 'build-failed' | 'start-failed' | 'crashed' | 'error';
+/**
+ * Outcome of one cell. Only `ok` cells are ranked. `skipped`: a tool or service it needs is
+ * missing (k6, PostgreSQL); `unsupported`: the contender's engines exclude the Node version.
+ */
+export type CellStatus = 'ok' | 'verify-failed' | 'build-failed' | 'start-failed' | 'crashed' | 'error' | 'skipped' | 'unsupported';
 
 /** One cell: contender(+variant) × scenario × driver × profile × Node version. Times in ms. */
 export interface CellResult {
@@ -33,7 +37,7 @@ export interface CellResult {
   displayName: string;
   tags: Record<string, string>;
   scenario: string;
-  driver: 'autocannon';
+  driver: 'autocannon' | 'k6';
   profile: string;
   node: { version: string; major: number };
   status: CellStatus;
@@ -41,7 +45,10 @@ export interface CellResult {
   startupMs: number | null;
   /** The harness's own time for this cell outside the load runs, ms. */
   overheadMs: { start: number; verify: number; teardown: number; total: number } | null;
-  load: (AutocannonOutput & { connections: number; pipelining: number; warmupS: number; configuredDurationS: number }) | null;
+  /** The measurement; `profile` is the effective load shape (after --duration/--vus/--rate; k6-rate's resolved rate). */
+  load: (LoadOutput & { profile: Profile }) | null;
+  /** `local`: started by the harness; `external`: benched at `--url` (no lifecycle, no server pinning). */
+  target: { kind: 'local' | 'external'; url: string | null };
   failure: { reason: string; logTail: string } | null;
   cpuPlan: CpuPlan;
   logFile: string | null;
@@ -64,6 +71,10 @@ export interface RunMeta {
   git: { commit: string | null; dirty: boolean | null };
   cpuPlan: CpuPlan;
   upstreamDelayMs: number;
+  /** PostgreSQL used by the run (null when no cell needed one). */
+  database: { external: boolean; version: string; settings: Record<string, string>; seed: { rows: number; checksum: string } | null; error: string | null } | null;
+  /** Node runtimes the contenders ran on. */
+  nodes: { major: number; version: string }[];
   /** Per contender: resolved versions of its direct dependencies, read from package-lock.json. */
   packages: Record<string, Record<string, string>>;
 }

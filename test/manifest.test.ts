@@ -8,7 +8,7 @@ import { loadManifest, loadManifests } from '../harness/manifest.ts';
 import { UserError } from '../harness/errors.ts';
 import { FIXTURES, runCli, tmpDir } from './helpers.ts';
 
-const SCENARIOS = ['ping', 'json', 'echo', 'users', 'post', 'fanout'];
+const SCENARIOS = ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users'];
 const good = {
   name: 'x', displayName: 'X', tags: { framework: 'node:http', httpClient: 'none', language: 'javascript' },
   scenarios: ['ping'], start: ['node', 'server.js'],
@@ -58,7 +58,7 @@ test('an unknown field, a wrong name, an unknown scenario and bad JSON are error
 
 test('every real contender and test fixture has a valid manifest', () => {
   assert.ok(loadManifests(path.join(import.meta.dirname, '..', 'contenders'), SCENARIOS).length >= 4);
-  assert.equal(loadManifests(FIXTURES, SCENARIOS).length, 3);
+  assert.equal(loadManifests(FIXTURES, SCENARIOS).length, 4);
 });
 
 test('the CLI reports a bad manifest without a stack trace (exit 2)', async () => {

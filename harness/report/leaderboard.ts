@@ -7,6 +7,7 @@
 import Table from 'cli-table3';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues } from './issues.ts';
+import { evaluateClaims, loadClaims, renderClaims } from './claims.ts';
 
 /** The newest result per cell key (label × scenario × driver × profile × Node major). */
 export function latestCells(cells: CellResult[]): CellResult[] {
@@ -94,6 +95,7 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
   for (const f of findings) lines.push(`- **${f.severity}** · \`${f.label}\` · ${f.scenario} (${f.profile}): **${f.title}**. ${escapeMd(f.evidence)}`);
   lines.push('');
 
+  lines.push(...renderClaims(evaluateClaims(loadClaims(), cells)));
   lines.push(...nodeMatrix(cells, scenarioOrder));
 
   for (const t of buildTables(cells, scenarioOrder, profileOrder)) {

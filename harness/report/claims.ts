@@ -1,0 +1,122 @@
+/**
+ * Seed claims, reproduced: each claim of `seed-claims.json` (one data file, the single source)
+ * is computed from our measured cells and given a verdict.
+ *
+ * Ours: the comparison (ratio a/b, increase a/b − 1, or reduction 1 − a/b) of the two labels'
+ * requests/s or mean latency, in one profile × driver × Node major (the `quick` autocannon run
+ * on the pinned Node by default).
+ *
+ * Noise (how "inside run-to-run noise" is judged, with one trial per cell): each cell's
+ * per-second requests/s samples give a coefficient of variation (stddev/mean); the comparison's
+ * noise band is max(5%, 2·√(cv_a² + cv_b²)), relative. Verdicts:
+ * - confirmed: ours lies within the seed's range widened by the band;
+ * - inconclusive: ours is outside it but a and b differ by less than the band (we cannot tell
+ *   them apart), or the seed's range excludes "no difference" while we measure none;
+ * - refuted: ours is outside the widened range and a and b differ by more than the band;
+ * - not measured: a cell is missing (with the claim's `whenMissing` text when it has one).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CellResult } from '../store/results.ts';
+
+export interface Claim {
+  id: string;
+  seed: string;
+  claim: string;
+  seedFigure: string;
+  scenario: string;
+  metric: 'rps' | 'latency';
+  compare: 'ratio' | 'increase' | 'reduction';
+  a: string;
+  b: string;
+  expected: [number, number];
+  whenMissing?: string;
+}
+
+export type Verdict = 'confirmed' | 'refuted' | 'inconclusive' | 'not measured';
+
+export interface ClaimResult {
+  claim: Claim;
+  ours: number | null;
+  /** The relative noise band used (e.g. 0.05 = 5%). */
+  noise: number | null;
+  verdict: Verdict;
+  note: string;
+}
+
+export const CLAIMS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'seed-claims.json');
+
+/** The claims from the data file. */
+export function loadClaims(file = CLAIMS_FILE): Claim[] {
+  return JSON.parse(fs.readFileSync(file, 'utf8')).claims;
+}
+
+function cv(c: CellResult): number {
+  const s = c.load!.requestsPerSec.samples;
+  if (s.length < 2) return 0;
+  const mean = s.reduce((a, b) => a + b, 0) / s.length;
+  const sd = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / (s.length - 1));
+  return mean > 0 ? sd / mean : 0;
+}
+
+/** The comparison value for a/b of `metric`. */
+export function compareValue(compare: Claim['compare'], a: number, b: number): number {
+  const r = a / b;
+  return compare === 'ratio' ? r : compare === 'increase' ? r - 1 : 1 - r;
+}
+
+/** Computes every claim from `cells` (latest results) in one profile × driver × Node major. */
+export function evaluateClaims(claims: Claim[], cells: CellResult[], where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 }): ClaimResult[] {
+  const find = (label: string, scenario: string) => cells.find((c) => c.label === label && c.scenario === scenario && c.status === 'ok'
+    && c.profile === where.profile && c.driver === where.driver && c.node.major === where.nodeMajor);
+  return claims.map((claim) => {
+    const a = find(claim.a, claim.scenario);
+    const b = find(claim.b, claim.scenario);
+    if (!a || !b) {
+      const missing = [!a && claim.a, !b && claim.b].filter(Boolean).join(' and ');
+      return { claim, ours: null, noise: null, verdict: 'not measured' as Verdict, note: claim.whenMissing ?? `no ${where.profile} result for ${missing} on ${claim.scenario}` };
+    }
+    const va = claim.metric === 'rps' ? a.load!.requestsPerSec.mean : a.load!.latencyMs.mean;
+    const vb = claim.metric === 'rps' ? b.load!.requestsPerSec.mean : b.load!.latencyMs.mean;
+    const ours = compareValue(claim.compare, va, vb);
+    const noise = Math.max(0.05, 2 * Math.sqrt(cv(a) ** 2 + cv(b) ** 2));
+    const ratio = va / vb;
+    const tied = Math.abs(ratio - 1) < noise;
+    // Widen the range by the band, in the comparison's own units.
+    const [lo, hi] = claim.expected;
+    const width = claim.compare === 'ratio' ? noise * Math.max(1, Math.abs(lo)) : noise;
+    const inRange = ours >= lo - width && ours <= hi + width;
+    const rangeAllowsTie = claim.compare === 'ratio' ? lo <= 1 + noise : lo <= noise;
+    let verdict: Verdict;
+    if (inRange && !(tied && !rangeAllowsTie)) verdict = 'confirmed';
+    else if (tied) verdict = 'inconclusive';
+    else verdict = 'refuted';
+    const note = tied ? `a and b within ±${(noise * 100).toFixed(0)}% of each other` : `noise band ±${(noise * 100).toFixed(0)}%`;
+    return { claim, ours, noise, verdict, note };
+  });
+}
+
+/** "3.62×", "+49%", "−60%" style rendering of a comparison value. */
+export function formatComparison(compare: Claim['compare'], v: number): string {
+  if (compare === 'ratio') return `${v.toFixed(2)}×`;
+  const pct = v * 100;
+  return compare === 'increase' ? `${pct >= 0 ? '+' : '−'}${Math.abs(pct).toFixed(1)}%` : `${pct >= 0 ? '' : '−'}${Math.abs(pct).toFixed(1)}% ${pct >= 0 ? 'lower' : 'higher'}`;
+}
+
+/** The `## Seed claims` section of LEADERBOARD.md. */
+export function renderClaims(results: ClaimResult[], where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 }): string[] {
+  const out = ['## Seed claims', '',
+    `Each seed's claim recomputed from this leaderboard's ${where.profile} · ${where.driver} · Node ${where.nodeMajor} cells (data: \`harness/report/seed-claims.json\`). ` +
+    'Noise: with one trial per cell, each cell\'s per-second requests/s samples give a coefficient of variation; the band is max(5%, 2·√(cv_a² + cv_b²)). ' +
+    'Confirmed: ours lies in the seed\'s range widened by the band. Inconclusive: outside it, but the two rows are within the band of each other. Refuted: outside it and clearly apart. ' +
+    'The seeds ran on other hardware, other load shapes and other versions: compare directions and rough sizes.', '',
+    '| claim | seed | seed\'s figure | ours | verdict |', '|---|---|---|---|---|'];
+  for (const r of results) {
+    const ours = r.ours === null ? '–' : `${formatComparison(r.claim.compare, r.ours)} (${r.note})`;
+    const verdict = r.verdict === 'not measured' ? `not measured: ${r.note.replace(/^not measured here: /, '')}` : `**${r.verdict}**`;
+    out.push(`| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.seed.slice(0, 3)} | ${r.claim.seedFigure} | ${ours} | ${verdict} |`);
+  }
+  out.push('');
+  return out;
+}

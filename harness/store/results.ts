@@ -50,10 +50,39 @@ export interface CellResult {
   /** `local`: started by the harness; `external`: benched at `--url` (no lifecycle, no server pinning). */
   target: { kind: 'local' | 'external'; url: string | null };
   failure: { reason: string; logTail: string } | null;
+  /** Repeated trials (`--trials N`): the cell's figure is the median; see harness/report/stats.ts. */
+  stats?: CellStats;
+  /** Resource use over the measured window (sampled from /proc at ≥ 4 Hz). */
+  resources?: CellResources;
   cpuPlan: CpuPlan;
   logFile: string | null;
   startedAt: string;
   finishedAt: string;
+}
+
+/** Statistics over a cell's trials. Rates in requests/s, latencies in ms. */
+export interface CellStats {
+  trials: number;
+  /** Each trial's requests/s mean, in the order they ran. */
+  trialRps: number[];
+  /** Median requests/s and its 95% confidence interval. */
+  rps: { median: number; ci95: [number, number]; method: 'bootstrap over trials' | 'per-second samples (one trial)' };
+  /** Latency percentiles from the trials' merged HDR histograms (autocannon), ms. */
+  latencyMs: { p50: number; p75: number; p90: number; p95: number; p99: number; p999: number; max: number } | null;
+  /** (max − min) / median of the trials' requests/s. */
+  spread: number;
+  /** Trials disagree by more than the threshold (default 10%): "noisy — re-run". */
+  noisy: boolean;
+}
+
+/** Resource use of one cell's measured window. CPU % is of one core (100 = one full core). */
+export interface CellResources {
+  server: { cpuPctAvg: number; cpuPctPeak: number; rssBytesAvg: number; rssBytesPeak: number; rssSlopeBytesPerS: number; samples: number; pinnedCores: number };
+  client: { cpuPctAvg: number; cores: number };
+  /** Requests served per CPU-second of the server. */
+  rpsPerCpuSecond: number;
+  /** The driver used ≥ 90% of its cores: the figure is a lower bound. */
+  clientBound: boolean;
 }
 
 /** Run metadata (meta.json). Memory in bytes. */

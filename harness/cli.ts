@@ -62,7 +62,7 @@ function parsePort(v: string): number {
 
 interface BenchOpts {
   scenario?: string[]; profile: string; port?: number; host: string; upstreamDelay: string; variants: boolean;
-  node?: string; duration?: string; vus?: string; rate?: string; url?: string;
+  node?: string; duration?: string; vus?: string; rate?: string; url?: string; trials?: string; seed?: string;
 }
 
 async function bench(g: Globals, names: string[], opts: BenchOpts, command: string[]) {
@@ -90,7 +90,12 @@ async function bench(g: Globals, names: string[], opts: BenchOpts, command: stri
   if (!cells.length) throw new UserError(`nothing to run: ${chosen.map((m) => m.name).join(', ') || 'no contender'} support(s) none of ${scen.map((s) => s.name).join(', ')}`);
   const delay = Number(opts.upstreamDelay);
   if (!Number.isFinite(delay) || delay < 0) throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
+  const trials = opts.trials === undefined ? profile.trials ?? 1 : Number(opts.trials);
+  if (!Number.isInteger(trials) || trials < 1 || trials > 50) throw new UserError(`--trials must be an integer from 1 to 50, got '${opts.trials}'`);
+  const seed = opts.seed === undefined ? undefined : Number(opts.seed);
+  if (seed !== undefined && !Number.isInteger(seed)) throw new UserError(`--seed must be an integer, got '${opts.seed}'`);
   const summary = await runPlan({
+    trials, shuffleSeed: seed,
     cells, profileName: profile.name, resultsDir: g.resultsDir, scenariosDir: g.scenariosDir, host: opts.host,
     port: opts.port, externalUrl: opts.url, upstreamDelayMs: delay, command, signal: interrupt.signal,
   });
@@ -227,6 +232,8 @@ const benchOptions = (c: Command) => c
   .option('--duration <s>', 'override the profile\'s measured seconds')
   .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
   .option('--rate <rps>', 'k6-rate: requests/s (default: half the cell\'s latest autocannon quick requests/s)')
+  .option('--trials <n>', 'trials per cell, interleaved across contenders (default: the profile\'s, 1 for quick)')
+  .option('--seed <n>', 'seed of the per-round shuffle of interleaved trials (recorded; random by default)')
   .option('--url <url>', 'bench a server already running on this machine (external target: no start, stop or pinning)');
 
 benchOptions(program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'))

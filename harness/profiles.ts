@@ -19,6 +19,8 @@ interface BaseProfile {
   warmupS: number;
   /** Per-request timeout, seconds. */
   timeoutS: number;
+  /** Trials per cell (default 1); `--trials` overrides. */
+  trials?: number;
 }
 
 export interface AutocannonProfile extends BaseProfile {
@@ -54,6 +56,10 @@ export const PROFILES: Profile[] = [
   {
     name: 'quick', driver: 'autocannon', description: 'the default bake-off: 100 connections, 2 s warm-up, 5 s measured',
     source: 'project', connections: 100, pipelining: 1, warmupS: 2, durationS: 5, timeoutS: 10,
+  },
+  {
+    name: 'standard-3', driver: 'autocannon', description: 'the quick shape, 3 interleaved trials: medians with 95% bootstrap intervals',
+    source: 'project (hyperfine / criterion.rs practice)', connections: 100, pipelining: 1, warmupS: 2, durationS: 5, timeoutS: 10, trials: 3,
   },
   {
     name: 'nexus-report', driver: 'autocannon', description: '100 connections, pipelining 10, 10 s measured',

@@ -10,6 +10,7 @@
  * the lifecycle is skipped: no build, start, stop or server pinning; verification and
  * measurement still run and the result says `target: external`.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { ContractChecker, verifyScenario } from './contract/verify.ts';
 import { buildRequest, loadParams, loadSharedSchemas, type RuntimeValues } from './contract/scenarios.ts';
@@ -21,6 +22,8 @@ import { makeCpuPlan, type CpuPlan } from './lifecycle/cpu-plan.ts';
 import { freePort } from './lifecycle/ports.ts';
 import { engineProblem } from './lifecycle/node-runtime.ts';
 import { startServer, StartError, logTail, type ServerHandle } from './lifecycle/server.ts';
+import { Sampler } from './lifecycle/sampler.ts';
+import { prng, trialStats } from './report/stats.ts';
 import { startUpstream, type Upstream } from './services/upstream.ts';
 import { openDatabase, type RunDatabase } from './services/database.ts';
 import { cellId, cellLabel, type CellSpec } from './plan.ts';
@@ -43,6 +46,10 @@ export interface RunOptions {
   /** Bench a server that is already running here instead of starting one. */
   externalUrl?: string;
   upstreamDelayMs: number;
+  /** Trials per cell (default 1); rounds run every cell once, in an order shuffled per round. */
+  trials?: number;
+  /** Seed of the per-round shuffle (recorded in meta.json); random when unset. */
+  shuffleSeed?: number;
   command: string[];
   signal: AbortSignal;
   /** Progress and log lines go here (default: stderr). */
@@ -79,7 +86,15 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     node: { version: process.version, execPath: process.execPath }, git: gitState(ROOT), cpuPlan,
     upstreamDelayMs: o.upstreamDelayMs, packages: resolvedPackages(ROOT, manifests.map((m) => m.dir)), database: null,
     nodes: [...new Map(o.cells.map((c) => [c.node.major, { major: c.node.major, version: c.node.version }])).values()],
+    trials: { count: o.trials ?? 1, shuffleSeed: o.shuffleSeed ?? Math.floor(Math.random() * 2 ** 31) },
   };
+  const trials = meta.trials.count;
+  // Trials are interleaved across cells (A B C A B C), each round in its own shuffled order, so
+  // drift (thermal, other tenants) hits every contender alike. One trial keeps the plan's order.
+  const queue = trials === 1
+    ? o.cells.map((cell) => ({ cell, trial: 1 }))
+    : Array.from({ length: trials }, (_, r) => shuffle(o.cells, prng(meta.trials.shuffleSeed + r)).map((cell) => ({ cell, trial: r + 1 }))).flat();
+  const trialResults = new Map<string, CellResult[]>();
   writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
   log(`run ${runId}: ${o.cells.length} cells, profile ${o.profileName}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`);
   log(`results: ${runDir}`);
@@ -102,15 +117,15 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
       meta.database = db.meta;
       writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
     }
-    const planned = o.cells.map((c) => (c.profile.warmupS + measuredSeconds(c.profile) + 1) * 1000);
-    for (const [i, cell] of o.cells.entries()) {
+    const planned = queue.map(({ cell: c }) => (c.profile.warmupS + measuredSeconds(c.profile) + 1) * 1000);
+    for (const [i, { cell, trial }] of queue.entries()) {
       if (o.signal.aborted) break;
       const elapsed = performance.now() - t0;
       // Remaining planned time, scaled by how the finished cells compared with their plan.
       const plannedDone = planned.slice(0, i).reduce((a, b) => a + b, 0);
       const left = planned.slice(i).reduce((a, b) => a + b, 0);
       const eta = plannedDone > 0 ? left * (elapsed / plannedDone) : left;
-      log(`[${i + 1}/${o.cells.length}] ${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name} · Node ${cell.node.major}   elapsed ${fmtDuration(elapsed)}, ETA ${fmtDuration(eta)}`);
+      log(`[${i + 1}/${queue.length}] ${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name} · Node ${cell.node.major}${trials > 1 ? ` · trial ${trial}/${trials}` : ''}   elapsed ${fmtDuration(elapsed)}, ETA ${fmtDuration(eta)}`);
       let build = builds.get(cell.manifest.name);
       if (!build && !o.externalUrl) {
         if (cell.manifest.build) log(`  building ${cell.manifest.name}: ${cell.manifest.build}`);
@@ -124,9 +139,23 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
         build: build ?? { ok: true, ms: 0, output: '' }, k6Bin: k6.bin, k6Why: k6.why, db,
       });
       if (!result) break; // aborted mid-cell: nothing to record
-      writeJsonAtomic(path.join(runDir, 'cells', `${result.cellId}.json`), result);
-      results.push(result);
       log(`  ${describe(result)}`);
+      if (trials === 1) {
+        const final = aggregateTrials([result], 1);
+        writeJsonAtomic(path.join(runDir, 'cells', `${final.cellId}.json`), final);
+        results.push(final);
+      } else {
+        fs.mkdirSync(path.join(runDir, 'trials'), { recursive: true });
+        writeJsonAtomic(path.join(runDir, 'trials', `${result.cellId}__t${trial}.json`), result);
+        trialResults.set(result.cellId, [...(trialResults.get(result.cellId) ?? []), result]);
+      }
+    }
+    // Each cell's file summarises its trials (also after Ctrl-C, from the trials that finished).
+    for (const list of trialResults.values()) {
+      const final = aggregateTrials(list, trials);
+      writeJsonAtomic(path.join(runDir, 'cells', `${final.cellId}.json`), final);
+      results.push(final);
+      if (final.stats?.noisy) log(`  ${final.label} · ${final.scenario}: trials disagree by ${(final.stats.spread * 100).toFixed(0)}% — noisy, re-run`);
     }
   } finally {
     await upstream?.stop();
@@ -142,6 +171,31 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
   }
   log(`run ${runId} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time`);
   return { runId, runDir, cells: results, interrupted: o.signal.aborted, wallMs };
+}
+
+/** A copy of `xs` in an order drawn from `rnd` (Fisher–Yates). */
+function shuffle<T>(xs: T[], rnd: () => number): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+/**
+ * One cell's file from its trials: when every trial is `ok`, the last trial's measurement plus
+ * `stats` over all of them (median, 95% interval, merged latency histogram, noise flag); else
+ * the first failed trial, whose reason names the trial.
+ */
+export function aggregateTrials(list: CellResult[], planned: number): CellResult {
+  const failed = list.find((r) => r.status !== 'ok');
+  if (failed) {
+    if (planned === 1) return failed;
+    const k = list.indexOf(failed) + 1;
+    return { ...failed, failure: failed.failure ? { ...failed.failure, reason: `trial ${k}/${planned}: ${failed.failure.reason}` } : failed.failure };
+  }
+  return { ...list[list.length - 1], stats: trialStats(list) };
 }
 
 function indent(s: string): string {
@@ -187,11 +241,11 @@ function resolveRate(cell: CellSpec, c: CellContext): { rate: number | null; why
 /** Runs one cell; returns null when aborted before it finished. */
 async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | null> {
   const { manifest: m, variant, scenario: s, profile: p, node } = cell;
-  const id = cellId(m.name, variant, s.name, p.driver, p.name, node.major);
+  const id = cellId(m.name, variant, s.name, p.driver, p.name, node.major) + (c.externalUrl ? '__external' : '');
   const startedAt = new Date().toISOString();
   const logFile = path.join(c.runDir, 'logs', `${id}.log`);
   const base: CellResult = {
-    schemaVersion: SCHEMA_VERSION, runId: c.runId, cellId: id, contender: m.name, variant, label: cellLabel(m.name, variant),
+    schemaVersion: SCHEMA_VERSION, runId: c.runId, cellId: id, contender: m.name, variant, label: cellLabel(m.name, variant) + (c.externalUrl ? ' (external)' : ''),
     displayName: m.displayName, tags: { ...m.tags }, scenario: s.name, driver: p.driver, profile: p.name,
     node: { version: node.version, major: node.major }, status: 'error', verification: null, startupMs: null,
     overheadMs: null, load: null, failure: null, cpuPlan: c.cpuPlan, logFile: c.externalUrl ? null : path.relative(c.resultsDir, logFile),
@@ -260,11 +314,17 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
     const job = { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params), sampleEvery: SAMPLE_EVERY };
     let out: LoadOutput | null = null;
     let loadError: string | undefined;
+    const sampler = new Sampler(server?.pid ?? null);
     try {
-      out = await runLoad(effective, job, { cpus: c.cpuPlan.client, signal: both, scenario: s, sharedSchemas: c.sharedSchemas, k6Bin: c.k6Bin ?? undefined, rate });
+      out = await runLoad(effective, job, {
+        cpus: c.cpuPlan.client, signal: both, scenario: s, sharedSchemas: c.sharedSchemas, k6Bin: c.k6Bin ?? undefined, rate,
+        onMeasure: (pid) => sampler.start(pid),
+      });
     } catch (e) {
       loadError = (e as Error).message;
     }
+    const cores = (list: string | null) => (list ? list.split(',').length : c.cpuPlan.allowedCores.length);
+    const resources = sampler.stop(out?.requests.total ?? 0, out?.durationS ?? 1, cores(c.cpuPlan.server), cores(c.cpuPlan.client)) ?? undefined;
     if (c.signal.aborted) return null;
     const died = server?.exitInfo() ?? null;
     teardown = await stop();
@@ -273,7 +333,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
       return done({ status: 'crashed', verification, startupMs, overheadMs: overhead(), load, failure: { reason: `server ${died} during the load run`, logTail: logTail(logFile) } });
     }
     if (!load) return done({ status: 'error', verification, startupMs, overheadMs: overhead(), failure: { reason: `load driver failed: ${loadError}`, logTail: server ? logTail(logFile) : '' } });
-    return done({ status: 'ok', verification, startupMs, overheadMs: server ? overhead() : null, load });
+    return done({ status: 'ok', verification, startupMs, overheadMs: server ? overhead() : null, load, resources });
   } finally {
     await stop();
   }

@@ -137,7 +137,7 @@ export function parseK6Summary(summary: any, firstMismatch?: string): LoadOutput
 }
 
 /** Runs k6 pinned to `cpus` with the job; rejects when k6 fails or writes no summary. */
-export async function runK6(bin: string, job: LoadJob & { timeoutS: number; expect: Record<string, unknown>; executor: Record<string, unknown> }, cpus: string | null, signal?: AbortSignal, limitS = 900): Promise<LoadOutput> {
+export async function runK6(bin: string, job: LoadJob & { timeoutS: number; expect: Record<string, unknown>; executor: Record<string, unknown> }, cpus: string | null, signal?: AbortSignal, onSpawn?: (pid: number) => void, limitS = 900): Promise<LoadOutput> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-k6-'));
   try {
     const summaryPath = path.join(dir, 'summary.json');
@@ -145,7 +145,7 @@ export async function runK6(bin: string, job: LoadJob & { timeoutS: number; expe
     fs.writeFileSync(cfgPath, JSON.stringify({ ...job, summaryPath }));
     const [cmd, ...args] = pinnedCommand(cpus, [bin, 'run', '--quiet', '--no-color', SCRIPT]);
     const { code, output } = await runTracked(cmd, args, {
-      signal, timeoutMs: limitS * 1000,
+      signal, onSpawn, timeoutMs: limitS * 1000,
       env: { ...process.env, BENCH_K6_CONFIG: cfgPath, K6_NO_USAGE_REPORT: 'true', K6_WEB_DASHBOARD: 'false' },
     });
     if (signal?.aborted) throw new Error('load run aborted');

@@ -17,6 +17,8 @@ export interface LoadContext {
   k6Bin?: string;
   /** The resolved constant-arrival rate, requests/s (k6-rate). */
   rate?: number | null;
+  /** Called with the driver's PID when the measured run (not the warm-up) starts. */
+  onMeasure?: (pid: number) => void;
 }
 
 /** Warm-up (when the profile has one), then the measured run. */
@@ -24,10 +26,10 @@ export async function runLoad(p: Profile, job: LoadJob, c: LoadContext): Promise
   if (p.driver === 'autocannon') {
     const shape = { ...job, connections: p.connections, pipelining: p.pipelining, timeoutS: p.timeoutS };
     if (p.warmupS > 0) await runAutocannon({ ...shape, durationS: p.warmupS }, c.cpus, c.signal);
-    return runAutocannon({ ...shape, durationS: p.durationS }, c.cpus, c.signal);
+    return runAutocannon({ ...shape, durationS: p.durationS }, c.cpus, c.signal, c.onMeasure);
   }
   if (!c.k6Bin) throw new Error('k6 is not available');
   const k6Job = { ...job, timeoutS: p.timeoutS, expect: k6Expectation(c.scenario, job.params, c.sharedSchemas) };
   if (p.warmupS > 0) await runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null, p.warmupS) }, c.cpus, c.signal);
-  return runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null) }, c.cpus, c.signal);
+  return runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null) }, c.cpus, c.signal, c.onMeasure);
 }

@@ -72,10 +72,11 @@ export function killAllSync(): void {
 export function runTracked(
   cmd: string,
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; onSpawn?: (pid: number) => void } = {},
 ): Promise<{ code: number | null; output: string; timedOut: boolean }> {
   return new Promise((resolve) => {
     const child = spawnTracked(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     let output = '';
     let timedOut = false;
     const take = (b: Buffer) => { output += b.toString(); if (output.length > 1_000_000) output = output.slice(-500_000); };

@@ -68,7 +68,8 @@ export function compareValue(compare: Claim['compare'], a: number, b: number): n
 
 /** Computes every claim from `cells` (latest results) in one profile × driver × Node major. */
 export function evaluateClaims(claims: Claim[], cells: CellResult[], where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 }): ClaimResult[] {
-  const find = (label: string, scenario: string) => cells.find((c) => c.label === label && c.scenario === scenario && c.status === 'ok'
+  // A compose-only contender (Hasura) can only be measured as an external target.
+  const find = (label: string, scenario: string) => cells.find((c) => (c.label === label || c.label === `${label} (external)`) && c.scenario === scenario && c.status === 'ok'
     && c.profile === where.profile && c.driver === where.driver && c.node.major === where.nodeMajor);
   return claims.map((claim) => {
     const a = find(claim.a, claim.scenario);

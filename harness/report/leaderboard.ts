@@ -8,6 +8,7 @@ import Table from 'cli-table3';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues } from './issues.ts';
 import { evaluateClaims, loadClaims, renderClaims } from './claims.ts';
+import { cellCI, cellRps, ratioCI, tied } from './stats.ts';
 
 /** The newest result per cell key (label × scenario × driver × profile × Node major). */
 export function latestCells(cells: CellResult[]): CellResult[] {
@@ -21,11 +22,15 @@ export function latestCells(cells: CellResult[]): CellResult[] {
 }
 
 export interface BoardRow {
+  /** Equal ranks mean tied: the 95% intervals overlap. */
   rank: number | null;
   cell: CellResult;
+  /** Median requests/s over trials (the mean of the single trial otherwise). */
   rps: number | null;
+  ci95: [number, number] | null;
   errors: number | null;
   pctOfBaseline: number | null;
+  pctCI: [number, number] | null;
 }
 
 export interface BoardTable {
@@ -49,15 +54,20 @@ export function buildTables(cells: CellResult[], scenarioOrder: string[], profil
   return [...groups.values()]
     .map((g) => {
       const { profile, scenario, driver } = g[0];
-      const ranked = g.filter((c) => c.status === 'ok').sort((a, b) => b.load!.requestsPerSec.mean - a.load!.requestsPerSec.mean);
+      const ranked = g.filter((c) => c.status === 'ok').sort((a, b) => cellRps(b) - cellRps(a));
       const base = ranked.find((c) => c.label === BASELINE);
-      const rows: BoardRow[] = ranked.map((c, i) => ({
-        rank: i + 1, cell: c, rps: c.load!.requestsPerSec.mean,
-        errors: c.load!.errors + c.load!.timeouts + c.load!.non2xx,
-        pctOfBaseline: base ? (c.load!.requestsPerSec.mean / base.load!.requestsPerSec.mean) * 100 : null,
-      }));
+      const rows: BoardRow[] = [];
+      ranked.forEach((c, i) => {
+        const prev = rows[i - 1];
+        const rank = prev && tied(prev.cell, c) ? prev.rank! : i + 1;
+        const vs = !base ? null : c === base ? { ratio: 1, ci95: [1, 1] as [number, number] } : ratioCI(c, base);
+        rows.push({
+          rank, cell: c, rps: cellRps(c), ci95: cellCI(c), errors: c.load!.errors + c.load!.timeouts + c.load!.non2xx,
+          pctOfBaseline: vs ? vs.ratio * 100 : null, pctCI: vs ? [vs.ci95[0] * 100, vs.ci95[1] * 100] : null,
+        });
+      });
       for (const c of g.filter((x) => x.status !== 'ok').sort((a, b) => a.label.localeCompare(b.label))) {
-        rows.push({ rank: null, cell: c, rps: null, errors: null, pctOfBaseline: null });
+        rows.push({ rank: null, cell: c, rps: null, ci95: null, errors: null, pctOfBaseline: null, pctCI: null });
       }
       return { profile, scenario, driver, nodeMajor: g[0].node.major, rows };
     })
@@ -102,10 +112,22 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
     lines.push(`## ${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor}`, '');
     const ranked = t.rows.filter((r) => r.rank !== null);
     if (ranked.length) {
-      lines.push('| rank | contender | requests/s | p50 (ms) | p99 (ms) | errors | % of node-http | startup (ms) |', '|---:|---|---:|---:|---:|---:|---:|---:|');
+      const summary = hyperfineLine(ranked);
+      if (summary) lines.push(summary, '');
+      lines.push('| rank | contender | requests/s (95% CI) | p50 (ms) | p99 (ms) | errors | % of node-http (95% CI) | server CPU % | RSS peak (MiB) | req per CPU-s | startup (ms) | flags |',
+        '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
       for (const r of ranked) {
-        const l = r.cell.load!;
-        lines.push(`| ${r.rank} | ${r.cell.label}${r.cell.target?.kind === 'external' ? ' (external)' : ''}${r.cell.verification?.level === 'warn' ? ' ⚠' : ''} | ${fmtInt(r.rps!)} | ${fmtMs(l.latencyMs.p50)} | ${fmtMs(l.latencyMs.p99)} | ${fmtInt(r.errors!)} | ${r.pctOfBaseline === null ? '–' : `${r.pctOfBaseline.toFixed(0)}%`} | ${fmtInt(r.cell.startupMs ?? 0)} |`);
+        const c = r.cell;
+        const l = c.load!;
+        const lat = c.stats?.latencyMs ?? l.latencyMs;
+        const res = c.resources;
+        const flags = [
+          c.stats?.noisy ? `noisy (±${(c.stats.spread * 50).toFixed(0)}%) — re-run` : '',
+          res?.clientBound ? 'client-bound: lower bound' : '',
+          c.verification?.level === 'warn' ? 'verify warn' : '',
+          c.stats && c.stats.trials > 1 ? `${c.stats.trials} trials` : '',
+        ].filter(Boolean).join('; ');
+        lines.push(`| ${r.rank} | ${c.label} | ${fmtInt(r.rps!)} (${fmtInt(r.ci95![0])}–${fmtInt(r.ci95![1])}) | ${fmtMs(lat.p50)} | ${fmtMs(lat.p99)} | ${fmtInt(r.errors!)} | ${r.pctOfBaseline === null ? '–' : r.cell.label === BASELINE ? '100%' : `${r.pctOfBaseline.toFixed(0)}% (${r.pctCI![0].toFixed(0)}–${r.pctCI![1].toFixed(0)})`} | ${res ? res.server.cpuPctAvg.toFixed(0) : '–'} | ${res ? (res.server.rssBytesPeak / 2 ** 20).toFixed(0) : '–'} | ${res ? fmtInt(res.rpsPerCpuSecond) : '–'} | ${c.startupMs === null ? '–' : fmtInt(c.startupMs)} | ${flags} |`);
       }
     }
     const unranked = t.rows.filter((r) => r.rank === null);
@@ -116,6 +138,20 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/**
+ * hyperfine's summary line for a ranked table: how many times faster the top row ran than each
+ * other, with the ± half-width of the bootstrap 95% interval; tied rows are said to be tied.
+ */
+export function hyperfineLine(ranked: BoardRow[]): string | null {
+  if (ranked.length < 2) return null;
+  const top = ranked[0].cell;
+  const parts = ranked.slice(1).map((r) => {
+    const v = ratioCI(top, r.cell);
+    return tied(top, r.cell) ? `${v.ratio.toFixed(2)} ± ${v.pm.toFixed(2)} times as fast as \`${r.cell.label}\` (tied: the intervals overlap)` : `${v.ratio.toFixed(2)} ± ${v.pm.toFixed(2)} times faster than \`${r.cell.label}\``;
+  });
+  return `\`${top.label}\` ran ${parts.join(', ')}.`;
 }
 
 /**
@@ -146,7 +182,7 @@ export function nodeMatrix(cells: CellResult[], scenarioOrder: string[]): string
         const c = g.find((x) => x.label === label && x.scenario === scenario && x.node.major === m);
         if (!c) return '–';
         if (c.status !== 'ok') return c.status;
-        return `${fmtInt(c.load!.requestsPerSec.mean)} · ${fmtMs(c.load!.latencyMs.p99)}`;
+        return `${fmtInt(cellRps(c))} · ${fmtMs((c.stats?.latencyMs ?? c.load!.latencyMs).p99)}`;
       });
       out.push(`| ${label} | ${scenario} | ${cols.join(' | ')} |`);
     }
@@ -164,7 +200,8 @@ export function renderTerminal(all: CellResult[], scenarioOrder: string[], profi
       if (r.rank === null) table.push(['–', r.cell.label, { colSpan: 5, content: `${r.cell.status}: ${oneLine(r.cell.failure?.reason ?? '', 60)}` }]);
       else {
         const l = r.cell.load!;
-        table.push([r.rank, r.cell.label, fmtInt(r.rps!), fmtMs(l.latencyMs.p50), fmtMs(l.latencyMs.p99), fmtInt(r.errors!), r.pctOfBaseline === null ? '–' : `${r.pctOfBaseline.toFixed(0)}%`]);
+        const lat = r.cell.stats?.latencyMs ?? l.latencyMs;
+        table.push([r.rank, r.cell.label, fmtInt(r.rps!), fmtMs(lat.p50), fmtMs(lat.p99), fmtInt(r.errors!), r.pctOfBaseline === null ? '–' : `${r.pctOfBaseline.toFixed(0)}%`]);
       }
     }
     out.push(`${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor}`, table.toString(), '');

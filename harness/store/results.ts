@@ -102,6 +102,8 @@ export interface RunMeta {
   upstreamDelayMs: number;
   /** PostgreSQL used by the run (null when no cell needed one). */
   database: { external: boolean; version: string; settings: Record<string, string>; seed: { rows: number; checksum: string } | null; error: string | null } | null;
+  /** Trials per cell and the seed of the per-round shuffle. */
+  trials: { count: number; shuffleSeed: number };
   /** Node runtimes the contenders ran on. */
   nodes: { major: number; version: string }[];
   /** Per contender: resolved versions of its direct dependencies, read from package-lock.json. */

@@ -1,0 +1,97 @@
+/**
+ * Resource sampling over a measured window: CPU % and RSS of the server's whole process tree
+ * (its process group) and CPU % of the load driver, read with `pidusage` at 5 Hz (≥ 4 Hz, as
+ * the methodology asks). CPU % is of one core (100 = one full core).
+ */
+import fs from 'node:fs';
+import pidusage from 'pidusage';
+import type { CellResources } from '../store/results.ts';
+
+/** PIDs whose process group is `pgid` (the server and anything it forked). */
+export function groupPids(pgid: number): number[] {
+  const out: number[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid) out.push(Number(d));
+    } catch { /* gone */ }
+  }
+  return out.length ? out : [pgid];
+}
+
+interface Sample { t: number; serverCpu: number; serverRss: number; clientCpu: number | null }
+
+export class Sampler {
+  private samples: Sample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private serverPids: number[] = [];
+  private clientPid: number | null = null;
+  private busy = false;
+  private t0 = 0;
+  private serverPgid: number | null;
+  private intervalMs: number;
+
+  /** Samples the server group `serverPgid` (null: external target, nothing to sample) every `intervalMs`. */
+  constructor(serverPgid: number | null, intervalMs = 200) {
+    this.serverPgid = serverPgid;
+    this.intervalMs = intervalMs;
+  }
+
+  /** Begins the window; call when the measured load run starts. `clientPid` is the driver's. */
+  start(clientPid: number | null): void {
+    this.clientPid = clientPid;
+    this.serverPids = this.serverPgid ? groupPids(this.serverPgid) : [];
+    this.t0 = performance.now();
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    void this.tick();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const pids = [...this.serverPids, ...(this.clientPid ? [this.clientPid] : [])];
+      if (!pids.length) return;
+      const stats = await pidusage(pids).catch(() => ({} as Record<string, { cpu: number; memory: number }>));
+      let serverCpu = 0;
+      let serverRss = 0;
+      for (const p of this.serverPids) {
+        const s = stats[p];
+        if (s) { serverCpu += s.cpu; serverRss += s.memory; }
+      }
+      const c = this.clientPid ? stats[this.clientPid] : undefined;
+      this.samples.push({ t: (performance.now() - this.t0) / 1000, serverCpu, serverRss, clientCpu: c ? c.cpu : null });
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Ends the window and summarises it; null when nothing was sampled. */
+  stop(totalRequests: number, durationS: number, serverCores: number, clientCores: number): CellResources | null {
+    clearInterval(this.timer);
+    pidusage.clear();
+    // pidusage's first reading of a pid has no previous point: drop it.
+    const s = this.samples.slice(1).filter((x) => x.serverRss > 0);
+    if (!s.length) return null;
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const cpu = s.map((x) => x.serverCpu);
+    const rss = s.map((x) => x.serverRss);
+    const client = s.map((x) => x.clientCpu).filter((x): x is number => x !== null);
+    // Least-squares slope of RSS over time, bytes/s.
+    const tm = avg(s.map((x) => x.t));
+    const rm = avg(rss);
+    const den = s.reduce((a, x) => a + (x.t - tm) ** 2, 0);
+    const slope = den > 0 ? s.reduce((a, x) => a + (x.t - tm) * (x.serverRss - rm), 0) / den : 0;
+    const cpuAvg = avg(cpu);
+    const cpuSeconds = (cpuAvg / 100) * durationS;
+    const clientAvg = client.length ? avg(client) : 0;
+    return {
+      server: { cpuPctAvg: cpuAvg, cpuPctPeak: Math.max(...cpu), rssBytesAvg: rm, rssBytesPeak: Math.max(...rss), rssSlopeBytesPerS: slope, samples: s.length, pinnedCores: serverCores },
+      client: { cpuPctAvg: clientAvg, cores: clientCores },
+      rpsPerCpuSecond: cpuSeconds > 0 ? totalRequests / cpuSeconds : 0,
+      clientBound: client.length > 0 && clientAvg >= 90 * clientCores,
+    };
+  }
+}

@@ -21,7 +21,9 @@ import { openDatabase } from './services/database.ts';
 import { planCells, selectContenders, selectScenarios } from './plan.ts';
 import { runPlan } from './run.ts';
 import { readAllResults, writeJsonAtomic } from './store/results.ts';
-import { renderMarkdown, renderTerminal } from './report/leaderboard.ts';
+import { latestCells, renderMarkdown, renderTerminal } from './report/leaderboard.ts';
+import { compareRuns, readRun, renderComparison, saveBaseline } from './report/compare.ts';
+import { exportCsv, exportJson } from './report/export.ts';
 import { freePort } from './lifecycle/ports.ts';
 import { killAllSync, stopAll } from './lifecycle/processes.ts';
 import { startServer, StartError } from './lifecycle/server.ts';
@@ -249,6 +251,51 @@ program.command('tools').description(`build the pinned k6 (v${K6_VERSION}) into 
     const k6 = findK6({ build: true, log: (l) => process.stderr.write(l + '\n') });
     if (!k6.bin) throw new UserError(k6.why);
     process.stdout.write(`k6: ${k6.bin}\n`);
+  });
+program.command('compare').description('per cell: improved / regressed / no change between two runs (criterion-style)')
+  .argument('[run-a]', 'the old run (id or folder); with --baseline, omit it').argument('[run-b]', 'the new run (default: the latest run)')
+  .option('--baseline <name>', 'compare against a saved baseline (just baseline <name>)')
+  .option('--threshold <fraction>', 'noise threshold', '0.05')
+  .option('--fail-on-regression', 'exit 1 when any cell regressed (for CI)')
+  .option('--out <file>', 'also write the report as Markdown')
+  .action((runA: string | undefined, runB: string | undefined, opts) => {
+    const g = globals();
+    const threshold = Number(opts.threshold);
+    if (!(threshold >= 0 && threshold < 1)) throw new UserError(`--threshold must be a fraction such as 0.05, got '${opts.threshold}'`);
+    const latest = () => {
+      const ids = fs.existsSync(path.join(g.resultsDir, 'runs')) ? fs.readdirSync(path.join(g.resultsDir, 'runs')).sort() : [];
+      if (!ids.length) throw new UserError('no runs yet: run `npx just bench-all` first');
+      return ids[ids.length - 1];
+    };
+    const [oldName, oldRun] = opts.baseline ? [`baseline ${opts.baseline}`, readRun(g.resultsDir, opts.baseline, 'baseline')] : [runA ?? '', runA ? readRun(g.resultsDir, runA) : undefined];
+    if (!oldRun) throw new UserError('name the old run (`just compare <run-a> [run-b]`) or a baseline (`--baseline NAME`)');
+    const newRef = opts.baseline ? runA ?? latest() : runB ?? latest();
+    const cmp = compareRuns(oldName, oldRun.cells, newRef, readRun(g.resultsDir, newRef).cells, threshold);
+    const md = renderComparison(cmp);
+    process.stdout.write(md);
+    if (opts.out) writeFileAtomic.sync(opts.out, md);
+    if (opts.failOnRegression && cmp.counts.regressed > 0) process.exitCode = 1;
+  });
+program.command('baseline').description('save a run (default: the latest) as a named baseline for `compare --baseline`')
+  .argument('<name>').argument('[run]')
+  .action((name: string, run: string | undefined) => {
+    const g = globals();
+    const ids = fs.existsSync(path.join(g.resultsDir, 'runs')) ? fs.readdirSync(path.join(g.resultsDir, 'runs')).sort() : [];
+    const ref = run ?? ids[ids.length - 1];
+    if (!ref) throw new UserError('no runs yet: run `npx just bench-all` first');
+    process.stdout.write(`saved ${ref} as baseline '${name}': ${saveBaseline(g.resultsDir, ref, name)}\n`);
+  });
+program.command('export').description('the latest result of every cell as JSON (schema bakeoff-export v1), CSV or Markdown')
+  .option('--format <format>', 'json, csv or md', 'json').option('--out <file>', 'write to a file instead of stdout')
+  .action((opts) => {
+    const g = globals();
+    const { runs, cells } = readAllResults(g.resultsDir);
+    const latest = latestCells(cells);
+    const text = opts.format === 'json' ? exportJson(latest) : opts.format === 'csv' ? exportCsv(latest)
+      : opts.format === 'md' ? renderMarkdown(cells, runs, loadScenarios(g.scenariosDir).map((s) => s.name), PROFILES.map((p) => p.name))
+        : (() => { throw new UserError(`--format must be json, csv or md, got '${opts.format}'`); })();
+    if (opts.out) writeFileAtomic.sync(opts.out, text);
+    else process.stdout.write(text);
   });
 program.command('list').description('contenders, scenarios and profiles').action(() => listAll(globals()));
 program.command('new').description('copy contenders/_template to a new contender').argument('<name>').action((name: string) => newContender(globals(), name));

@@ -32,6 +32,33 @@ leaderboard:
 verify *args:
     {{harness}} verify "$@"
 
+# Per cell: improved / regressed / no change between two runs (or --baseline NAME).
+compare *args:
+    {{harness}} compare "$@"
+
+# Save a run (default: the latest) as a named baseline: just baseline main [run-id]
+baseline +args:
+    {{harness}} baseline "$@"
+
+# The latest results as JSON (schema bakeoff-export v1), CSV or Markdown: just export --format csv
+export *args:
+    {{harness}} export "$@"
+
+# Build the pinned k6 from its Go module into .tools/bin (when no k6 >= the pinned one is on PATH).
+tools:
+    {{harness}} tools
+
+# Start contenders under Docker Compose (needs a Docker engine): just compose-up [service...]
+compose-up *services:
+    @docker info >/dev/null 2>&1 || { echo "error: no Docker engine answers ('docker info' failed). Start Docker (or Docker Desktop) and retry; this machine may only have the docker client." >&2; exit 2; }
+    @test -f compose/.env || { echo "error: compose/.env is missing: copy compose/.env.example to compose/.env and set the secrets." >&2; exit 2; }
+    docker compose -f compose/docker-compose.yml --env-file compose/.env up -d --build --wait "$@"
+
+# Stop and remove the compose stack.
+compose-down:
+    @docker info >/dev/null 2>&1 || { echo "error: no Docker engine answers ('docker info' failed); nothing to stop." >&2; exit 2; }
+    docker compose -f compose/docker-compose.yml --env-file compose/.env down -v
+
 # Contenders, scenarios and profiles.
 list:
     {{harness}} list
@@ -40,6 +67,7 @@ list:
 new name:
     {{harness}} new "$1"
 
-# The test suite (README command 2): real servers, real sockets, real autocannon.
+# The test suite (README command 2): real servers, sockets, PostgreSQL, autocannon and k6 (built first if Go is there).
 test *args:
+    {{harness}} tools || echo "k6 unavailable: the k6 tests will be skipped"
     node --disable-warning=ExperimentalWarning --test --test-concurrency=1 --test-timeout=300000 "${@:-test/**/*.test.ts}"

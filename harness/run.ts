@@ -266,7 +266,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
   if (why) return skip('skipped', why);
   const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
 
-  const rt: RuntimeValues = { graphql: m.graphql, firstUsers: c.db?.firstUsers };
+  const rt: RuntimeValues = { graphql: m.graphql, firstUsers: c.db?.firstUsers, paths: m.paths };
   let server: ServerHandle | null = null;
   const tStart = performance.now();
   if (!c.externalUrl) {
@@ -311,7 +311,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
       return done({ status: 'verify-failed', verification, startupMs, overheadMs: overhead(), failure: { reason: 'verification failed: ' + verification.reasons.join('; '), logTail: server ? logTail(logFile) : '' } });
     }
     const params = loadParams(s, rt);
-    const job = { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params), sampleEvery: SAMPLE_EVERY };
+    const job = { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params, m.paths), sampleEvery: SAMPLE_EVERY };
     let out: LoadOutput | null = null;
     let loadError: string | undefined;
     const sampler = new Sampler(server?.pid ?? null);

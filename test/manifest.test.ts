@@ -75,7 +75,7 @@ test('unknown contender, scenario and profile names list the valid ones', async 
   assert.equal(c.code, 2);
   assert.match(c.stderr, /unknown contender 'nope'. Valid contenders: .*express.*fastify.*hono.*node-http/);
   const s = await runCli(['bench', 'node-http', '--scenario', 'nope']);
-  assert.match(s.stderr, /unknown scenario 'nope'. Valid scenarios: ping, json, echo, users, post, fanout/);
+  assert.match(s.stderr, /unknown scenario 'nope'. Valid scenarios: ping, json, echo, users, post, fanout, graphql-ping, graphql-users/);
   const p = await runCli(['bench', 'node-http', '--profile', 'nope']);
-  assert.match(p.stderr, /unknown profile 'nope'. Valid profiles: smoke, quick, nexus-report, standard, stress/);
+  assert.match(p.stderr, /unknown profile 'nope'. Valid profiles: smoke, quick, standard-3, nexus-report, standard, stress, k6-ramp, k6-vus, k6-rate, quick-k6/);
 });

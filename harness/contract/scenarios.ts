@@ -112,6 +112,8 @@ export function loadSharedSchemas(dir: string): object[] {
 export interface RuntimeValues {
   graphql?: { usersQuery: string; usersPath: string };
   firstUsers?: unknown[];
+  /** The contender's own paths for contract paths (Hasura serves /graphql at /v1/graphql). */
+  paths?: Record<string, string>;
 }
 
 function fromValue(s: Scenario, key: string, from: string, rt: RuntimeValues): unknown {
@@ -157,11 +159,14 @@ function substitute(value: unknown, params: ParamValues, encode: (s: string) => 
   return value;
 }
 
-/** The concrete request for a scenario with the given parameter values. */
-export function buildRequest(s: Scenario, params: ParamValues): ConcreteRequest {
+/** The concrete request for a scenario with the given parameter values (and the contender's path map). */
+export function buildRequest(s: Scenario, params: ParamValues, paths: Record<string, string> = {}): ConcreteRequest {
+  const full = substitute(s.request.path, params, encodeURIComponent) as string;
+  const q = full.indexOf('?');
+  const pathname = q < 0 ? full : full.slice(0, q);
   const req: ConcreteRequest = {
     method: s.request.method,
-    path: substitute(s.request.path, params, encodeURIComponent) as string,
+    path: (paths[pathname] ?? pathname) + (q < 0 ? '' : full.slice(q)),
     headers: { ...s.request.headers },
   };
   if (s.request.body !== undefined) req.body = JSON.stringify(substitute(s.request.body, params, (x) => x));

@@ -164,7 +164,7 @@ export async function verifyScenario(checker: ContractChecker, baseUrl: string, 
   const verdicts: Verdict[] = [];
   const bodies: string[] = [];
   for (const params of paramSets) {
-    const req = buildRequest(s, params);
+    const req = buildRequest(s, params, rt.paths);
     try {
       const res = await fetchOnce(baseUrl, req);
       const v = checkerVerdict(checker, s, params, res, req.method + ' ' + req.path);
@@ -176,7 +176,7 @@ export async function verifyScenario(checker: ContractChecker, baseUrl: string, 
   }
   if (s.response.body.deterministic && verdicts.every((v) => v.level !== 'fail')) {
     try {
-      const again = await fetchOnce(baseUrl, buildRequest(s, paramSets[0]));
+      const again = await fetchOnce(baseUrl, buildRequest(s, paramSets[0], rt.paths));
       if (again.body.toString() !== bodies[0]) verdicts.push({ level: 'fail', reasons: ['body differs between two requests; the contract asks for a deterministic body'] });
     } catch (e) {
       verdicts.push({ level: 'fail', reasons: [(e as Error).message] });

@@ -74,6 +74,11 @@ function contractProblem(res) {
   if (want.text !== undefined) return body === want.text ? '' : `body ${JSON.stringify(body).slice(0, 120)}`;
   let parsed;
   try { parsed = JSON.parse(body); } catch (e) { return `body is not JSON: ${body.slice(0, 120)}`; }
+  if (want.graphql && parsed && typeof parsed === 'object' && 'errors' in parsed) return `GraphQL errors in the reply: ${body.slice(0, 120)}`;
+  if (want.at) {
+    for (const key of want.at.split('.')) parsed = parsed && typeof parsed === 'object' ? parsed[key] : undefined;
+    if (parsed === undefined) return `nothing at ${want.at}`;
+  }
   if (want.exact !== undefined) return JSON.stringify(sortKeys(parsed)) === JSON.stringify(sortKeys(want.exact)) ? '' : `body ${body.slice(0, 120)}`;
   return validate(want.schema, parsed, '');
 }

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { K6Profile } from '../profiles.ts';
 import type { Scenario } from '../contract/scenarios.ts';
-import { expectedExact } from '../contract/scenarios.ts';
+import { expectedAt, expectedExact } from '../contract/scenarios.ts';
 import { pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { ROOT } from '../paths.ts';
 import type { LoadJob, LoadOutput } from './types.ts';
@@ -78,7 +78,7 @@ export function findK6(opts: { build: boolean; log?: (l: string) => void }): { b
 /** What the script compares responses with: the scenario's expectation with the load values filled in. */
 export function k6Expectation(s: Scenario, params: LoadJob['params'], sharedSchemas: object[]): Record<string, unknown> {
   const b = s.response.body;
-  const expect: Record<string, unknown> = { status: s.response.status, contentType: s.response.contentType };
+  const expect: Record<string, unknown> = { status: s.response.status, contentType: s.response.contentType, graphql: Boolean(b.graphql), at: expectedAt(s, params) ?? null };
   if (b.text !== undefined) expect.text = b.text;
   else if (b.exact !== undefined) expect.exact = expectedExact(s, params);
   else expect.schema = inlineRefs(b.schema, sharedSchemas);

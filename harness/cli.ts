@@ -24,6 +24,7 @@ import { readAllResults, writeJsonAtomic } from './store/results.ts';
 import { latestCells, renderMarkdown, renderTerminal } from './report/leaderboard.ts';
 import { compareRuns, readRun, renderComparison, saveBaseline } from './report/compare.ts';
 import { exportCsv, exportJson } from './report/export.ts';
+import { renderHtml } from './report/html.ts';
 import { freePort } from './lifecycle/ports.ts';
 import { killAllSync, stopAll } from './lifecycle/processes.ts';
 import { startServer, StartError } from './lifecycle/server.ts';
@@ -169,8 +170,10 @@ function leaderboard(g: Globals): void {
   const file = path.join(g.resultsDir, 'LEADERBOARD.md');
   fs.mkdirSync(g.resultsDir, { recursive: true });
   writeFileAtomic.sync(file, renderMarkdown(cells, runs, scenarioOrder, profileOrder));
+  const html = path.join(g.resultsDir, 'leaderboard.html');
+  writeFileAtomic.sync(html, renderHtml(cells, runs, scenarioOrder, profileOrder));
   process.stdout.write(renderTerminal(cells, scenarioOrder, profileOrder));
-  process.stdout.write(`wrote ${file}\n`);
+  process.stdout.write(`wrote ${file} and ${html}\n`);
 }
 
 function newContender(g: Globals, name: string): void {

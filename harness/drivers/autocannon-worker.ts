@@ -59,7 +59,8 @@ const instance = autocannon(
     const cpu = process.cpuUsage(cpuStart);
     const out: LoadOutput = {
       driver: 'autocannon',
-      requestsPerSec: { mean: result.requests.mean, stddev: result.requests.stddev, samples: perSecond },
+      // autocannon ticks once more after it stops (a 0 it leaves out of its own mean): keep the measured seconds only.
+      requestsPerSec: { mean: result.requests.mean, stddev: result.requests.stddev, samples: perSecond.slice(0, Math.max(1, Math.round(job.durationS))) },
       latencyMs: {
         mean: latencyUs.mean / 1000,
         p50: latencyUs.getValueAtPercentile(50) / 1000,

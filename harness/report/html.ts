@@ -71,7 +71,7 @@ function pageRow(r: BoardRow): PageRow {
     rank: r.rank,
     status: r.cell.status,
     rps: r.rps,
-    ci: rowCI(r),
+    ci: rowCI(r)?.every(Number.isFinite) ? rowCI(r) : null,
     latency: r.rank !== null ? latencyPoints(r.cell) : [],
     cpuAvg: res?.server.cpuPctAvg ?? null,
     cpuPeak: res?.server.cpuPctPeak ?? null,
@@ -189,8 +189,8 @@ function tableHtml(t: BoardTable): string {
     const l = c.load!;
     const lat = c.stats?.latencyMs ?? l.latencyMs;
     const res = c.resources;
-    const ci = rowCI(r);
-    const pci = pctCI(r);
+    const ci = rowCI(r)?.every(Number.isFinite) ? rowCI(r) : null;
+    const pci = pctCI(r)?.every(Number.isFinite) ? pctCI(r) : null;
     const badges = [
       c.target?.kind === 'external' ? '<span class="tag">external</span>' : '',
       c.verification?.level === 'warn' ? `<span class="tag warn" title="${esc(c.verification.reasons.join('; '))}">verify warn</span>` : '',
@@ -211,7 +211,7 @@ function tableHtml(t: BoardTable): string {
   let summary = '';
   try {
     const line = ranked.length > 1 ? hyperfineLine(ranked) : null;
-    if (line) summary = `<p class="summary">${mdInline(line)}</p>`;
+    if (line && !/NaN|Infinity/.test(line)) summary = `<p class="summary">${mdInline(line)}</p>`;
   } catch { /* the summary is optional */ }
   const table = ranked.length
     ? `${summary}<div class="scroll"><table class="board"><thead><tr>${head.map((h, i) => `<th${num(i) ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>\n${rows}\n</tbody></table></div>`
@@ -233,7 +233,7 @@ function groupSection(t: BoardTable, g: PageGroup): string {
   const chart = (kind: string, title: string, sub: string) => `<figure class="chart-box"><figcaption>${esc(title)}<span class="sub">${esc(sub)}</span></figcaption><div class="chart" data-chart="${kind}" data-group="${g.id}"></div></figure>`;
   const charts = ranked.length ? `<div class="charts">
 ${chart('rps', `Requests/s — ${t.scenario}`, `${trials ? 'median of the trials' : 'mean over the measured window'}${hasCi ? `, whiskers: 95% CI${trials ? '' : ' from the per-second samples'}` : ''} · higher is better`)}
-${chart('latency', `Latency percentiles (ms) — ${t.scenario}`, `${hasStatsLat ? 'merged HDR histograms of the trials' : 'p50 / p90 / p99 / max of the run'} · log scale · lower is better`)}
+${chart('latency', `Latency percentiles (ms) — ${t.scenario}`, `${hasStatsLat ? (trials ? 'HDR histograms of the trials, merged' : 'HDR histogram of the run') : 'p50 / p90 / p99 / max of the run'} · log scale · lower is better`)}
 ${hasRes ? chart('cpu', `Server CPU (%) — ${t.scenario}`, 'average and peak, 100% = one core') : ''}
 ${hasRes ? chart('rss', `Server memory RSS (MiB) — ${t.scenario}`, 'average and peak over the measured window') : ''}
 </div>` : '';
@@ -313,6 +313,7 @@ function pageScript(): void {
   const data = JSON.parse(document.getElementById('bench-data')!.textContent!);
   const PALETTE = ['#2f6fdb', '#e8590c', '#2b8a3e', '#c2255c', '#7048e8', '#0b7285', '#a07a00', '#5c940d', '#d6336c', '#495057', '#1098ad', '#f08c00', '#364fc7', '#9c36b5', '#087f5b', '#e03131'];
   const color = (label: string) => PALETTE[data.labels.indexOf(label) % PALETTE.length] ?? '#888';
+  const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
   const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2));
   const groups = new Map(data.groups.map((g: any) => [g.id, g]));
   const charts: any[] = [];
@@ -320,7 +321,7 @@ function pageScript(): void {
   document.querySelectorAll('.swatch').forEach((el: any) => { el.style.background = color(el.dataset.label); });
 
   const font = { fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif' };
-  const gridBase = { left: 8, right: 24, top: 10, bottom: 28, containLabel: true };
+  const gridBase = { left: 12, right: 24, top: 10, bottom: 28, containLabel: true };
 
   function barOption(g: any, pick: (r: any) => number | null, unit: string, ci: boolean): any {
     const rows = g.rows.filter((r: any) => r.rank !== null);
@@ -350,12 +351,18 @@ function pageScript(): void {
     }
     return {
       textStyle: font, animation: false, grid: { ...gridBase, right: 8 },
-      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: any) => (v == null ? '–' : `${fmt(v)} ${unit}`) },
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: (ps: any) => {
+        const r = rows[ps[0]?.dataIndex];
+        if (!r) return '';
+        const v = pick(r);
+        const esc = (x: string) => x.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+        return `<b>${esc(r.label)}</b><br>${v == null ? '–' : `${fmtInt(v)} ${unit}`}${r.ci ? `<br>95% CI ${fmtInt(r.ci[0])} – ${fmtInt(r.ci[1])}` : ''}`;
+      } },
       xAxis: { type: 'value', name: unit, nameLocation: 'middle', nameGap: 26, axisLabel: { formatter: (v: number) => (v >= 1000 ? `${v / 1000}k` : String(v)) }, splitLine: { lineStyle: { color: '#eceef2' } } },
       // The figures sit in a second category axis on the right, so whiskers never cross them.
       yAxis: [
-        { type: 'category', data: labels, inverse: true, axisTick: { show: false }, axisLabel: { color: '#1d2430', width: 150, overflow: 'truncate' } },
-        { type: 'category', data: rows.map((r: any) => (pick(r) == null ? '–' : fmt(pick(r)!))), inverse: true, position: 'right',
+        { type: 'category', data: labels, inverse: true, axisTick: { show: false }, axisLabel: { color: '#1d2430', width: 180, overflow: 'truncate' } },
+        { type: 'category', data: rows.map((r: any) => (pick(r) == null ? '–' : fmtInt(pick(r)!))), inverse: true, position: 'right',
           axisLine: { show: false }, axisTick: { show: false }, axisLabel: { color: '#1d2430', fontWeight: 600, fontSize: 11.5 } },
       ],
       series,
@@ -369,7 +376,7 @@ function pageScript(): void {
       legend: { top: 0, right: 0, itemWidth: 12, itemHeight: 8, data: ['average', 'peak'] },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: any) => (v == null ? '–' : `${fmt(v)} ${unit}`) },
       xAxis: { type: 'value', name: unit, nameLocation: 'middle', nameGap: 26, splitLine: { lineStyle: { color: '#eceef2' } } },
-      yAxis: { type: 'category', data: rows.map((r: any) => r.label), inverse: true, axisTick: { show: false }, axisLabel: { color: '#1d2430', width: 150, overflow: 'truncate' } },
+      yAxis: { type: 'category', data: rows.map((r: any) => r.label), inverse: true, axisTick: { show: false }, axisLabel: { color: '#1d2430', width: 180, overflow: 'truncate' } },
       series: [
         { name: 'average', type: 'bar', barMaxWidth: 14, itemStyle: { color: '#5d6778' }, data: rows.map((r: any) => ({ value: avg(r), itemStyle: { color: color(r.label) } })) },
         { name: 'peak', type: 'bar', barMaxWidth: 14, itemStyle: { color: '#c3c8d0' }, data: rows.map((r: any) => ({ value: peak(r), itemStyle: { color: color(r.label), opacity: 0.4 } })) },
@@ -382,8 +389,9 @@ function pageScript(): void {
     const order = ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'max'];
     const cats = order.filter((p) => rows.some((r: any) => r.latency.some((x: any) => x[0] === p)));
     return {
-      textStyle: font, animation: false, grid: { ...gridBase, top: rows.length > 4 ? 54 : 30 },
-      legend: { type: 'scroll', top: 0, left: 0, right: 0, itemWidth: 14, itemHeight: 8 },
+      // A plain legend wraps; leave room for about three entries per line.
+      textStyle: font, animation: false, grid: { ...gridBase, top: 14 + 22 * Math.ceil(rows.length / 3) },
+      legend: { top: 0, left: 0, right: 0, itemWidth: 14, itemHeight: 8, itemGap: 12 },
       tooltip: { trigger: 'axis', valueFormatter: (v: any) => (v == null ? '–' : `${fmt(v)} ms`) },
       xAxis: { type: 'category', data: cats, boundaryGap: false, name: 'percentile', nameLocation: 'middle', nameGap: 26 },
       yAxis: { type: 'log', name: 'latency (ms)', nameLocation: 'middle', nameGap: 44, axisLabel: { formatter: (v: number) => fmt(v) }, splitLine: { lineStyle: { color: '#eceef2' } } },

@@ -110,12 +110,14 @@ export function cellCI(c: CellResult): [number, number] {
 export function ratioCI(a: CellResult, b: CellResult, seed = 7): { ratio: number; ci95: [number, number]; pm: number } {
   const sa = rpsSamples(a);
   const sb = rpsSamples(b);
-  const stat = sa.length >= 3 && a.stats ? median : mean;
+  // Each side resamples what its own figure is: the median of trials, or the mean of per-second samples.
+  const statOf = (c: CellResult) => (c.stats && c.stats.trials >= 3 ? median : mean);
+  const [fa, fb] = [statOf(a), statOf(b)];
   const rnd = prng(seed);
   const out: number[] = [];
   for (let r = 0; r < RESAMPLES; r++) {
-    const ra = stat(Array.from({ length: sa.length }, () => sa[Math.floor(rnd() * sa.length)]));
-    const rb = stat(Array.from({ length: sb.length }, () => sb[Math.floor(rnd() * sb.length)]));
+    const ra = fa(Array.from({ length: sa.length }, () => sa[Math.floor(rnd() * sa.length)]));
+    const rb = fb(Array.from({ length: sb.length }, () => sb[Math.floor(rnd() * sb.length)]));
     out.push(ra / rb);
   }
   out.sort((x, y) => x - y);

@@ -42,6 +42,8 @@ export const RULES = {
   startupMinMs: 500,
 };
 
+/** Findings on another Node major than the harness's own name it beside the profile. */
+const CURRENT_NODE = Number(process.versions.node.split('.')[0]);
 const ORDER: Record<Severity, number> = { critical: 0, major: 1, minor: 2, info: 3 };
 const REST_REFERENCE = ['ping', 'json', 'echo', 'users', 'post'];
 
@@ -62,7 +64,7 @@ export function findIssues(cells: CellResult[]): Finding[] {
   const ok = cells.filter((c) => c.status === 'ok' && c.load);
   for (const c of cells) {
     const f = (severity: Severity, title: string, evidence: string) =>
-      out.push({ severity, label: c.label, scenario: c.scenario, profile: c.profile, title, evidence });
+      out.push({ severity, label: c.label, scenario: c.scenario, profile: c.node.major === CURRENT_NODE ? c.profile : `${c.profile}, Node ${c.node.major}`, title, evidence });
     const tail = c.failure?.logTail ? ` Log tail: ${oneLine(c.failure.logTail)}` : '';
     switch (c.status) {
       case 'build-failed': f('critical', 'build failed', `${c.failure?.reason}. Compiler output: ${oneLine(c.failure?.logTail ?? '')}`); continue;
@@ -106,7 +108,7 @@ export function findIssues(cells: CellResult[]): Finding[] {
       // Without a warm-up, pools and JIT fill up inside the window: judge growth only after one (or over ≥ 10 s).
       const settled = (l.profile?.warmupS ?? 0) > 0 || l.durationS >= 10;
       if (settled && r.server.rssSlopeBytesPerS > RULES.rssSlopeBytesPerS && growth > RULES.rssGrowthFraction * r.server.rssBytesAvg) {
-        f('major', 'RSS grows through the window (possible leak)', `+${(r.server.rssSlopeBytesPerS / 2 ** 20).toFixed(1)} MiB/s over ${l.durationS.toFixed(0)} s (avg ${(r.server.rssBytesAvg / 2 ** 20).toFixed(0)} MiB, peak ${(r.server.rssBytesPeak / 2 ** 20).toFixed(0)} MiB); a longer profile (stress) tells a leak from heap growth before GC settles`);
+        f(l.durationS >= 30 ? 'major' : 'minor', 'RSS grows through the window (possible leak)', `+${(r.server.rssSlopeBytesPerS / 2 ** 20).toFixed(1)} MiB/s over ${l.durationS.toFixed(0)} s (avg ${(r.server.rssBytesAvg / 2 ** 20).toFixed(0)} MiB, peak ${(r.server.rssBytesPeak / 2 ** 20).toFixed(0)} MiB); a longer profile (stress) tells a leak from heap growth before GC settles`);
       }
       if (r.clientBound) f('minor', 'client-bound: the figure is a lower bound', `the load driver used ${r.client.cpuPctAvg.toFixed(0)}% of its ${r.client.cores} core(s); the server may be faster than measured`);
       if (r.server.cpuPctAvg < RULES.ioWaitCpuPct * r.server.pinnedCores && lat.p50 > RULES.ioWaitP50Ms) {

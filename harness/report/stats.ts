@@ -75,7 +75,7 @@ export function mergeLatency(encoded: (string | null)[]): CellStats['latencyMs']
 export function trialStats(trials: CellResult[]): CellStats {
   const rps = trials.map((t) => t.load!.requestsPerSec.mean);
   const med = median(rps);
-  const perSecond = trials.length === 1 ? trials[0].load!.requestsPerSec.samples : [];
+  const perSecond = trials.length === 1 ? steadySamples(trials[0]) : [];
   const rpsStat = trials.length >= 3
     ? { median: med, ci95: bootstrapCI(rps, median), method: 'bootstrap over trials' as const }
     : perSecond.length >= 2
@@ -89,10 +89,20 @@ export function trialStats(trials: CellResult[]): CellStats {
   };
 }
 
-/** The values a cell's requests/s is resampled from: its trials, or its per-second samples. */
+/**
+ * A trial's per-second requests/s without its first second: autocannon's first tick comes
+ * before all connections are up (measured ~15% low on every contender here), which would
+ * inflate the noise estimate. The reported mean is autocannon's own, first second included.
+ */
+export function steadySamples(c: CellResult): number[] {
+  const s = c.load!.requestsPerSec.samples;
+  return s.length >= 3 ? s.slice(1) : s;
+}
+
+/** The values a cell's requests/s is resampled from: its trials, or its steady per-second samples. */
 function rpsSamples(c: CellResult): number[] {
   if (c.stats && c.stats.trials >= 3) return c.stats.trialRps;
-  const s = c.load!.requestsPerSec.samples;
+  const s = steadySamples(c);
   return s.length >= 2 ? s : [c.load!.requestsPerSec.mean];
 }
 
@@ -101,9 +111,9 @@ export function cellRps(c: CellResult): number {
   return c.stats?.rps.median ?? c.load!.requestsPerSec.mean;
 }
 
-/** The cell's 95% interval of requests/s. */
+/** The cell's 95% interval of requests/s (over trials when there are ≥ 3, else over its steady seconds). */
 export function cellCI(c: CellResult): [number, number] {
-  return c.stats?.rps.ci95 ?? bootstrapCI(rpsSamples(c), mean);
+  return c.stats && c.stats.trials >= 3 ? c.stats.rps.ci95 : bootstrapCI(rpsSamples(c), mean);
 }
 
 /** Ratio a/b of requests/s with a bootstrap 95% interval and its ± half-width (hyperfine style). */

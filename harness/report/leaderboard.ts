@@ -8,7 +8,7 @@ import Table from 'cli-table3';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues } from './issues.ts';
 import { evaluateClaims, loadClaims, renderClaims } from './claims.ts';
-import { cellCI, cellRps, ratioCI, tied } from './stats.ts';
+import { cellCI, cellRps, hasInterval, ratioCI, tied } from './stats.ts';
 
 /** The newest result per cell key (label × scenario × driver × profile × Node major). */
 export function latestCells(cells: CellResult[]): CellResult[] {
@@ -127,7 +127,7 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
           c.verification?.level === 'warn' ? 'verify warn' : '',
           c.stats && c.stats.trials > 1 ? `${c.stats.trials} trials` : '',
         ].filter(Boolean).join('; ');
-        lines.push(`| ${r.rank} | ${c.label} | ${fmtInt(r.rps!)} (${fmtInt(r.ci95![0])}–${fmtInt(r.ci95![1])}) | ${fmtMs(lat.p50)} | ${fmtMs(lat.p99)} | ${fmtInt(r.errors!)} | ${r.pctOfBaseline === null ? '–' : r.cell.label === BASELINE ? '100%' : `${r.pctOfBaseline.toFixed(0)}% (${r.pctCI![0].toFixed(0)}–${r.pctCI![1].toFixed(0)})`} | ${res ? res.server.cpuPctAvg.toFixed(0) : '–'} | ${res ? (res.server.rssBytesPeak / 2 ** 20).toFixed(0) : '–'} | ${res ? fmtInt(res.rpsPerCpuSecond) : '–'} | ${c.startupMs === null ? '–' : fmtInt(c.startupMs)} | ${flags} |`);
+        lines.push(`| ${r.rank} | ${c.label} | ${fmtInt(r.rps!)} ${hasInterval(c) ? `(${fmtInt(r.ci95![0])}–${fmtInt(r.ci95![1])})` : '(no interval)'} | ${fmtMs(lat.p50)} | ${fmtMs(lat.p99)} | ${fmtInt(r.errors!)} | ${r.pctOfBaseline === null ? '–' : r.cell.label === BASELINE ? '100%' : hasInterval(c) ? `${r.pctOfBaseline.toFixed(0)}% (${r.pctCI![0].toFixed(0)}–${r.pctCI![1].toFixed(0)})` : `${r.pctOfBaseline.toFixed(0)}%`} | ${res ? res.server.cpuPctAvg.toFixed(0) : '–'} | ${res ? (res.server.rssBytesPeak / 2 ** 20).toFixed(0) : '–'} | ${res ? fmtInt(res.rpsPerCpuSecond) : '–'} | ${c.startupMs === null ? '–' : fmtInt(c.startupMs)} | ${flags} |`);
       }
     }
     const unranked = t.rows.filter((r) => r.rank === null);
@@ -149,6 +149,7 @@ export function hyperfineLine(ranked: BoardRow[]): string | null {
   const top = ranked[0].cell;
   const parts = ranked.slice(1).map((r) => {
     const v = ratioCI(top, r.cell);
+    if (!hasInterval(top) || !hasInterval(r.cell)) return `${v.ratio.toFixed(2)} times as fast as \`${r.cell.label}\` (no interval: ${r.cell.driver} gave no per-second samples)`;
     return tied(top, r.cell) ? `${v.ratio.toFixed(2)} ± ${v.pm.toFixed(2)} times as fast as \`${r.cell.label}\` (tied: the intervals overlap)` : `${v.ratio.toFixed(2)} ± ${v.pm.toFixed(2)} times faster than \`${r.cell.label}\``;
   });
   return `\`${top.label}\` ran ${parts.join(', ')}.`;

@@ -106,6 +106,11 @@ function rpsSamples(c: CellResult): number[] {
   return s.length >= 2 ? s : [c.load!.requestsPerSec.mean];
 }
 
+/** True when the cell's requests/s has an interval (≥ 3 trials, or ≥ 2 steady per-second samples; k6 gives none). */
+export function hasInterval(c: CellResult): boolean {
+  return Boolean(c.stats && c.stats.trials >= 3) || steadySamples(c).length >= 2;
+}
+
 /** The cell's headline requests/s: the median of its trials (or the single trial's mean). */
 export function cellRps(c: CellResult): number {
   return c.stats?.rps.median ?? c.load!.requestsPerSec.mean;

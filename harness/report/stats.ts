@@ -11,23 +11,15 @@
  * The bootstrap uses a seeded PRNG so the same data always gives the same interval.
  */
 import * as hdr from 'hdr-histogram-js';
+import { mulberry32 } from '../prng.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
 /** Trials whose (max − min)/median exceeds this are flagged noisy (10%). */
 export const NOISY_THRESHOLD = 0.10;
 const RESAMPLES = 2000;
 
-/** mulberry32: a small seeded PRNG, [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG of the bootstrap (mulberry32). */
+export const prng = mulberry32;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

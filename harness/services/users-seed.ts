@@ -8,6 +8,7 @@
  * that gets UTF-8 or content-length wrong fails the verifier), `email` is derived from the name
  * and the id (unique), `created_at` is a whole second in 2025, UTC.
  */
+import { mulberry32 } from '../prng.ts';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 
@@ -27,18 +28,6 @@ const LAST = [
   'van Rossum', 'Nin', 'García', 'Kravitz', 'Kierkegaard', 'Nowak', 'Dubois', 'Matsumoto', 'Shaw',
   'Stroustrup', 'Wirth', 'Goldwasser', 'Lamport',
 ];
-
-/** mulberry32: a tiny 32-bit seeded PRNG; returns floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** ASCII-only, lower-case local part of an e-mail address from a name. */
 function slug(s: string): string {

@@ -45,7 +45,7 @@ test('a POST handler that never answers under load is measured as timeouts and l
   await runCli([...fixtureArgs(results), 'leaderboard']);
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
   assert.match(md, /\*\*critical\*\* · `hanging-post` · post \(smoke\): \*\*errors under load\*\*. \d+ timeouts/);
-  assert.doesNotMatch(md, /`hanging-post` · json/);
+  assert.doesNotMatch(md, /\*\*(critical|major)\*\* · `hanging-post` · json/, 'json is healthy (a client-bound note may appear on 2 cores)');
 });
 
 test('SIGINT stops every child process and keeps the finished cells', async () => {

@@ -18,11 +18,6 @@ export function spawnTracked(cmd: string, args: string[], opts: SpawnOptions = {
   return child;
 }
 
-/** The PIDs of every child still running (for tests and diagnostics). */
-export function livePids(): number[] {
-  return [...live].map((c) => c.pid).filter((p): p is number => typeof p === 'number');
-}
-
 function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {

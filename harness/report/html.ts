@@ -17,6 +17,7 @@ import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, hyperfineLine, latestCells, type BoardRow, type BoardTable } from './leaderboard.ts';
 import { findIssues, type Finding } from './issues.ts';
 import { evaluateClaims, formatComparison, loadClaims, type ClaimResult } from './claims.ts';
+import { fmtGiB, fmtInt, fmtMs, oneLine } from './format.ts';
 
 /** The chart library inlined into the page (pinned in package.json). */
 export function echartsSource(): string {
@@ -88,14 +89,7 @@ const titleOf = (t: BoardTable) => `${t.scenario} · ${t.profile} · ${t.driver}
 export function esc(s: unknown): string {
   return String(s ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
-const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
-const fmtMs = (n: number) => (n >= 100 ? fmtInt(n) : n.toFixed(n >= 10 ? 1 : 2));
 const fmtMiB = (n: number) => (n >= 100 ? fmtInt(n) : n.toFixed(1));
-const fmtGiB = (n: number) => `${(n / 2 ** 30).toFixed(1)} GiB`;
-const oneLine = (s: string, n = 300) => {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > n ? `${t.slice(0, n)}…` : t;
-};
 
 /** JSON that is safe inside <script>: no `<` at all, so no `</script` or `<!--`. */
 function scriptJson(data: unknown): string {

@@ -12,6 +12,7 @@
  */
 import type { CellResult } from '../store/results.ts';
 import { cellRps, median } from './stats.ts';
+import { oneLine } from './format.ts';
 
 export type Severity = 'critical' | 'major' | 'minor' | 'info';
 
@@ -55,7 +56,8 @@ function hintFor(c: CellResult): string {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const oneLine = (s: string, n = 400) => { const t = s.replace(/\s+/g, ' ').trim(); return t.length > n ? `…${t.slice(-n)}` : t; };
+/** Log tails keep their end: that is where the error is. */
+const tailLine = (s: string) => oneLine(s, 400, 'tail');
 const sameRun = (a: CellResult, b: CellResult) => a.profile === b.profile && a.driver === b.driver && a.node.major === b.node.major;
 
 /** Every finding for the given (latest) cells, ordered by severity, then contender, then scenario. */
@@ -65,9 +67,9 @@ export function findIssues(cells: CellResult[]): Finding[] {
   for (const c of cells) {
     const f = (severity: Severity, title: string, evidence: string) =>
       out.push({ severity, label: c.label, scenario: c.scenario, profile: c.node.major === CURRENT_NODE ? c.profile : `${c.profile}, Node ${c.node.major}`, title, evidence });
-    const tail = c.failure?.logTail ? ` Log tail: ${oneLine(c.failure.logTail)}` : '';
+    const tail = c.failure?.logTail ? ` Log tail: ${tailLine(c.failure.logTail)}` : '';
     switch (c.status) {
-      case 'build-failed': f('critical', 'build failed', `${c.failure?.reason}. Compiler output: ${oneLine(c.failure?.logTail ?? '')}`); continue;
+      case 'build-failed': f('critical', 'build failed', `${c.failure?.reason}. Compiler output: ${tailLine(c.failure?.logTail ?? '')}`); continue;
       case 'start-failed': f('critical', 'failed to start', `${c.failure?.reason}.${tail}`); continue;
       case 'crashed': f('critical', 'crashed under load', `${c.failure?.reason}.${tail}`); break;
       case 'error': f('major', 'load run failed', `${c.failure?.reason}.${tail}`); continue;

@@ -9,6 +9,7 @@ import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues } from './issues.ts';
 import { evaluateClaims, loadClaims, renderClaims } from './claims.ts';
 import { cellCI, cellRps, hasInterval, ratioCI, tied } from './stats.ts';
+import { fmtGiB, fmtInt, fmtMs, oneLine } from './format.ts';
 
 /** The newest result per cell key (label × scenario × driver × profile × Node major). */
 export function latestCells(cells: CellResult[]): CellResult[] {
@@ -75,9 +76,6 @@ export function buildTables(cells: CellResult[], scenarioOrder: string[], profil
       || idx(scenarioOrder, a.scenario) - idx(scenarioOrder, b.scenario) || a.driver.localeCompare(b.driver) || a.nodeMajor - b.nodeMajor);
 }
 
-const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
-const fmtMs = (n: number) => (n >= 100 ? String(Math.round(n)) : n.toFixed(n >= 10 ? 1 : 2));
-const fmtBytes = (n: number) => `${(n / 2 ** 30).toFixed(1)} GiB`;
 
 /** Renders LEADERBOARD.md from all results. `runs` supply the header's machine, dates and commits. */
 export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder: string[], profileOrder: string[]): string {
@@ -92,7 +90,7 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
   }
   const last = usedRuns[usedRuns.length - 1];
   const m = last.machine;
-  lines.push(`- **Machine:** ${m.cpuModel}, ${m.cores} cores, ${fmtBytes(m.memoryBytes)} RAM, ${m.os} (${m.arch})`);
+  lines.push(`- **Machine:** ${m.cpuModel}, ${m.cores} cores, ${fmtGiB(m.memoryBytes)} RAM, ${m.os} (${m.arch})`);
   lines.push(`- **Node.js:** ${[...new Set(usedRuns.map((r) => r.node.version))].join(', ')}`);
   lines.push(`- **Profiles:** ${[...new Set(cells.map((c) => c.profile))].join(', ')}`);
   lines.push(`- **CPU plan:** ${last.cpuPlan.note}`);
@@ -208,11 +206,6 @@ export function renderTerminal(all: CellResult[], scenarioOrder: string[], profi
     out.push(`${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor}`, table.toString(), '');
   }
   return out.join('\n');
-}
-
-function oneLine(s: string, n = 300): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > n ? `${t.slice(0, n)}…` : t;
 }
 
 function escapeMd(s: string): string {

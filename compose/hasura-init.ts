@@ -106,9 +106,10 @@ if (import.meta.main) {
     process.exit(1);
   }
   if (process.env.HASURA_INIT_STAY === '1') {
-    fs.writeFileSync(process.env.HASURA_INIT_DONE_FILE ?? '/tmp/hasura-init.done', `${new Date().toISOString()}\n`);
-    console.log('hasura-init: done; staying idle as the readiness marker of `up --wait hasura`');
+    // Handlers first, then the done file: whoever sees the file may stop us at once.
     const idle = setInterval(() => {}, 1 << 30);
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => { clearInterval(idle); process.exit(0); });
+    fs.writeFileSync(process.env.HASURA_INIT_DONE_FILE ?? '/tmp/hasura-init.done', `${new Date().toISOString()}\n`);
+    console.log('hasura-init: done; staying idle as the readiness marker of `up --wait hasura`');
   }
 }

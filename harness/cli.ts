@@ -66,6 +66,7 @@ function parsePort(v: string): number {
 interface BenchOpts {
   scenario?: string[]; profile: string; port?: number; host: string; upstreamDelay: string; variants: boolean;
   node?: string; duration?: string; vus?: string; rate?: string; url?: string; trials?: string; seed?: string;
+  crossCheck?: string | boolean;
 }
 
 async function bench(g: Globals, names: string[], opts: BenchOpts, command: string[]) {
@@ -97,8 +98,15 @@ async function bench(g: Globals, names: string[], opts: BenchOpts, command: stri
   if (!Number.isInteger(trials) || trials < 1 || trials > 50) throw new UserError(`--trials must be an integer from 1 to 50, got '${opts.trials}'`);
   const seed = opts.seed === undefined ? undefined : Number(opts.seed);
   if (seed !== undefined && !Number.isInteger(seed)) throw new UserError(`--seed must be an integer, got '${opts.seed}'`);
+  let crossCheckS: number | undefined;
+  if (opts.crossCheck === false) crossCheckS = 0;
+  else if (typeof opts.crossCheck === 'string') {
+    crossCheckS = Number(opts.crossCheck);
+    if (!Number.isFinite(crossCheckS) || crossCheckS < 0 || crossCheckS > 60) throw new UserError(`--cross-check must be seconds from 0 to 60 (0 = off), got '${opts.crossCheck}'`);
+  }
+  if (crossCheckS && profile.driver !== 'autocannon') throw new UserError(`--cross-check compares autocannon with wrk; ${profile.name} is a k6 profile`);
   const summary = await runPlan({
-    trials, shuffleSeed: seed,
+    trials, shuffleSeed: seed, crossCheckS,
     cells, profileName: profile.name, resultsDir: g.resultsDir, scenariosDir: g.scenariosDir, host: opts.host,
     port: opts.port, externalUrl: opts.url, upstreamDelayMs: delay, command, signal: interrupt.signal,
   });
@@ -239,6 +247,8 @@ const benchOptions = (c: Command) => c
   .option('--rate <rps>', 'k6-rate: requests/s (default: half the cell\'s latest autocannon quick requests/s)')
   .option('--trials <n>', 'trials per cell, interleaved across contenders (default: the profile\'s, 1 for quick)')
   .option('--seed <n>', 'seed of the per-round shuffle of interleaved trials (recorded; random by default)')
+  .option('--cross-check <s>', 'seconds per run of the once-per-run autocannon-vs-wrk check on the fastest cell (default: the profile\'s; 0 = off; needs wrk)')
+  .option('--no-cross-check', 'skip the autocannon-vs-wrk driver check')
   .option('--url <url>', 'bench a server already running on this machine (external target: no start, stop or pinning)');
 
 benchOptions(program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'))

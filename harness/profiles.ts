@@ -29,6 +29,8 @@ export interface AutocannonProfile extends BaseProfile {
   pipelining: number;
   /** Measured window, seconds. */
   durationS: number;
+  /** Seconds per run of the once-per-run driver cross-check against wrk (drivers/cross-check.ts); absent = off. */
+  crossCheckS?: number;
 }
 
 export interface K6Stage { durationS: number; target: number }
@@ -55,11 +57,11 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'quick', driver: 'autocannon', description: 'the default bake-off: 100 connections, 2 s warm-up, 5 s measured',
-    source: 'project', connections: 100, pipelining: 1, warmupS: 2, durationS: 5, timeoutS: 10,
+    source: 'project', connections: 100, pipelining: 1, warmupS: 2, durationS: 5, timeoutS: 10, crossCheckS: 3,
   },
   {
     name: 'standard-3', driver: 'autocannon', description: 'the quick shape, 3 interleaved trials: medians with 95% bootstrap intervals',
-    source: 'project (hyperfine / criterion.rs practice)', connections: 100, pipelining: 1, warmupS: 2, durationS: 5, timeoutS: 10, trials: 3,
+    source: 'project (hyperfine / criterion.rs practice)', connections: 100, pipelining: 1, warmupS: 2, durationS: 5, timeoutS: 10, trials: 3, crossCheckS: 3,
   },
   {
     name: 'nexus-report', driver: 'autocannon', description: '100 connections, pipelining 10, 10 s measured',
@@ -67,11 +69,11 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'standard', driver: 'autocannon', description: '10 connections, 10 s measured',
-    source: 'seed 004 (standard)', connections: 10, pipelining: 1, warmupS: 3, durationS: 10, timeoutS: 10,
+    source: 'seed 004 (standard)', connections: 10, pipelining: 1, warmupS: 3, durationS: 10, timeoutS: 10, crossCheckS: 5,
   },
   {
     name: 'stress', driver: 'autocannon', description: '100 connections, 60 s measured',
-    source: 'seed 004 (stress)', connections: 100, pipelining: 1, warmupS: 5, durationS: 60, timeoutS: 10,
+    source: 'seed 004 (stress)', connections: 100, pipelining: 1, warmupS: 5, durationS: 60, timeoutS: 10, crossCheckS: 5,
   },
   {
     name: 'k6-ramp', driver: 'k6', executor: 'ramping-vus', description: 'ramping-vus 0→50 (10 s), 50 (20 s), 50→100 (10 s), 100 (20 s), 100→0 (10 s), no think time',

@@ -8,7 +8,8 @@
  * `unsupported` (engines exclude the Node version) cells. Aborting (`signal`: Ctrl-C) stops the
  * current cell; finished cells stay saved and meta.json says `interrupted`. With `externalUrl`
  * the lifecycle is skipped: no build, start, stop or server pinning; verification and
- * measurement still run and the result says `target: external`.
+ * measurement still run and the result says `target: external`. After the cells, once per run,
+ * the driver cross-check against wrk (drivers/cross-check.ts) is recorded in meta.json.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,12 +17,13 @@ import { ContractChecker, verifyScenario } from './contract/verify.ts';
 import { buildRequest, loadParams, loadSharedSchemas, type RuntimeValues } from './contract/scenarios.ts';
 import { runLoad } from './drivers/load.ts';
 import { findK6 } from './drivers/k6.ts';
-import type { LoadOutput } from './drivers/types.ts';
+import type { LoadJob, LoadOutput } from './drivers/types.ts';
 import { buildContender, type BuildResult } from './lifecycle/build.ts';
 import { makeCpuPlan, type CpuPlan } from './lifecycle/cpu-plan.ts';
 import { freePort } from './lifecycle/ports.ts';
 import { engineProblem } from './lifecycle/node-runtime.ts';
-import { startServer, StartError, logTail, type ServerHandle } from './lifecycle/server.ts';
+import { startServer, StartError, logTail, type ServerHandle, type StartOptions } from './lifecycle/server.ts';
+import { crossCheckDriver, fastestCell } from './drivers/cross-check.ts';
 import { Sampler } from './lifecycle/sampler.ts';
 import { prng, trialStats } from './report/stats.ts';
 import { startUpstream, type Upstream } from './services/upstream.ts';
@@ -50,6 +52,8 @@ export interface RunOptions {
   trials?: number;
   /** Seed of the per-round shuffle (recorded in meta.json); random when unset. */
   shuffleSeed?: number;
+  /** Seconds per run of the wrk driver cross-check (0 = off); default: the profile's `crossCheckS`. */
+  crossCheckS?: number;
   command: string[];
   signal: AbortSignal;
   /** Progress and log lines go here (default: stderr). */
@@ -117,6 +121,9 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
       meta.database = db.meta;
       writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
     }
+    const ctx: Omit<CellContext, 'build'> = {
+      ...o, runId, runDir, cpuPlan, checker, sharedSchemas, upstreamUrl: upstream?.url ?? 'http://127.0.0.1:9', k6Bin: k6.bin, k6Why: k6.why, db,
+    };
     const planned = queue.map(({ cell: c }) => (c.profile.warmupS + measuredSeconds(c.profile) + 1) * 1000);
     for (const [i, { cell, trial }] of queue.entries()) {
       if (o.signal.aborted) break;
@@ -134,10 +141,7 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
         if (!build.ok && !o.signal.aborted) log(`  build FAILED for ${cell.manifest.name}:\n${indent(build.output)}`);
       }
       if (o.signal.aborted) break;
-      const result = await runCell(cell, {
-        ...o, runId, runDir, cpuPlan, checker, sharedSchemas, upstreamUrl: upstream?.url ?? 'http://127.0.0.1:9',
-        build: build ?? { ok: true, ms: 0, output: '' }, k6Bin: k6.bin, k6Why: k6.why, db,
-      });
+      const result = await runCell(cell, { ...ctx, build: build ?? { ok: true, ms: 0, output: '' } });
       if (!result) break; // aborted mid-cell: nothing to record
       log(`  ${describe(result)}`);
       if (trials === 1) {
@@ -156,6 +160,23 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
       writeJsonAtomic(path.join(runDir, 'cells', `${final.cellId}.json`), final);
       results.push(final);
       if (final.stats?.noisy) log(`  ${final.label} · ${final.scenario}: trials disagree by ${(final.stats.spread * 100).toFixed(0)}% — noisy, re-run`);
+    }
+    const first = o.cells[0]?.profile;
+    const crossS = o.crossCheckS ?? (first?.driver === 'autocannon' ? first.crossCheckS ?? 0 : 0);
+    const fastest = fastestCell(results);
+    const spec = fastest && o.cells.find((cell) => cellIdOf(cell, o.externalUrl) === fastest.cellId);
+    if (crossS > 0 && fastest && spec && !o.signal.aborted) {
+      try {
+        meta.driverCrossCheck = await crossCheckDriver({
+          cell: fastest, runS: crossS, cpus: cpuPlan.client, signal: o.signal, log,
+          start: async () => o.externalUrl
+            ? { baseUrl: o.externalUrl, stop: async () => 0 }
+            : startServer(spec.manifest, await serverOptions(spec, ctx, path.join(runDir, 'logs', `${fastest.cellId}__cross-check.log`))),
+          job: (baseUrl) => loadJob(spec, ctx, baseUrl),
+        });
+      } catch (e) {
+        if (!o.signal.aborted) throw e;
+      }
     }
   } finally {
     await upstream?.stop();
@@ -238,10 +259,37 @@ function resolveRate(cell: CellSpec, c: CellContext): { rate: number | null; why
   return { rate: Math.max(1, Math.round(prior.load!.requestsPerSec.mean / 2)), why: '' };
 }
 
+/** A cell's result id (`__external` for an external target). */
+function cellIdOf(cell: CellSpec, externalUrl: string | undefined): string {
+  return cellId(cell.manifest.name, cell.variant, cell.scenario.name, cell.profile.driver, cell.profile.name, cell.node.major) + (externalUrl ? '__external' : '');
+}
+
+function needsDatabase(cell: CellSpec): boolean {
+  return cell.manifest.requires.includes('database') || cell.scenario.needs.includes('database');
+}
+
+/** How a cell's server is started: pinned to the server cores, variant env, DATABASE_URL when it needs one. */
+async function serverOptions(cell: CellSpec, c: Omit<CellContext, 'build'>, logFile: string): Promise<StartOptions> {
+  const m = cell.manifest;
+  return {
+    host: c.host, port: c.port ?? (await freePort(c.host)), upstreamUrl: c.upstreamUrl,
+    env: { ...(cell.variant ? m.variants[cell.variant].env : {}), ...(needsDatabase(cell) && c.db?.url ? { DATABASE_URL: c.db.url } : {}) },
+    cpus: c.cpuPlan.server, logFile, nodePath: cell.node.path,
+  };
+}
+
+/** The cell's load job against `baseUrl`: the scenario's load parameters and the concrete request. */
+function loadJob(cell: CellSpec, c: Omit<CellContext, 'build'>, baseUrl: string): LoadJob {
+  const { manifest: m, scenario: s } = cell;
+  const rt: RuntimeValues = { graphql: m.graphql, firstUsers: c.db?.firstUsers, paths: m.paths };
+  const params = loadParams(s, rt);
+  return { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params, m.paths), sampleEvery: SAMPLE_EVERY };
+}
+
 /** Runs one cell; returns null when aborted before it finished. */
 async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | null> {
   const { manifest: m, variant, scenario: s, profile: p, node } = cell;
-  const id = cellId(m.name, variant, s.name, p.driver, p.name, node.major) + (c.externalUrl ? '__external' : '');
+  const id = cellIdOf(cell, c.externalUrl);
   const startedAt = new Date().toISOString();
   const logFile = path.join(c.runDir, 'logs', `${id}.log`);
   const base: CellResult = {
@@ -260,8 +308,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
     if (engines) return skip('unsupported', `unsupported on Node ${node.major}: ${engines}`);
   }
   if (p.driver === 'k6' && !c.k6Bin) return skip('skipped', `k6 not available: ${c.k6Why}`);
-  const needsDb = m.requires.includes('database') || s.needs.includes('database');
-  if (needsDb && !c.db?.ready) return skip('skipped', `needs PostgreSQL: ${c.db?.error ?? 'no database'}`);
+  if (needsDatabase(cell) && !c.db?.ready) return skip('skipped', `needs PostgreSQL: ${c.db?.error ?? 'no database'}`);
   const { rate, why } = resolveRate(cell, c);
   if (why) return skip('skipped', why);
   const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
@@ -271,11 +318,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
   const tStart = performance.now();
   if (!c.externalUrl) {
     try {
-      server = await startServer(m, {
-        host: c.host, port: c.port ?? (await freePort(c.host)), upstreamUrl: c.upstreamUrl,
-        env: { ...(variant ? m.variants[variant].env : {}), ...(needsDb && c.db?.url ? { DATABASE_URL: c.db.url } : {}) },
-        cpus: c.cpuPlan.server, logFile, nodePath: node.path,
-      });
+      server = await startServer(m, await serverOptions(cell, c, logFile));
     } catch (e) {
       if (e instanceof UserError) throw e;
       if (c.signal.aborted) return null;
@@ -310,8 +353,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
       teardown = await stop();
       return done({ status: 'verify-failed', verification, startupMs, overheadMs: overhead(), failure: { reason: 'verification failed: ' + verification.reasons.join('; '), logTail: server ? logTail(logFile) : '' } });
     }
-    const params = loadParams(s, rt);
-    const job = { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params, m.paths), sampleEvery: SAMPLE_EVERY };
+    const job = loadJob(cell, c, baseUrl);
     let out: LoadOutput | null = null;
     let loadError: string | undefined;
     const sampler = new Sampler(server?.pid ?? null);

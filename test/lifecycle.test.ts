@@ -59,13 +59,17 @@ test('SIGINT stops every child process and keeps the finished cells', async () =
   // Wait until the second cell is under load (the first one finished and was saved).
   const deadline = Date.now() + 60_000;
   while (!/\[2\/2\]/.test(stderr) && Date.now() < deadline) await sleep(100);
-  await sleep(1500);
-  const pids = descendants(child.pid!);
+  // The server and then the load driver appear under the harness: wait for both (slow CI included).
+  let pids = descendants(child.pid!);
+  for (let i = 0; i < 200 && pids.length < 2; i++) { await sleep(100); pids = descendants(child.pid!); }
+  await sleep(500);
+  pids = descendants(child.pid!);
   assert.ok(pids.length >= 2, `expected a server and a load driver under the harness, found ${pids}`);
   child.kill('SIGINT');
   const code = await exited;
   assert.equal(code, 130);
-  await sleep(200);
+  // Exited children are reaped by init a moment after the harness itself exits.
+  for (let i = 0; i < 20 && pids.some(alive); i++) await sleep(100);
   assert.deepEqual(pids.filter(alive), [], 'no child process may outlive the harness');
   const cells = readCells(results);
   assert.deepEqual(cells.map((c) => c.scenario), ['ping']);

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { K6Profile } from '../profiles.ts';
 import type { Scenario } from '../contract/scenarios.ts';
 import { expectedAt, expectedExact } from '../contract/scenarios.ts';
-import { pinnedCommand, runTracked } from '../lifecycle/processes.ts';
+import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { ROOT } from '../paths.ts';
 import type { LoadJob, LoadOutput } from './types.ts';
 
@@ -38,14 +38,6 @@ export function versionAtLeast(a: string, b: string): boolean {
   const pb = b.split('.').map(Number);
   for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) > (pb[i] ?? 0);
   return true;
-}
-
-function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const p = path.join(dir, name);
-    try { fs.accessSync(p, fs.constants.X_OK); return p; } catch { /* next */ }
-  }
-  return null;
 }
 
 /**

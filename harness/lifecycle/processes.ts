@@ -5,6 +5,8 @@
  * (a start command such as `npm start` may fork the real server).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const live = new Set<ChildProcess>();
@@ -92,4 +94,14 @@ export function runTracked(
 /** Prefixes argv with `taskset -c <cpus>` when `cpus` is set. */
 export function pinnedCommand(cpus: string | null, argv: string[]): string[] {
   return cpus ? ['taskset', '-c', cpus, ...argv] : argv;
+}
+
+/** The first executable `name` on PATH, or null. */
+export function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    try { fs.accessSync(p, fs.constants.X_OK); return p; } catch { /* next */ }
+  }
+  return null;
 }

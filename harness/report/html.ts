@@ -114,6 +114,7 @@ function metaSection(runs: RunMeta[], cells: CellResult[]): string {
     ['Profiles', [...new Set(cells.map((c) => c.profile))].join(', ')],
   ];
   const machines = new Set(runs.map((r) => JSON.stringify(r.machine)));
+  const crossChecks = runs.filter((r) => r.driverCrossCheck);
   const runRows = runs.map((r) => `<tr><td><code>${esc(r.runId)}</code></td><td>${esc(r.startedAt.replace('T', ' ').slice(0, 19))} UTC</td>`
     + `<td>${esc(r.profile)}</td><td>${esc(r.node.version)}</td><td><code>${esc(r.git.commit?.slice(0, 10) ?? 'unknown')}</code>${r.git.dirty ? ' <span class="tag">dirty</span>' : ''}</td>`
     + `<td>${esc(r.cpuPlan.note)}</td>`
@@ -126,6 +127,7 @@ function metaSection(runs: RunMeta[], cells: CellResult[]): string {
 <details${runs.length <= 4 ? ' open' : ''}><summary>${runs.length} run${runs.length === 1 ? '' : 's'} behind this page</summary>
 <div class="scroll"><table class="runs"><thead><tr><th>run</th><th>started</th><th>profile</th><th>Node</th><th>commit</th><th>CPU plan</th>${machines.size > 1 ? '<th>machine</th>' : ''}<th>state</th><th class="num">cells</th></tr></thead>
 <tbody>${runRows}</tbody></table></div></details>
+${crossChecks.length ? `<h3>Driver cross-check (autocannon vs wrk)</h3>\n<ul class="crosscheck">${crossChecks.map((r) => `<li${r.driverCrossCheck!.driverBound ? ' class="bound"' : ''}><code>${esc(r.runId)}</code>: ${esc(r.driverCrossCheck!.summary.replace(/`/g, ''))}</li>`).join('')}</ul>` : ''}
 <p class="note">Absolute requests/s depend on the machine and vary between runs; compare ratios within one run. Latencies come from a closed-loop driver (coordinated omission): they describe the server at saturation.</p>
 </section>`;
 }
@@ -275,6 +277,7 @@ tbody tr:hover{background:#f8fafc}
 .scroll{overflow-x:auto}
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f6;padding:1px 4px;border-radius:4px}
 .note{color:var(--mute);font-size:12.5px;margin:10px 0 0}
+.crosscheck{margin:6px 0 0;padding-left:18px;font-size:13px}.crosscheck li.bound{color:var(--major)}
 .sub{display:block;color:var(--mute);font-size:12px;font-weight:400}
 .ok{color:var(--ok);font-weight:550}
 .bad{color:var(--crit);font-weight:600}

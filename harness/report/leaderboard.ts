@@ -95,6 +95,7 @@ export function renderMarkdown(all: CellResult[], runs: RunMeta[], scenarioOrder
   lines.push(`- **Profiles:** ${[...new Set(cells.map((c) => c.profile))].join(', ')}`);
   lines.push(`- **CPU plan:** ${last.cpuPlan.note}`);
   lines.push(`- **Runs:** ${usedRuns.map((r) => `\`${r.runId}\` (${r.startedAt.slice(0, 10)}, profile ${r.profile}, commit ${r.git.commit?.slice(0, 10) ?? 'unknown'}${r.git.dirty ? '+dirty' : ''}${r.state !== 'complete' ? `, ${r.state}` : ''})`).join('; ')}`);
+  for (const r of usedRuns.filter((x) => x.driverCrossCheck)) lines.push(`- **Driver cross-check** (run \`${r.runId}\`, autocannon vs wrk): ${r.driverCrossCheck!.summary}`);
   lines.push('', 'Absolute requests/s depend on the machine and vary between runs; compare ratios within one run (see the README\'s methodology).', '');
 
   lines.push('## Issues found', '');

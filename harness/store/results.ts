@@ -16,6 +16,7 @@ import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { LoadOutput } from '../drivers/types.ts';
 import type { Profile } from '../profiles.ts';
 import type { Verdict } from '../contract/verify.ts';
+import type { DriverCrossCheck } from '../drivers/cross-check.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -108,6 +109,8 @@ export interface RunMeta {
   nodes: { major: number; version: string }[];
   /** Per contender: resolved versions of its direct dependencies, read from package-lock.json. */
   packages: Record<string, Record<string, string>>;
+  /** autocannon vs wrk on the run's fastest cell (absent when the profile has no cross-check, or in runs before it existed). */
+  driverCrossCheck?: DriverCrossCheck;
 }
 
 /** A fresh, unique run id: UTC time plus a random suffix, safe as a folder name. */

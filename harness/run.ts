@@ -163,9 +163,9 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     }
     const first = o.cells[0]?.profile;
     const crossS = o.crossCheckS ?? (first?.driver === 'autocannon' ? first.crossCheckS ?? 0 : 0);
-    const fastest = fastestCell(results);
+    const fastest = crossS > 0 && !o.signal.aborted ? fastestCell(results) : null;
     const spec = fastest && o.cells.find((cell) => cellIdOf(cell, o.externalUrl) === fastest.cellId);
-    if (crossS > 0 && fastest && spec && !o.signal.aborted) {
+    if (fastest && spec) {
       try {
         meta.driverCrossCheck = await crossCheckDriver({
           cell: fastest, runS: crossS, cpus: cpuPlan.client, signal: o.signal, log,
@@ -278,11 +278,15 @@ async function serverOptions(cell: CellSpec, c: Omit<CellContext, 'build'>, logF
   };
 }
 
+/** What the contract needs from the contender and the run: its GraphQL query, the seeded first users, its path map. */
+function runtimeValues(cell: CellSpec, c: Omit<CellContext, 'build'>): RuntimeValues {
+  return { graphql: cell.manifest.graphql, firstUsers: c.db?.firstUsers, paths: cell.manifest.paths };
+}
+
 /** The cell's load job against `baseUrl`: the scenario's load parameters and the concrete request. */
 function loadJob(cell: CellSpec, c: Omit<CellContext, 'build'>, baseUrl: string): LoadJob {
   const { manifest: m, scenario: s } = cell;
-  const rt: RuntimeValues = { graphql: m.graphql, firstUsers: c.db?.firstUsers, paths: m.paths };
-  const params = loadParams(s, rt);
+  const params = loadParams(s, runtimeValues(cell, c));
   return { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params, m.paths), sampleEvery: SAMPLE_EVERY };
 }
 
@@ -313,7 +317,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
   if (why) return skip('skipped', why);
   const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
 
-  const rt: RuntimeValues = { graphql: m.graphql, firstUsers: c.db?.firstUsers, paths: m.paths };
+  const rt = runtimeValues(cell, c);
   let server: ServerHandle | null = null;
   const tStart = performance.now();
   if (!c.externalUrl) {

@@ -11,7 +11,7 @@
  */
 import type { CellResult } from '../store/results.ts';
 import type { AutocannonProfile } from '../profiles.ts';
-import { median } from '../report/stats.ts';
+import { cellRps, median } from '../report/stats.ts';
 import { runAutocannon } from './autocannon.ts';
 import type { LoadJob } from './types.ts';
 import { findWrk, runWrk } from './wrk.ts';
@@ -43,8 +43,7 @@ export interface DriverCrossCheck {
 /** The run's fastest ok autocannon cell without pipelining (wrk sends one request at a time per connection), or null. */
 export function fastestCell(cells: CellResult[]): CellResult | null {
   const ok = cells.filter((c) => c.status === 'ok' && c.driver === 'autocannon' && c.load && (c.load.profile as AutocannonProfile).pipelining === 1);
-  const rps = (c: CellResult) => c.stats?.rps.median ?? c.load!.requestsPerSec.mean;
-  return ok.sort((a, b) => rps(b) - rps(a))[0] ?? null;
+  return ok.sort((a, b) => cellRps(b) - cellRps(a))[0] ?? null;
 }
 
 /** The leaderboard sentence for a recorded cross-check. */
@@ -77,7 +76,7 @@ export async function crossCheckDriver(o: {
   const p = o.cell.load!.profile as AutocannonProfile;
   const rec: DriverCrossCheck = {
     status: 'skipped', reason: null, tool: 'wrk', toolVersion: null,
-    cell: { cellId: o.cell.cellId, label: o.cell.label, scenario: o.cell.scenario, profile: o.cell.profile, nodeMajor: o.cell.node.major, rps: o.cell.stats?.rps.median ?? o.cell.load!.requestsPerSec.mean },
+    cell: { cellId: o.cell.cellId, label: o.cell.label, scenario: o.cell.scenario, profile: o.cell.profile, nodeMajor: o.cell.node.major, rps: cellRps(o.cell) },
     connections: p.connections, runS: o.runS, runs: [], ratio: null, driverBound: null, summary: '',
   };
   const wrk = findWrk();
@@ -108,10 +107,10 @@ export async function crossCheckDriver(o: {
     if (errors > 0) throw new Error(`${errors} errors/timeouts/non-2xx during the cross-check runs (${rec.runs.map((r) => `${r.driver} ${r.errors}`).join(', ')})`);
     const ac = median(rec.runs.filter((r) => r.driver === 'autocannon').map((r) => r.rps));
     const w = median(rec.runs.filter((r) => r.driver === 'wrk').map((r) => r.rps));
+    if (!(w > 0)) throw new Error('wrk measured 0 requests/s');
     rec.status = 'ok';
-    rec.ratio = w > 0 ? ac / w : null;
-    rec.driverBound = rec.ratio !== null && rec.ratio < DRIVER_BOUND_RATIO;
-    if (rec.ratio === null) { rec.status = 'error'; rec.reason = 'wrk measured 0 requests/s'; }
+    rec.ratio = ac / w;
+    rec.driverBound = rec.ratio < DRIVER_BOUND_RATIO;
   } catch (e) {
     if (o.signal.aborted) throw e;
     rec.status = 'error';

@@ -67,7 +67,13 @@ list:
 new name:
     {{harness}} new "$1"
 
-# The test suite (README command 2): real servers, sockets, PostgreSQL, autocannon and k6 (built first if Go is there).
-test *args:
+# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser).
+check:
+    tsc -p tsconfig.json
+    biome check
+    depcruise harness compose test --config .dependency-cruiser.cjs
+
+# The test suite (README command 2): the checks, then real servers, sockets, PostgreSQL, autocannon and k6 (built first if Go is there).
+test *args: check
     {{harness}} tools || echo "k6 unavailable: the k6 tests will be skipped"
     node --disable-warning=ExperimentalWarning --test --test-concurrency=1 --test-timeout=300000 "${@:-test/**/*.test.ts}"

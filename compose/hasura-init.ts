@@ -36,11 +36,23 @@ export interface InitOptions {
   log?: (line: string) => void;
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   let json: any = null;
-  try { json = JSON.parse(text); } catch { /* reported with the text */ }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* reported with the text */
+  }
   return { status: res.status, json, text };
 }
 
@@ -61,9 +73,14 @@ async function waitHealthy(baseUrl: string, timeoutMs: number): Promise<void> {
 }
 
 /** The metadata requests, in file-name order. */
-export function metadataRequests(contenderDir = CONTENDER_DIR): { file: string; body: { type: string; args: unknown } }[] {
+export function metadataRequests(
+  contenderDir = CONTENDER_DIR,
+): { file: string; body: { type: string; args: unknown } }[] {
   const dir = path.join(contenderDir, 'metadata');
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
     .map((file) => ({ file, body: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) }));
 }
 
@@ -89,9 +106,13 @@ export async function initHasura(o: InitOptions): Promise<void> {
   const r = await post(`${o.baseUrl}/v1/graphql`, { query: usersQuery }, {});
   const rows = at(r.json, usersPath);
   if (r.status !== 200 || r.json?.errors || !Array.isArray(rows) || rows.length !== 10) {
-    throw new Error(`the users query without the admin secret did not return 10 rows at ${usersPath} (status ${r.status}): ${r.text.slice(0, 500)}`);
+    throw new Error(
+      `the users query without the admin secret did not return 10 rows at ${usersPath} (status ${r.status}): ${r.text.slice(0, 500)}`,
+    );
   }
-  log(`users query as the unauthorized role: ${rows.length} rows, first id ${(rows[0] as { id: unknown }).id}; Hasura is ready`);
+  log(
+    `users query as the unauthorized role: ${rows.length} rows, first id ${(rows[0] as { id: unknown }).id}; Hasura is ready`,
+  );
 }
 
 if (import.meta.main) {
@@ -108,7 +129,11 @@ if (import.meta.main) {
   if (process.env.HASURA_INIT_STAY === '1') {
     // Handlers first, then the done file: whoever sees the file may stop us at once.
     const idle = setInterval(() => {}, 1 << 30);
-    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => { clearInterval(idle); process.exit(0); });
+    for (const sig of ['SIGTERM', 'SIGINT'] as const)
+      process.on(sig, () => {
+        clearInterval(idle);
+        process.exit(0);
+      });
     fs.writeFileSync(process.env.HASURA_INIT_DONE_FILE ?? '/tmp/hasura-init.done', `${new Date().toISOString()}\n`);
     console.log('hasura-init: done; staying idle as the readiness marker of `up --wait hasura`');
   }

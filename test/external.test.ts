@@ -11,11 +11,31 @@ import { alive, readCells, ROOT, runCli, tmpDir } from './helpers.ts';
 
 test('--url benches a server the harness did not start, and leaves it running', async () => {
   const port = await freePort();
-  const server = spawn(process.execPath, [path.join(ROOT, 'contenders', 'node-http', 'server.js')], { env: { ...process.env, HOST: '127.0.0.1', PORT: String(port) }, stdio: 'ignore' });
+  const server = spawn(process.execPath, [path.join(ROOT, 'contenders', 'node-http', 'server.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port) },
+    stdio: 'ignore',
+  });
   try {
-    for (let i = 0; i < 100; i++) { try { if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) break; } catch { await sleep(50); } }
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) break;
+      } catch {
+        await sleep(50);
+      }
+    }
     const results = tmpDir('external');
-    const r = await runCli(['--results-dir', results, 'bench', 'node-http', '--url', `http://127.0.0.1:${port}`, '--scenario', 'json,echo', '--profile', 'smoke']);
+    const r = await runCli([
+      '--results-dir',
+      results,
+      'bench',
+      'node-http',
+      '--url',
+      `http://127.0.0.1:${port}`,
+      '--scenario',
+      'json,echo',
+      '--profile',
+      'smoke',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, new RegExp(`external target http://127\\.0\\.0\\.1:${port}`));
     const cells = readCells(results);
@@ -28,7 +48,7 @@ test('--url benches a server the harness did not start, and leaves it running', 
       assert.equal(c.verification.level, 'pass');
       assert.ok(c.load.requests.total > 0);
     }
-    assert.ok(alive(server.pid!), 'the external server is not the harness\'s to stop');
+    assert.ok(alive(server.pid!), "the external server is not the harness's to stop");
     await runCli(['--results-dir', results, 'leaderboard']);
     assert.match(fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8'), /\| 1 \| node-http \(external\) \|/);
   } finally {
@@ -39,7 +59,10 @@ test('--url benches a server the harness did not start, and leaves it running', 
 test('a compose-only contender without --url says what to run, without a stack trace', async () => {
   const r = await runCli(['bench', 'hasura']);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /hasura runs only under Docker Compose .*`npx just compose-up hasura`, then bench it with `npx just bench hasura --url http:\/\/127\.0\.0\.1:<port>`/);
+  assert.match(
+    r.stderr,
+    /hasura runs only under Docker Compose .*`npx just compose-up hasura`, then bench it with `npx just bench hasura --url http:\/\/127\.0\.0\.1:<port>`/,
+  );
   assert.doesNotMatch(r.stderr, /\n\s+at /);
   const list = await runCli(['list']);
   assert.match(list.stdout, /hasura .* compose-only/);

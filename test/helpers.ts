@@ -12,20 +12,34 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'contenders');
 export const CLI = path.join(ROOT, 'harness', 'cli.ts');
 
-export interface CliResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs `node harness/cli.ts ...args` to completion (10 min limit). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...args], {
-      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b) => { stdout += b; });
-    child.stderr.on('data', (b) => { stderr += b; });
+    child.stdout.on('data', (b) => {
+      stdout += b;
+    });
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }
 
@@ -42,14 +56,18 @@ export function readCells(resultsDir: string): any[] {
   if (!fs.existsSync(runs)) return [];
   return fs.readdirSync(runs).flatMap((r) => {
     const cells = path.join(runs, r, 'cells');
-    return fs.existsSync(cells) ? fs.readdirSync(cells).map((f) => JSON.parse(fs.readFileSync(path.join(cells, f), 'utf8'))) : [];
+    return fs.existsSync(cells)
+      ? fs.readdirSync(cells).map((f) => JSON.parse(fs.readFileSync(path.join(cells, f), 'utf8')))
+      : [];
   });
 }
 
 /** The run metadata files under `resultsDir`, parsed. */
 export function readMetas(resultsDir: string): any[] {
   const runs = path.join(resultsDir, 'runs');
-  return fs.existsSync(runs) ? fs.readdirSync(runs).map((r) => JSON.parse(fs.readFileSync(path.join(runs, r, 'meta.json'), 'utf8'))) : [];
+  return fs.existsSync(runs)
+    ? fs.readdirSync(runs).map((r) => JSON.parse(fs.readFileSync(path.join(runs, r, 'meta.json'), 'utf8')))
+    : [];
 }
 
 /** PIDs of every live descendant of `pid` (from /proc/<pid>/stat parent links). */
@@ -61,10 +79,18 @@ export function descendants(pid: number): number[] {
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       parent.set(Number(d), ppid);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   const out: number[] = [];
-  const walk = (p: number) => { for (const [c, pp] of parent) if (pp === p) { out.push(c); walk(c); } };
+  const walk = (p: number) => {
+    for (const [c, pp] of parent)
+      if (pp === p) {
+        out.push(c);
+        walk(c);
+      }
+  };
   walk(pid);
   return out;
 }

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findK6, k6Expectation, k6Executor, parseK6Summary, runK6 } from '../harness/drivers/k6.ts';
 import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../harness/contract/scenarios.ts';
 import { engineProblem } from '../harness/lifecycle/node-runtime.ts';
-import { getProfile } from '../harness/profiles.ts';
+import { getProfile } from '../harness/core/profiles.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
 import { FIXTURES, readCells, ROOT, runCli, tmpDir } from './helpers.ts';
 
@@ -21,9 +21,16 @@ const k6 = findK6({ build: true });
 
 async function serve(script: string, env: Record<string, string> = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [script], { env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 100; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) break; } catch { await sleep(50); }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) break;
+    } catch {
+      await sleep(50);
+    }
   }
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
 }
@@ -31,26 +38,45 @@ async function serve(script: string, env: Record<string, string> = {}) {
 async function k6Run(url: string, scenario: string) {
   const s = scenarios.find((x) => x.name === scenario)!;
   const params = loadParams(s);
-  return runK6(k6.bin!, {
-    url, scenario, scenariosDir, params, request: buildRequest(s, params), sampleEvery: 10, timeoutS: 5,
-    expect: k6Expectation(s, params, shared), executor: k6Executor({ ...(getProfile('quick-k6') as any), vus: 5 }, null, 1),
-  }, null);
+  return runK6(
+    k6.bin!,
+    {
+      url,
+      scenario,
+      scenariosDir,
+      params,
+      request: buildRequest(s, params),
+      sampleEvery: 10,
+      timeoutS: 5,
+      expect: k6Expectation(s, params, shared),
+      executor: k6Executor({ ...(getProfile('quick-k6') as any), vus: 5 }, null, 1),
+    },
+    null,
+  );
 }
 
 test('the summary parser reads a saved k6 summary (p50/p90/p95/p99/max, non-2xx, body checks)', () => {
-  const saved = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'k6', 'summary-json-quarter-500.json'), 'utf8'));
+  const saved = JSON.parse(
+    fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'k6', 'summary-json-quarter-500.json'), 'utf8'),
+  );
   const out = parseK6Summary(saved, 'status 500, expected 200');
   assert.equal(out.driver, 'k6');
   assert.equal(out.requests.total, 12003);
   assert.equal(out.non2xx, 3000);
   assert.deepEqual(out.bodyChecks, { sampled: 12003, mismatched: 3000, firstMismatch: 'status 500, expected 200' });
   assert.ok(out.latencyMs.p99 > 2.3 && out.latencyMs.p99 < 2.32, 'p99 is read, not lost');
-  assert.ok(out.latencyMs.p50 < out.latencyMs.p90 && out.latencyMs.p90 < out.latencyMs.p95! && out.latencyMs.p95! < out.latencyMs.p99);
+  assert.ok(
+    out.latencyMs.p50 < out.latencyMs.p90 &&
+      out.latencyMs.p90 < out.latencyMs.p95! &&
+      out.latencyMs.p95! < out.latencyMs.p99,
+  );
   assert.ok(Math.abs(out.requestsPerSec.mean - 11999.5) < 1);
   assert.ok(Math.abs(out.durationS - 1.0003) < 0.001);
 });
 
-test('the k6 script passes its checks against a live contender and fails them against a broken one', { skip: k6.bin ? false : k6.why }, async () => {
+test('the k6 script passes its checks against a live contender and fails them against a broken one', {
+  skip: k6.bin ? false : k6.why,
+}, async () => {
   const good = await serve(path.join(ROOT, 'contenders', 'node-http', 'server.js'));
   const bad = await serve(path.join(FIXTURES, 'wrong-content-type', 'server.js'));
   try {
@@ -71,7 +97,18 @@ test('the k6 script passes its checks against a live contender and fails them ag
 
 test('a k6 bench records k6 cells in the common result schema', { skip: k6.bin ? false : k6.why }, async () => {
   const results = tmpDir('k6');
-  const r = await runCli(['--results-dir', results, 'bench', 'node-http', '--profile', 'quick-k6', '--duration', '1', '--scenario', 'json,fanout']);
+  const r = await runCli([
+    '--results-dir',
+    results,
+    'bench',
+    'node-http',
+    '--profile',
+    'quick-k6',
+    '--duration',
+    '1',
+    '--scenario',
+    'json,fanout',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const cells = readCells(results);
   assert.equal(cells.length, 2);
@@ -87,34 +124,66 @@ test('a k6 bench records k6 cells in the common result schema', { skip: k6.bin ?
 
 test('without k6 the k6 cells are skipped with instructions and the run still completes', async () => {
   const results = tmpDir('nok6');
-  const r = await runCli(['--results-dir', results, 'bench', 'node-http', '--profile', 'quick-k6', '--scenario', 'json'], { BENCH_K6: '' });
+  const r = await runCli(
+    ['--results-dir', results, 'bench', 'node-http', '--profile', 'quick-k6', '--scenario', 'json'],
+    { BENCH_K6: '' },
+  );
   assert.equal(r.code, 0, r.stderr);
   const [cell] = readCells(results);
   assert.equal(cell.status, 'skipped');
-  assert.match(cell.failure.reason, /k6 not available: .*install k6 ≥ 1\.8\.1 on PATH, or Go ≥ 1\.25 and run `npx just tools`/);
+  assert.match(
+    cell.failure.reason,
+    /k6 not available: .*install k6 ≥ 1\.8\.1 on PATH, or Go ≥ 1\.25 and run `npx just tools`/,
+  );
 });
 
 test('the engines check reads the contender and every dependency in the lockfile', () => {
   const dir = tmpDir('engines');
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'future', engines: { node: '>=99' } }));
   assert.equal(engineProblem(dir, 'v24.21.0'), 'future requires node >=99');
-  assert.match(engineProblem(path.join(ROOT, 'contenders', 'fastify'), 'v20.20.2')!, /^undici@8\.\d+\.\d+ requires node >=22/);
+  assert.match(
+    engineProblem(path.join(ROOT, 'contenders', 'fastify'), 'v20.20.2')!,
+    /^undici@8\.\d+\.\d+ requires node >=22/,
+  );
   assert.equal(engineProblem(path.join(ROOT, 'contenders', 'fastify'), 'v24.21.0'), null);
 });
 
 test('--node runs a contender on several Node majors; an excluded major is marked unsupported, not a crash', async () => {
   const results = tmpDir('matrix');
-  const r = await runCli(['--results-dir', results, 'bench', 'node-http', '--profile', 'smoke', '--scenario', 'json', '--node', '20,22']);
+  const r = await runCli([
+    '--results-dir',
+    results,
+    'bench',
+    'node-http',
+    '--profile',
+    'smoke',
+    '--scenario',
+    'json',
+    '--node',
+    '20,22',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const cells = readCells(results).sort((a, b) => a.node.major - b.node.major);
-  assert.deepEqual(cells.map((c) => [c.node.major, c.status]), [[20, 'unsupported'], [22, 'ok']]);
+  assert.deepEqual(
+    cells.map((c) => [c.node.major, c.status]),
+    [
+      [20, 'unsupported'],
+      [22, 'ok'],
+    ],
+  );
   assert.match(cells[0].failure.reason, /unsupported on Node 20: undici@8\.\d+\.\d+ requires node >=22/);
   assert.match(cells[1].node.version, /^v22\./);
   const meta = JSON.parse(fs.readFileSync(path.join(results, 'runs', cells[1].runId, 'meta.json'), 'utf8'));
-  assert.deepEqual(meta.nodes.map((n: { major: number }) => n.major), [20, 22]);
+  assert.deepEqual(
+    meta.nodes.map((n: { major: number }) => n.major),
+    [20, 22],
+  );
   await runCli(['--results-dir', results, 'bench', 'node-http', '--profile', 'smoke', '--scenario', 'json']);
   await runCli(['--results-dir', results, 'leaderboard']);
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
-  assert.match(md, /## Node\.js version matrix\n\n### smoke · autocannon\n\n\| contender \| scenario \| Node 20 \(req\/s · p99 ms\) \| Node 22 \(req\/s · p99 ms\) \| Node 24 \(req\/s · p99 ms\) \|/);
+  assert.match(
+    md,
+    /## Node\.js version matrix\n\n### smoke · autocannon\n\n\| contender \| scenario \| Node 20 \(req\/s · p99 ms\) \| Node 22 \(req\/s · p99 ms\) \| Node 24 \(req\/s · p99 ms\) \|/,
+  );
   assert.match(md, /\| node-http \| json \| unsupported \| [\d,]+ · [\d.]+ \| [\d,]+ · [\d.]+ \|/);
 });

@@ -33,7 +33,15 @@ test('a contender that crashes mid-run is recorded with its log tail, and the ru
 
 test('a POST handler that never answers under load is measured as timeouts and listed in Issues found', async () => {
   const results = tmpDir('hang');
-  const r = await runCli([...fixtureArgs(results), 'bench', 'hanging-post', '--profile', 'smoke', '--scenario', 'json,post']);
+  const r = await runCli([
+    ...fixtureArgs(results),
+    'bench',
+    'hanging-post',
+    '--profile',
+    'smoke',
+    '--scenario',
+    'json,post',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const cells = readCells(results);
   const post = cells.find((c) => c.scenario === 'post');
@@ -45,23 +53,48 @@ test('a POST handler that never answers under load is measured as timeouts and l
   await runCli([...fixtureArgs(results), 'leaderboard']);
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
   assert.match(md, /\*\*critical\*\* · `hanging-post` · post \(smoke\): \*\*errors under load\*\*. \d+ timeouts/);
-  assert.doesNotMatch(md, /\*\*(critical|major)\*\* · `hanging-post` · json/, 'json is healthy (a client-bound note may appear on 2 cores)');
+  assert.doesNotMatch(
+    md,
+    /\*\*(critical|major)\*\* · `hanging-post` · json/,
+    'json is healthy (a client-bound note may appear on 2 cores)',
+  );
 });
 
 test('SIGINT stops every child process and keeps the finished cells', async () => {
   const results = tmpDir('sigint');
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...fixtureArgs(results), 'bench', 'crashy', '--profile', 'quick', '--scenario', 'ping,echo'], {
-    cwd: ROOT, env: { ...process.env, }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      CLI,
+      ...fixtureArgs(results),
+      'bench',
+      'crashy',
+      '--profile',
+      'quick',
+      '--scenario',
+      'ping,echo',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
-  child.stderr.on('data', (b) => { stderr += b; });
+  child.stderr.on('data', (b) => {
+    stderr += b;
+  });
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   // Wait until the second cell is under load (the first one finished and was saved).
   const deadline = Date.now() + 60_000;
   while (!/\[2\/2\]/.test(stderr) && Date.now() < deadline) await sleep(100);
   // The server and then the load driver appear under the harness: wait for both (slow CI included).
   let pids = descendants(child.pid!);
-  for (let i = 0; i < 200 && pids.length < 2; i++) { await sleep(100); pids = descendants(child.pid!); }
+  for (let i = 0; i < 200 && pids.length < 2; i++) {
+    await sleep(100);
+    pids = descendants(child.pid!);
+  }
   await sleep(500);
   pids = descendants(child.pid!);
   assert.ok(pids.length >= 2, `expected a server and a load driver under the harness, found ${pids}`);
@@ -72,7 +105,10 @@ test('SIGINT stops every child process and keeps the finished cells', async () =
   for (let i = 0; i < 20 && pids.some(alive); i++) await sleep(100);
   assert.deepEqual(pids.filter(alive), [], 'no child process may outlive the harness');
   const cells = readCells(results);
-  assert.deepEqual(cells.map((c) => c.scenario), ['ping']);
+  assert.deepEqual(
+    cells.map((c) => c.scenario),
+    ['ping'],
+  );
   assert.equal(cells[0].status, 'ok');
   assert.equal(readMetas(results)[0].state, 'interrupted');
 });
@@ -83,7 +119,17 @@ test('a busy port fails with the port and the process holding it', async () => {
   const port = (blocker.address() as net.AddressInfo).port;
   try {
     const results = tmpDir('port');
-    const r = await runCli([...fixtureArgs(results), 'bench', 'crashy', '--profile', 'smoke', '--scenario', 'ping', '--port', String(port)]);
+    const r = await runCli([
+      ...fixtureArgs(results),
+      'bench',
+      'crashy',
+      '--profile',
+      'smoke',
+      '--scenario',
+      'ping',
+      '--port',
+      String(port),
+    ]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, new RegExp(`port ${port} on 127.0.0.1 is already in use by pid ${process.pid} \\(`));
     assert.doesNotMatch(r.stderr, /\n\s+at /);

@@ -4,26 +4,37 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadManifest, loadManifests } from '../harness/manifest.ts';
-import { UserError } from '../harness/errors.ts';
+import { loadManifest, loadManifests } from '../harness/core/manifest.ts';
+import { UserError } from '../harness/core/errors.ts';
 import { FIXTURES, runCli, tmpDir } from './helpers.ts';
 
 const SCENARIOS = ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users'];
 const good = {
-  name: 'x', displayName: 'X', tags: { framework: 'node:http', httpClient: 'none', language: 'javascript' },
-  scenarios: ['ping'], start: ['node', 'server.js'],
+  name: 'x',
+  displayName: 'X',
+  tags: { framework: 'node:http', httpClient: 'none', language: 'javascript' },
+  scenarios: ['ping'],
+  start: ['node', 'server.js'],
 };
 
 function contenderWith(manifest: unknown, name = 'x'): string {
   const root = tmpDir('manifest');
   const dir = path.join(root, name);
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'contender.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
+  fs.writeFileSync(
+    path.join(dir, 'contender.json'),
+    typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
+  );
   return dir;
 }
 
 function errorOf(fn: () => unknown): UserError {
-  try { fn(); } catch (e) { assert.ok(e instanceof UserError, `expected a UserError, got ${e}`); return e; }
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof UserError, `expected a UserError, got ${e}`);
+    return e;
+  }
   assert.fail('expected an error');
 }
 
@@ -45,14 +56,22 @@ test('a missing field names the file and the field', () => {
 test('a field of the wrong type says what was expected', () => {
   const e = errorOf(() => loadManifest(contenderWith({ ...good, scenarios: 'ping' }), SCENARIOS));
   assert.match(e.message, /scenarios: .*expected array/i);
-  const e2 = errorOf(() => loadManifest(contenderWith({ ...good, tags: { ...good.tags, language: 'Java Script' } }), SCENARIOS));
+  const e2 = errorOf(() =>
+    loadManifest(contenderWith({ ...good, tags: { ...good.tags, language: 'Java Script' } }), SCENARIOS),
+  );
   assert.match(e2.message, /tags\.language: a lower-case language name/);
 });
 
 test('an unknown field, a wrong name, an unknown scenario and bad JSON are errors', () => {
   assert.match(errorOf(() => loadManifest(contenderWith({ ...good, strat: ['x'] }), SCENARIOS)).message, /strat/);
-  assert.match(errorOf(() => loadManifest(contenderWith(good, 'other'), SCENARIOS)).message, /name: is 'x', expected the folder name 'other'/);
-  assert.match(errorOf(() => loadManifest(contenderWith({ ...good, scenarios: ['pong'] }), SCENARIOS)).message, /unknown scenario\(s\) pong; expected some of ping, json/);
+  assert.match(
+    errorOf(() => loadManifest(contenderWith(good, 'other'), SCENARIOS)).message,
+    /name: is 'x', expected the folder name 'other'/,
+  );
+  assert.match(
+    errorOf(() => loadManifest(contenderWith({ ...good, scenarios: ['pong'] }), SCENARIOS)).message,
+    /unknown scenario\(s\) pong; expected some of ping, json/,
+  );
   assert.match(errorOf(() => loadManifest(contenderWith('{ nope'), SCENARIOS)).message, /not valid JSON/);
 });
 
@@ -75,7 +94,13 @@ test('unknown contender, scenario and profile names list the valid ones', async 
   assert.equal(c.code, 2);
   assert.match(c.stderr, /unknown contender 'nope'. Valid contenders: .*express.*fastify.*hono.*node-http/);
   const s = await runCli(['bench', 'node-http', '--scenario', 'nope']);
-  assert.match(s.stderr, /unknown scenario 'nope'. Valid scenarios: ping, json, echo, users, post, fanout, graphql-ping, graphql-users/);
+  assert.match(
+    s.stderr,
+    /unknown scenario 'nope'. Valid scenarios: ping, json, echo, users, post, fanout, graphql-ping, graphql-users/,
+  );
   const p = await runCli(['bench', 'node-http', '--profile', 'nope']);
-  assert.match(p.stderr, /unknown profile 'nope'. Valid profiles: smoke, quick, standard-3, nexus-report, standard, stress, k6-ramp, k6-vus, k6-rate, quick-k6/);
+  assert.match(
+    p.stderr,
+    /unknown profile 'nope'. Valid profiles: smoke, quick, standard-3, nexus-report, standard, stress, k6-ramp, k6-vus, k6-rate, quick-k6/,
+  );
 });

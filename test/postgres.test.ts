@@ -8,7 +8,14 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alive, descendants, ROOT } from './helpers.ts';
-import { checkSeed, EXPECTED_SEED, firstUsers, generateUsers, seedUsers, startPostgres } from '../harness/services/postgres.ts';
+import {
+  checkSeed,
+  EXPECTED_SEED,
+  firstUsers,
+  generateUsers,
+  seedUsers,
+  startPostgres,
+} from '../harness/services/postgres.ts';
 import { expectedChecksum, seedSql } from '../harness/services/users-seed.ts';
 import { makeCpuPlan } from '../harness/lifecycle/cpu-plan.ts';
 
@@ -21,12 +28,18 @@ function postgresFamily(pid: number): number[] {
 
 /** Pids of every running postmaster of the embedded binaries (to see that none was added). */
 function postmasters(): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      const argv = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      return argv[0].endsWith('/native/bin/postgres') && argv.includes('-D') && alive(Number(d));
-    } catch { return false; }
-  }).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const argv = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+        return argv[0].endsWith('/native/bin/postgres') && argv.includes('-D') && alive(Number(d));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 async function waitGone(pids: number[], ms = 5000): Promise<number[]> {
@@ -36,18 +49,33 @@ async function waitGone(pids: number[], ms = 5000): Promise<number[]> {
 }
 
 /** Runs the fixture child; resolves with its JSON line once postgres is up. */
-async function startChild(): Promise<{ child: ReturnType<typeof spawn>; info: { pid: number; dataDir: string; url: string; orphanGuard: string }; exited: Promise<number | null> }> {
+async function startChild(): Promise<{
+  child: ReturnType<typeof spawn>;
+  info: { pid: number; dataDir: string; url: string; orphanGuard: string };
+  exited: Promise<number | null>;
+}> {
   const env = { ...process.env };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (b) => { out += b; });
-  child.stderr!.on('data', (b) => { err += b; });
+  child.stdout!.on('data', (b) => {
+    out += b;
+  });
+  child.stderr!.on('data', (b) => {
+    err += b;
+  });
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   const end = Date.now() + 60_000;
   while (!out.includes('\n')) {
-    if (child.exitCode !== null || Date.now() > end) { child.kill('SIGKILL'); throw new Error(`fixture did not start postgres: ${err}`); }
+    if (child.exitCode !== null || Date.now() > end) {
+      child.kill('SIGKILL');
+      throw new Error(`fixture did not start postgres: ${err}`);
+    }
     await sleep(50);
   }
   return { child, info: JSON.parse(out.split('\n')[0]), exited };
@@ -61,7 +89,8 @@ test('embedded postgres: start, seed, checksum, first rows, stop without leftove
     assert.equal(db.external, false);
     assert.match(db.url, /^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/bakeoff$/);
     assert.match(db.version, /^\d+\.\d+/);
-    for (const s of ['shared_buffers', 'max_connections', 'fsync', 'synchronous_commit', 'work_mem']) assert.ok(db.settings[s], `setting ${s}`);
+    for (const s of ['shared_buffers', 'max_connections', 'fsync', 'synchronous_commit', 'work_mem'])
+      assert.ok(db.settings[s], `setting ${s}`);
     assert.ok(db.pid && alive(db.pid));
     assert.equal(db.pinned, plan.pinned, `pinned to ${plan.services}`);
     if (plan.pinned) assert.equal(db.cpus, plan.services);
@@ -75,10 +104,21 @@ test('embedded postgres: start, seed, checksum, first rows, stop without leftove
     assert.equal(expectedChecksum(), EXPECTED_SEED.checksum, 'the SQL checksum and the JS seed definition agree');
 
     const rows = await firstUsers(db.url);
-    assert.deepEqual(rows.map((r) => r.id), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    assert.deepEqual(rows, generateUsers().slice(0, 10).map(({ id, name, email }) => ({ id, name, email })));
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
+    assert.deepEqual(
+      rows,
+      generateUsers()
+        .slice(0, 10)
+        .map(({ id, name, email }) => ({ id, name, email })),
+    );
     assert.equal((await firstUsers(db.url, 3)).length, 3);
-    assert.match(seedSql(), /^CREATE TABLE users \(id serial PRIMARY KEY, name text NOT NULL, email text NOT NULL, created_at timestamptz NOT NULL\);$/m);
+    assert.match(
+      seedSql(),
+      /^CREATE TABLE users \(id serial PRIMARY KEY, name text NOT NULL, email text NOT NULL, created_at timestamptz NOT NULL\);$/m,
+    );
   } finally {
     const family = db.pid ? postgresFamily(db.pid) : [];
     assert.ok(family.length > 1, 'a postmaster and its processes');
@@ -115,7 +155,10 @@ test('an unreachable DATABASE_URL fails fast with a clear error, password hidden
   const t0 = Date.now();
   try {
     await assert.rejects(startPostgres({ cpus: null }), (e: Error) => {
-      assert.match(e.message, /DATABASE_URL postgres:\/\/x:\*\*\*@127\.0\.0\.1:1\/db is not reachable \(.*ECONNREFUSED.*\)/);
+      assert.match(
+        e.message,
+        /DATABASE_URL postgres:\/\/x:\*\*\*@127\.0\.0\.1:1\/db is not reachable \(.*ECONNREFUSED.*\)/,
+      );
       assert.doesNotMatch(e.message, /secretpw/);
       return true;
     });

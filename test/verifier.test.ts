@@ -4,7 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ContractChecker } from '../harness/contract/verify.ts';
-import { buildRequest, loadParams, loadScenarios, loadSharedSchemas, randomParams, type Scenario } from '../harness/contract/scenarios.ts';
+import {
+  buildRequest,
+  loadParams,
+  loadScenarios,
+  loadSharedSchemas,
+  randomParams,
+  type Scenario,
+} from '../harness/contract/scenarios.ts';
 import { FIXTURES, ROOT, runCli } from './helpers.ts';
 
 const dir = path.join(ROOT, 'scenarios');
@@ -15,52 +22,116 @@ const JSON_CT = 'application/json; charset=utf-8';
 
 function res(body: unknown, headers: Record<string, string> = {}, status = 200) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return { status, headers: { 'content-type': JSON_CT, 'content-length': String(Buffer.byteLength(text)), ...headers }, body: text };
+  return {
+    status,
+    headers: { 'content-type': JSON_CT, 'content-length': String(Buffer.byteLength(text)), ...headers },
+    body: text,
+  };
 }
-const upstreamBody = (id: number) => ({ id, name: 'Mock Service Response', timestamp: '2026-01-01T00:00:00.000Z', data: { status: 'success', message: 'Response from mock service', value: 0.5 } });
-const users = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `User ${i + 1}`, email: `user${i + 1}@example.com`, active: true }));
+const upstreamBody = (id: number) => ({
+  id,
+  name: 'Mock Service Response',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  data: { status: 'success', message: 'Response from mock service', value: 0.5 },
+});
+const users = Array.from({ length: 100 }, (_, i) => ({
+  id: i + 1,
+  name: `User ${i + 1}`,
+  email: `user${i + 1}@example.com`,
+  active: true,
+}));
 
 test('the contract has the eight scenarios in order', () => {
-  assert.deepEqual(scenarios.map((s) => s.name), ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users']);
+  assert.deepEqual(
+    scenarios.map((s) => s.name),
+    ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users'],
+  );
 });
 
 test('GraphQL: rows are compared at the manifest path; a wrong row, a missing field or an errors body fail', () => {
   const rows = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `n${i}`, email: `e${i}@x.y` }));
-  const rt = { graphql: { usersQuery: '{ allUsers { nodes { id } } }', usersPath: 'data.allUsers.nodes' }, firstUsers: rows };
+  const rt = {
+    graphql: { usersQuery: '{ allUsers { nodes { id } } }', usersPath: 'data.allUsers.nodes' },
+    firstUsers: rows,
+  };
   const params = loadParams(S('graphql-users'), rt);
   assert.equal(JSON.parse(buildRequest(S('graphql-users'), params).body!).query, rt.graphql.usersQuery);
   const ok = checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: rows } } }));
   assert.equal(ok.level, 'pass', ok.reasons.join());
   const wrongRow = rows.map((r, i) => (i === 3 ? { ...r, name: 'someone else' } : r));
-  assert.match(checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: wrongRow } } })).reasons[0], /data\.allUsers\.nodes: .*expected/);
+  assert.match(
+    checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: wrongRow } } })).reasons[0],
+    /data\.allUsers\.nodes: .*expected/,
+  );
   const missing = rows.map(({ email: _e, ...r }) => r);
-  assert.equal(checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: missing } } })).level, 'fail');
-  assert.match(checker.checkResponse(S('graphql-users'), params, res({ data: null, errors: [{ message: 'relation "users" does not exist' }] })).reasons[0], /GraphQL errors in the reply: .*relation/);
-  assert.match(checker.checkResponse(S('graphql-users'), params, res({ data: {} })).reasons[0], /nothing at data\.allUsers\.nodes/);
+  assert.equal(
+    checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: missing } } })).level,
+    'fail',
+  );
+  assert.match(
+    checker.checkResponse(
+      S('graphql-users'),
+      params,
+      res({ data: null, errors: [{ message: 'relation "users" does not exist' }] }),
+    ).reasons[0],
+    /GraphQL errors in the reply: .*relation/,
+  );
+  assert.match(
+    checker.checkResponse(S('graphql-users'), params, res({ data: {} })).reasons[0],
+    /nothing at data\.allUsers\.nodes/,
+  );
   assert.equal(checker.checkResponse(S('graphql-ping'), {}, res({ data: { __typename: 'Query' } })).level, 'pass');
-  assert.equal(checker.checkResponse(S('graphql-ping'), {}, res({ data: { __typename: 'Query' }, errors: [] })).level, 'fail');
+  assert.equal(
+    checker.checkResponse(S('graphql-ping'), {}, res({ data: { __typename: 'Query' }, errors: [] })).level,
+    'fail',
+  );
   assert.throws(() => loadParams(S('graphql-users'), {}), /needs manifest\.graphql\.usersQuery/);
 });
 
 test('good responses pass', () => {
-  assert.equal(checker.checkResponse(S('ping'), {}, res('pong', { 'content-type': 'text/plain; charset=utf-8' })).level, 'pass');
+  assert.equal(
+    checker.checkResponse(S('ping'), {}, res('pong', { 'content-type': 'text/plain; charset=utf-8' })).level,
+    'pass',
+  );
   assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' })).level, 'pass');
-  assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-type': 'application/json; charset=UTF-8' })).level, 'pass');
+  assert.equal(
+    checker.checkResponse(
+      S('json'),
+      {},
+      res({ message: 'Hello, World!' }, { 'content-type': 'application/json; charset=UTF-8' }),
+    ).level,
+    'pass',
+  );
   assert.equal(checker.checkResponse(S('users'), {}, res(users)).level, 'pass');
-  const chunked = { status: 200, headers: { 'content-type': JSON_CT, 'transfer-encoding': 'chunked' }, body: JSON.stringify({ message: 'aggregated', data: [1, 2, 3, 4, 5].map(upstreamBody) }) };
+  const chunked = {
+    status: 200,
+    headers: { 'content-type': JSON_CT, 'transfer-encoding': 'chunked' },
+    body: JSON.stringify({ message: 'aggregated', data: [1, 2, 3, 4, 5].map(upstreamBody) }),
+  };
   assert.equal(checker.checkResponse(S('fanout'), {}, chunked).level, 'pass');
 });
 
 test('status, content-type and framing problems fail or warn', () => {
-  const wrongType = checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-type': 'text/html' }));
+  const wrongType = checker.checkResponse(
+    S('json'),
+    {},
+    res({ message: 'Hello, World!' }, { 'content-type': 'text/html' }),
+  );
   assert.equal(wrongType.level, 'fail');
   assert.match(wrongType.reasons[0], /content-type 'text\/html', expected 'application\/json; charset=utf-8'/);
-  const noCharset = checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-type': 'application/json' }));
+  const noCharset = checker.checkResponse(
+    S('json'),
+    {},
+    res({ message: 'Hello, World!' }, { 'content-type': 'application/json' }),
+  );
   assert.equal(noCharset.level, 'warn');
   assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, {}, 201)).level, 'fail');
   const noFraming = { status: 200, headers: { 'content-type': JSON_CT }, body: '{"message":"Hello, World!"}' };
   assert.match(checker.checkResponse(S('json'), {}, noFraming).reasons.join(), /neither content-length nor chunked/);
-  assert.equal(checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-length': '3' })).level, 'fail');
+  assert.equal(
+    checker.checkResponse(S('json'), {}, res({ message: 'Hello, World!' }, { 'content-length': '3' })).level,
+    'fail',
+  );
 });
 
 test('wrong bodies fail: hard-coded echo, constant POST echo, null fan-out items, 99 users', () => {
@@ -74,14 +145,24 @@ test('wrong bodies fail: hard-coded echo, constant POST echo, null fan-out items
   assert.equal(checker.checkResponse(S('post'), loadParams(S('post')), res(seedEcho)).level, 'pass');
   assert.equal(checker.checkResponse(S('post'), postParams, res(seedEcho)).level, 'fail');
 
-  const nulls = checker.checkResponse(S('fanout'), {}, res({ message: 'aggregated', data: [null, null, null, null, null] }));
+  const nulls = checker.checkResponse(
+    S('fanout'),
+    {},
+    res({ message: 'aggregated', data: [null, null, null, null, null] }),
+  );
   assert.equal(nulls.level, 'fail');
   assert.match(nulls.reasons[0], /\/data\/0 must be object/);
   const missingField = [1, 2, 3, 4, 5].map(upstreamBody);
   delete (missingField[2].data as any).value;
-  assert.equal(checker.checkResponse(S('fanout'), {}, res({ message: 'aggregated', data: missingField })).level, 'fail');
+  assert.equal(
+    checker.checkResponse(S('fanout'), {}, res({ message: 'aggregated', data: missingField })).level,
+    'fail',
+  );
   assert.equal(checker.checkResponse(S('users'), {}, res(users.slice(1))).level, 'fail');
-  assert.equal(checker.checkResponse(S('ping'), {}, res('PONG', { 'content-type': 'text/plain; charset=utf-8' })).level, 'fail');
+  assert.equal(
+    checker.checkResponse(S('ping'), {}, res('PONG', { 'content-type': 'text/plain; charset=utf-8' })).level,
+    'fail',
+  );
 });
 
 test('the four foundation contenders pass verification on real sockets', async () => {

@@ -16,10 +16,16 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { buildRequest, loadParams, loadScenarios, loadSharedSchemas, type RuntimeValues } from '../../harness/contract/scenarios.ts';
+import {
+  buildRequest,
+  loadParams,
+  loadScenarios,
+  loadSharedSchemas,
+  type RuntimeValues,
+} from '../../harness/contract/scenarios.ts';
 import { k6Executor, k6Expectation } from '../../harness/drivers/k6.ts';
-import { loadManifest } from '../../harness/manifest.ts';
-import { getProfile, withOverrides } from '../../harness/profiles.ts';
+import { loadManifest } from '../../harness/core/manifest.ts';
+import { getProfile, withOverrides } from '../../harness/core/profiles.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Every n-th iteration of each VU is checked against the contract (harness/run.ts uses 50 too). */
@@ -40,24 +46,36 @@ export interface JobOptions {
 /** The job object (what the harness writes to BENCH_K6_CONFIG), with summaryPath "stdout". */
 export async function k6Job(o: JobOptions): Promise<Record<string, unknown>> {
   let url: URL;
-  try { url = new URL(o.url); } catch { throw new Error(`--url must be an absolute http(s) URL, got '${o.url}'`); }
+  try {
+    url = new URL(o.url);
+  } catch {
+    throw new Error(`--url must be an absolute http(s) URL, got '${o.url}'`);
+  }
   if (!/^https?:$/.test(url.protocol)) throw new Error(`--url must be http or https, got '${o.url}'`);
   const scenariosDir = path.join(ROOT, 'scenarios');
   const scenarios = loadScenarios(scenariosDir);
   const s = scenarios.find((x) => x.name === o.scenario);
   if (!s) throw new Error(`unknown scenario '${o.scenario}'; known: ${scenarios.map((x) => x.name).join(', ')}`);
   const profile = withOverrides(getProfile(o.profile), { duration: o.duration, vus: o.vus, rate: o.rate });
-  if (profile.driver !== 'k6') throw new Error(`profile '${o.profile}' is an autocannon profile; pick a k6 profile (k6-ramp, k6-vus, k6-rate, …)`);
-  const rate = profile.executor === 'constant-arrival-rate' ? (typeof profile.rate === 'number' ? profile.rate : null) : null;
-  if (profile.executor === 'constant-arrival-rate' && rate === null) throw new Error(`profile '${o.profile}' needs --rate <requests/s> outside the harness`);
+  if (profile.driver !== 'k6')
+    throw new Error(`profile '${o.profile}' is an autocannon profile; pick a k6 profile (k6-ramp, k6-vus, k6-rate, …)`);
+  const rate =
+    profile.executor === 'constant-arrival-rate' ? (typeof profile.rate === 'number' ? profile.rate : null) : null;
+  if (profile.executor === 'constant-arrival-rate' && rate === null)
+    throw new Error(`profile '${o.profile}' needs --rate <requests/s> outside the harness`);
 
   const rt: RuntimeValues = {};
   if (o.contender) {
-    rt.graphql = loadManifest(path.join(ROOT, 'contenders', o.contender), scenarios.map((x) => x.name)).graphql;
+    rt.graphql = loadManifest(
+      path.join(ROOT, 'contenders', o.contender),
+      scenarios.map((x) => x.name),
+    ).graphql;
   }
   if (Object.values(s.params).some((p) => 'from' in p && p.from === 'database.firstUsers')) {
     const { generateUsers } = await import('../../harness/services/users-seed.ts');
-    rt.firstUsers = generateUsers().slice(0, 10).map(({ id, name, email }) => ({ id, name, email }));
+    rt.firstUsers = generateUsers()
+      .slice(0, 10)
+      .map(({ id, name, email }) => ({ id, name, email }));
   }
   const params = loadParams(s, rt);
   return {
@@ -77,17 +95,24 @@ export async function k6Job(o: JobOptions): Promise<Record<string, unknown>> {
 if (import.meta.main) {
   const { values } = parseArgs({
     options: {
-      url: { type: 'string' }, scenario: { type: 'string' }, profile: { type: 'string', default: 'k6-vus' },
-      contender: { type: 'string' }, vus: { type: 'string' }, duration: { type: 'string' }, rate: { type: 'string' },
+      url: { type: 'string' },
+      scenario: { type: 'string' },
+      profile: { type: 'string', default: 'k6-vus' },
+      contender: { type: 'string' },
+      vus: { type: 'string' },
+      duration: { type: 'string' },
+      rate: { type: 'string' },
       summary: { type: 'string' },
     },
   });
   if (!values.url || !values.scenario) {
-    console.error('usage: node compose/k8s/k6-job.ts --url <http://host:port> --scenario <name> [--profile k6-vus] [--contender <name>] [--vus n] [--duration s] [--rate r] [--summary file] > job.json');
+    console.error(
+      'usage: node compose/k8s/k6-job.ts --url <http://host:port> --scenario <name> [--profile k6-vus] [--contender <name>] [--vus n] [--duration s] [--rate r] [--summary file] > job.json',
+    );
     process.exit(2);
   }
   try {
-    process.stdout.write(JSON.stringify(await k6Job(values as JobOptions), null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(await k6Job(values as JobOptions), null, 2)}\n`);
   } catch (e) {
     console.error(`k6-job: ${(e as Error).message}`);
     process.exit(2);

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes, randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { UserError } from '../errors.ts';
-import { formatZodError } from '../zod-format.ts';
+import { UserError } from '../core/errors.ts';
+import { formatZodError } from '../core/zod-format.ts';
 
 const ParamSpec = z.union([
   z.strictObject({
@@ -93,7 +93,8 @@ export function loadScenarios(dir: string): Scenario[] {
     }
     const parsed = ScenarioSchema.safeParse(raw);
     if (!parsed.success) throw new UserError(`${file}: bad scenario definition\n${formatZodError(parsed.error)}`);
-    if (`${parsed.data.name}.json` !== f) throw new UserError(`${file}: field 'name' is '${parsed.data.name}', expected '${f.slice(0, -5)}'`);
+    if (`${parsed.data.name}.json` !== f)
+      throw new UserError(`${file}: field 'name' is '${parsed.data.name}', expected '${f.slice(0, -5)}'`);
     return parsed.data;
   });
   const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
@@ -117,26 +118,35 @@ export interface RuntimeValues {
 }
 
 function fromValue(s: Scenario, key: string, from: string, rt: RuntimeValues): unknown {
-  const v = from === 'manifest.graphql.usersQuery' ? rt.graphql?.usersQuery
-    : from === 'manifest.graphql.usersPath' ? rt.graphql?.usersPath
-      : rt.firstUsers;
-  if (v === undefined) throw new Error(`scenario ${s.name}: parameter '${key}' needs ${from}, which this run does not have`);
+  const v =
+    from === 'manifest.graphql.usersQuery'
+      ? rt.graphql?.usersQuery
+      : from === 'manifest.graphql.usersPath'
+        ? rt.graphql?.usersPath
+        : rt.firstUsers;
+  if (v === undefined)
+    throw new Error(`scenario ${s.name}: parameter '${key}' needs ${from}, which this run does not have`);
   return v;
 }
 
 /** The parameter values used under load (fixed seed values, and run-time `from` values). */
 export function loadParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
-  return Object.fromEntries(Object.entries(s.params).map(([k, p]) => [k, 'load' in p ? p.load : fromValue(s, k, p.from, rt)]));
+  return Object.fromEntries(
+    Object.entries(s.params).map(([k, p]) => [k, 'load' in p ? p.load : fromValue(s, k, p.from, rt)]),
+  );
 }
 
 /** Fresh random values for the `verify` parameters (run-time `from` values stay as they are). */
 export function randomParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
-  const word = () => 'v' + randomBytes(5).toString('hex');
+  const word = () => `v${randomBytes(5).toString('hex')}`;
   return Object.fromEntries(
     Object.entries(s.params).map(([k, p]) => {
       if (!('verify' in p)) return [k, fromValue(s, k, p.from, rt)];
       if (p.verify === 'word') return [k, word()];
-      return [k, { [word()]: word(), n: randomInt(1, 1_000_000), list: [randomInt(0, 100), word()], nested: { ok: true } }];
+      return [
+        k,
+        { [word()]: word(), n: randomInt(1, 1_000_000), list: [randomInt(0, 100), word()], nested: { ok: true } },
+      ];
     }),
   );
 }

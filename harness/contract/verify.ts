@@ -13,12 +13,22 @@
  *
  * The same `checkResponse` runs in the load driver on sampled responses (body mismatches).
  */
-import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import {
-  buildRequest, expectedAt, expectedExact, hasRandomParams, loadParams, randomParams, type ParamValues, type RuntimeValues, type Scenario,
+  buildRequest,
+  expectedAt,
+  expectedExact,
+  hasRandomParams,
+  loadParams,
+  randomParams,
+  type ParamValues,
+  type RuntimeValues,
+  type Scenario,
 } from './scenarios.ts';
+import { fetchOnce, type ResponseLike } from './http.ts';
+
+export type { ResponseLike };
 
 export type Level = 'pass' | 'warn' | 'fail';
 
@@ -28,14 +38,8 @@ export interface Verdict {
   reasons: string[];
 }
 
-/** A response as the verifier needs it: status, lower-cased headers, raw body bytes. */
-export interface ResponseLike {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer | string;
-}
-
-const worst = (a: Level, b: Level): Level => (a === 'fail' || b === 'fail' ? 'fail' : a === 'warn' || b === 'warn' ? 'warn' : 'pass');
+const worst = (a: Level, b: Level): Level =>
+  a === 'fail' || b === 'fail' ? 'fail' : a === 'warn' || b === 'warn' ? 'warn' : 'pass';
 
 /** Merges verdicts: the worst level wins, reasons are concatenated. */
 export function mergeVerdicts(vs: Verdict[]): Verdict {
@@ -68,8 +72,14 @@ export class ContractChecker {
   checkResponse(s: Scenario, params: ParamValues, res: ResponseLike): Verdict {
     const reasons: string[] = [];
     let level: Level = 'pass';
-    const fail = (r: string) => { level = 'fail'; reasons.push(r); };
-    const warn = (r: string) => { level = worst(level, 'warn'); reasons.push(r); };
+    const fail = (r: string) => {
+      level = 'fail';
+      reasons.push(r);
+    };
+    const warn = (r: string) => {
+      level = worst(level, 'warn');
+      reasons.push(r);
+    };
 
     if (res.status !== s.response.status) fail(`status ${res.status}, expected ${s.response.status}`);
 
@@ -78,15 +88,18 @@ export class ContractChecker {
     else {
       const [media, ...paramsRaw] = ct.split(';').map((x) => x.trim());
       const charset = paramsRaw.map((p) => p.split('=')).find(([k]) => k.toLowerCase() === 'charset')?.[1];
-      if (media.toLowerCase() !== s.response.contentType) fail(`content-type '${ct}', expected '${s.response.contentType}; charset=utf-8'`);
-      else if (!charset || charset.replace(/"/g, '').toLowerCase() !== 'utf-8') warn(`content-type '${ct}' lacks '; charset=utf-8'`);
+      if (media.toLowerCase() !== s.response.contentType)
+        fail(`content-type '${ct}', expected '${s.response.contentType}; charset=utf-8'`);
+      else if (charset?.replace(/"/g, '').toLowerCase() !== 'utf-8')
+        warn(`content-type '${ct}' lacks '; charset=utf-8'`);
     }
 
     const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
     const cl = headerValue(res.headers['content-length']);
     const te = headerValue(res.headers['transfer-encoding']);
     if (cl === undefined && !(te && /chunked/i.test(te))) fail('neither content-length nor chunked transfer-encoding');
-    if (cl !== undefined && Number(cl) !== body.length) fail(`content-length ${cl} but the body has ${body.length} bytes`);
+    if (cl !== undefined && Number(cl) !== body.length)
+      fail(`content-length ${cl} but the body has ${body.length} bytes`);
 
     if (res.status === s.response.status) {
       const bodyVerdict = this.checkBody(s, params, body.toString('utf8'));
@@ -98,7 +111,8 @@ export class ContractChecker {
   /** Returns a reason when the body text does not match scenario `s`, undefined when it does. */
   checkBody(s: Scenario, params: ParamValues, text: string): string | undefined {
     const exp = s.response.body;
-    if (exp.text !== undefined) return text === exp.text ? undefined : `body ${clip(JSON.stringify(text))}, expected ${JSON.stringify(exp.text)}`;
+    if (exp.text !== undefined)
+      return text === exp.text ? undefined : `body ${clip(JSON.stringify(text))}, expected ${JSON.stringify(exp.text)}`;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -111,13 +125,16 @@ export class ContractChecker {
     const at = expectedAt(s, params);
     if (at !== undefined) {
       let cur: unknown = parsed;
-      for (const key of at.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+      for (const key of at.split('.'))
+        cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
       if (cur === undefined) return `nothing at ${at} in the body ${clip(text)}`;
       parsed = cur;
     }
     if (exp.exact !== undefined) {
       const want = expectedExact(s, params);
-      return isDeepStrictEqual(parsed, want) ? undefined : `${at ? `${at}: ` : 'body '}${clip(JSON.stringify(parsed))}, expected ${clip(JSON.stringify(want))}`;
+      return isDeepStrictEqual(parsed, want)
+        ? undefined
+        : `${at ? `${at}: ` : 'body '}${clip(JSON.stringify(parsed))}, expected ${clip(JSON.stringify(want))}`;
     }
     const validate = this.validator(s);
     if (validate(parsed)) return undefined;
@@ -135,30 +152,16 @@ function clip(s: string, n = 160): string {
 }
 
 /**
- * Sends one request on a fresh connection (no keep-alive) and collects the whole response.
- * Rejects with an Error after `timeoutMs` (default 5000 ms) or on a socket error.
- */
-export function fetchOnce(baseUrl: string, req: { method: string; path: string; headers?: Record<string, string>; body?: string }, timeoutMs = 5000): Promise<ResponseLike> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(req.path, baseUrl);
-    const r = http.request(url, { method: req.method, headers: req.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    r.setTimeout(timeoutMs, () => r.destroy(new Error(`no response within ${timeoutMs} ms`)));
-    r.on('error', reject);
-    r.end(req.body);
-  });
-}
-
-/**
  * Verifies scenario `s` against a running contender at `baseUrl`: the load request (seed values)
  * and, when the scenario has parameters, a request with fresh random values (so a hard-coded
  * answer fails); `deterministic` scenarios are fetched twice and must return identical bodies.
  */
-export async function verifyScenario(checker: ContractChecker, baseUrl: string, s: Scenario, rt: RuntimeValues = {}): Promise<Verdict> {
+export async function verifyScenario(
+  checker: ContractChecker,
+  baseUrl: string,
+  s: Scenario,
+  rt: RuntimeValues = {},
+): Promise<Verdict> {
   const paramSets: ParamValues[] = [loadParams(s, rt)];
   if (hasRandomParams(s)) paramSets.push(randomParams(s, rt));
   const verdicts: Verdict[] = [];
@@ -167,7 +170,7 @@ export async function verifyScenario(checker: ContractChecker, baseUrl: string, 
     const req = buildRequest(s, params, rt.paths);
     try {
       const res = await fetchOnce(baseUrl, req);
-      const v = checkerVerdict(checker, s, params, res, req.method + ' ' + req.path);
+      const v = checkerVerdict(checker, s, params, res, `${req.method} ${req.path}`);
       verdicts.push(v);
       bodies.push(res.body.toString());
     } catch (e) {
@@ -177,7 +180,11 @@ export async function verifyScenario(checker: ContractChecker, baseUrl: string, 
   if (s.response.body.deterministic && verdicts.every((v) => v.level !== 'fail')) {
     try {
       const again = await fetchOnce(baseUrl, buildRequest(s, paramSets[0], rt.paths));
-      if (again.body.toString() !== bodies[0]) verdicts.push({ level: 'fail', reasons: ['body differs between two requests; the contract asks for a deterministic body'] });
+      if (again.body.toString() !== bodies[0])
+        verdicts.push({
+          level: 'fail',
+          reasons: ['body differs between two requests; the contract asks for a deterministic body'],
+        });
     } catch (e) {
       verdicts.push({ level: 'fail', reasons: [(e as Error).message] });
     }
@@ -185,7 +192,13 @@ export async function verifyScenario(checker: ContractChecker, baseUrl: string, 
   return mergeVerdicts(verdicts);
 }
 
-function checkerVerdict(checker: ContractChecker, s: Scenario, params: ParamValues, res: ResponseLike, label: string): Verdict {
+function checkerVerdict(
+  checker: ContractChecker,
+  s: Scenario,
+  params: ParamValues,
+  res: ResponseLike,
+  label: string,
+): Verdict {
   const v = checker.checkResponse(s, params, res);
   return { level: v.level, reasons: v.reasons.map((r) => `${label}: ${r}`) };
 }

@@ -27,12 +27,21 @@ let firstMismatch: string | undefined;
 const perSecond: number[] = [];
 // autocannon's own latency histogram has 1 ms resolution (p50 of a fast server reads 0 ms);
 // this one records every 2xx response's latency in microseconds.
-const latencyUs = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+const latencyUs = hdr.build({
+  lowestDiscernibleValue: 1,
+  highestTrackableValue: 120_000_000,
+  numberOfSignificantValueDigits: 3,
+});
 
-function onResponse(status: number, body: string, _ctx: unknown, headers: Record<string, string | string[]>) {
+function onResponse(
+  status: number,
+  body: string,
+  _ctx: unknown,
+  headers: Record<string, string | string[] | undefined> | undefined,
+) {
   if (seen++ % job.sampleEvery !== 0) return;
   sampled++;
-  const lower: Record<string, string | string[]> = {};
+  const lower: Record<string, string | string[] | undefined> = {};
   for (const [k, v] of Object.entries(headers ?? {})) lower[k.toLowerCase()] = v;
   const v = checker.checkResponse(scenario, job.params, { status, headers: lower, body: body ?? '' });
   if (v.level === 'fail') {
@@ -49,7 +58,7 @@ const instance = autocannon(
     pipelining: job.pipelining,
     duration: job.durationS,
     timeout: job.timeoutS,
-    requests: [{ ...job.request, onResponse }],
+    requests: [{ ...job.request, method: job.request.method as autocannon.Request['method'], onResponse }],
   },
   (err: Error | null, result: any) => {
     if (err) {
@@ -60,7 +69,11 @@ const instance = autocannon(
     const out: LoadOutput = {
       driver: 'autocannon',
       // autocannon ticks once more after it stops (a 0 it leaves out of its own mean): keep the measured seconds only.
-      requestsPerSec: { mean: result.requests.mean, stddev: result.requests.stddev, samples: perSecond.slice(0, Math.max(1, Math.round(job.durationS))) },
+      requestsPerSec: {
+        mean: result.requests.mean,
+        stddev: result.requests.stddev,
+        samples: perSecond.slice(0, Math.max(1, Math.round(job.durationS))),
+      },
       latencyMs: {
         mean: latencyUs.mean / 1000,
         p50: latencyUs.getValueAtPercentile(50) / 1000,
@@ -85,5 +98,11 @@ const instance = autocannon(
 instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
   if (status >= 200 && status < 300) latencyUs.recordValue(Math.max(1, Math.round(ms * 1000)));
 });
-instance.on('tick', ({ counter }: { counter: number }) => perSecond.push(counter));
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { instance.stop(); process.exit(130); });
+(instance as unknown as import('node:events').EventEmitter).on('tick', ({ counter }: { counter: number }) =>
+  perSecond.push(counter),
+);
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    instance.stop();
+    process.exit(130);
+  });

@@ -22,16 +22,32 @@ export interface AutocannonJob extends LoadJob {
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'autocannon-worker.ts');
 
 /** Runs the worker pinned to `cpus` (a taskset list, or null for unpinned). */
-export async function runAutocannon(job: AutocannonJob, cpus: string | null, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<LoadOutput> {
+export async function runAutocannon(
+  job: AutocannonJob,
+  cpus: string | null,
+  signal?: AbortSignal,
+  onSpawn?: (pid: number) => void,
+): Promise<LoadOutput> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ac-'));
   try {
     const cfg = path.join(dir, 'job.json');
     const out = path.join(dir, 'out.json');
     fs.writeFileSync(cfg, JSON.stringify(job));
-    const [cmd, ...args] = pinnedCommand(cpus, [process.execPath, '--disable-warning=ExperimentalWarning', WORKER, cfg, out]);
-    const { code, output } = await runTracked(cmd, args, { signal, onSpawn, timeoutMs: (job.durationS + job.timeoutS + 30) * 1000 });
+    const [cmd, ...args] = pinnedCommand(cpus, [
+      process.execPath,
+      '--disable-warning=ExperimentalWarning',
+      WORKER,
+      cfg,
+      out,
+    ]);
+    const { code, output } = await runTracked(cmd, args, {
+      signal,
+      onSpawn,
+      timeoutMs: (job.durationS + job.timeoutS + 30) * 1000,
+    });
     if (signal?.aborted) throw new Error('load run aborted');
-    if (code !== 0 || !fs.existsSync(out)) throw new Error(`autocannon worker exited with code ${code}: ${output.slice(-2000)}`);
+    if (code !== 0 || !fs.existsSync(out))
+      throw new Error(`autocannon worker exited with code ${code}: ${output.slice(-2000)}`);
     return JSON.parse(fs.readFileSync(out, 'utf8'));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -36,7 +36,8 @@ function typeOf(v) {
 
 // The JSON Schema subset the scenario files use ($refs inlined by the harness).
 function validate(schema, v, at) {
-  if ('const' in schema && JSON.stringify(v) !== JSON.stringify(schema.const)) return `${at} must be ${JSON.stringify(schema.const)}`;
+  if ('const' in schema && JSON.stringify(v) !== JSON.stringify(schema.const))
+    return `${at} must be ${JSON.stringify(schema.const)}`;
   if (schema.type) {
     const t = typeOf(v);
     const ok = schema.type === t || (schema.type === 'number' && t === 'integer');
@@ -51,13 +52,23 @@ function validate(schema, v, at) {
     if (schema.pattern && !new RegExp(schema.pattern).test(v)) return `${at} must match ${schema.pattern}`;
   }
   if (Array.isArray(v)) {
-    if (schema.minItems !== undefined && v.length < schema.minItems) return `${at} must have >= ${schema.minItems} items`;
-    if (schema.maxItems !== undefined && v.length > schema.maxItems) return `${at} must have <= ${schema.maxItems} items`;
-    if (schema.items) for (let i = 0; i < v.length; i++) { const e = validate(schema.items, v[i], `${at}/${i}`); if (e) return e; }
+    if (schema.minItems !== undefined && v.length < schema.minItems)
+      return `${at} must have >= ${schema.minItems} items`;
+    if (schema.maxItems !== undefined && v.length > schema.maxItems)
+      return `${at} must have <= ${schema.maxItems} items`;
+    if (schema.items)
+      for (let i = 0; i < v.length; i++) {
+        const e = validate(schema.items, v[i], `${at}/${i}`);
+        if (e) return e;
+      }
   }
   if (typeOf(v) === 'object') {
     for (const k of schema.required || []) if (!(k in v)) return `${at} must have property ${k}`;
-    for (const [k, s] of Object.entries(schema.properties || {})) if (k in v) { const e = validate(s, v[k], `${at}/${k}`); if (e) return e; }
+    for (const [k, s] of Object.entries(schema.properties || {}))
+      if (k in v) {
+        const e = validate(s, v[k], `${at}/${k}`);
+        if (e) return e;
+      }
   }
   return '';
 }
@@ -67,31 +78,49 @@ function contractProblem(res) {
   if (res.status !== want.status) return `status ${res.status}, expected ${want.status}`;
   const ct = res.headers['Content-Type'] || '';
   const [media, ...params] = ct.split(';').map((x) => x.trim());
-  if (media.toLowerCase() !== want.contentType) return `content-type '${ct}', expected '${want.contentType}; charset=utf-8'`;
+  if (media.toLowerCase() !== want.contentType)
+    return `content-type '${ct}', expected '${want.contentType}; charset=utf-8'`;
   const charset = params.map((p) => p.split('=')).find(([k]) => k.toLowerCase() === 'charset');
-  if (!charset || charset[1].toLowerCase() !== 'utf-8') return `content-type '${ct}' lacks '; charset=utf-8'`;
+  if (charset?.[1].toLowerCase() !== 'utf-8') return `content-type '${ct}' lacks '; charset=utf-8'`;
   const body = res.body || '';
   if (want.text !== undefined) return body === want.text ? '' : `body ${JSON.stringify(body).slice(0, 120)}`;
   let parsed;
-  try { parsed = JSON.parse(body); } catch (e) { return `body is not JSON: ${body.slice(0, 120)}`; }
-  if (want.graphql && parsed && typeof parsed === 'object' && 'errors' in parsed) return `GraphQL errors in the reply: ${body.slice(0, 120)}`;
+  try {
+    parsed = JSON.parse(body);
+  } catch (_e) {
+    return `body is not JSON: ${body.slice(0, 120)}`;
+  }
+  if (want.graphql && parsed && typeof parsed === 'object' && 'errors' in parsed)
+    return `GraphQL errors in the reply: ${body.slice(0, 120)}`;
   if (want.at) {
     for (const key of want.at.split('.')) parsed = parsed && typeof parsed === 'object' ? parsed[key] : undefined;
     if (parsed === undefined) return `nothing at ${want.at}`;
   }
-  if (want.exact !== undefined) return JSON.stringify(sortKeys(parsed)) === JSON.stringify(sortKeys(want.exact)) ? '' : `body ${body.slice(0, 120)}`;
+  if (want.exact !== undefined)
+    return JSON.stringify(sortKeys(parsed)) === JSON.stringify(sortKeys(want.exact))
+      ? ''
+      : `body ${body.slice(0, 120)}`;
   return validate(want.schema, parsed, '');
 }
 
 function sortKeys(v) {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.keys(v).sort().reduce((o, k) => { o[k] = sortKeys(v[k]); return o; }, {});
+  if (v && typeof v === 'object')
+    return Object.keys(v)
+      .sort()
+      .reduce((o, k) => {
+        o[k] = sortKeys(v[k]);
+        return o;
+      }, {});
   return v;
 }
 
 export default function () {
   const r = cfg.request;
-  const res = http.request(r.method, cfg.url + r.path, r.body === undefined ? null : r.body, { headers: r.headers, timeout: `${cfg.timeoutS}s` });
+  const res = http.request(r.method, cfg.url + r.path, r.body === undefined ? null : r.body, {
+    headers: r.headers,
+    timeout: `${cfg.timeoutS}s`,
+  });
   if (res.status === 0) {
     if (res.error_code === 1050) timeouts.add(1);
     else errors.add(1);
@@ -104,7 +133,10 @@ export default function () {
     check(res, { contract: () => problem === '' });
     if (problem) {
       mismatched.add(1);
-      if (!reported) { reported = true; console.error(`BENCH_MISMATCH ${problem}`); }
+      if (!reported) {
+        reported = true;
+        console.error(`BENCH_MISMATCH ${problem}`);
+      }
     }
   }
 }

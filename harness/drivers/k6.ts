@@ -12,11 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { K6Profile } from '../profiles.ts';
+import type { K6Profile } from '../core/profiles.ts';
 import type { Scenario } from '../contract/scenarios.ts';
 import { expectedAt, expectedExact } from '../contract/scenarios.ts';
 import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
-import { ROOT } from '../paths.ts';
+import { ROOT } from '../core/paths.ts';
 import type { LoadJob, LoadOutput } from './types.ts';
 
 /** The pinned k6 release (built from go.k6.io/k6 at this version). */
@@ -49,7 +49,9 @@ export function findK6(opts: { build: boolean; log?: (l: string) => void }): { b
   const how = `install k6 ≥ ${K6_VERSION} on PATH, or Go ≥ ${GO_FOR_K6} and run \`npx just tools\` (builds go.k6.io/k6@v${K6_VERSION} into .tools/bin)`;
   if (process.env.BENCH_K6 !== undefined) {
     const v = process.env.BENCH_K6 ? k6VersionOf(process.env.BENCH_K6) : null;
-    return v && versionAtLeast(v, K6_VERSION) ? { bin: process.env.BENCH_K6, why: '' } : { bin: null, why: `BENCH_K6=${process.env.BENCH_K6} is not k6 ≥ ${K6_VERSION}; ${how}` };
+    return v && versionAtLeast(v, K6_VERSION)
+      ? { bin: process.env.BENCH_K6, why: '' }
+      : { bin: null, why: `BENCH_K6=${process.env.BENCH_K6} is not k6 ≥ ${K6_VERSION}; ${how}` };
   }
   const sys = onPath('k6');
   const sysV = sys ? k6VersionOf(sys) : null;
@@ -58,19 +60,41 @@ export function findK6(opts: { build: boolean; log?: (l: string) => void }): { b
   const localV = fs.existsSync(local) ? k6VersionOf(local) : null;
   if (localV && versionAtLeast(localV, K6_VERSION)) return { bin: local, why: '' };
   const go = onPath('go');
-  if (!go) return { bin: null, why: `k6 not found${sys ? ` (k6 on PATH is ${sysV ?? 'unreadable'})` : ''} and Go is not installed: ${how}` };
+  if (!go)
+    return {
+      bin: null,
+      why: `k6 not found${sys ? ` (k6 on PATH is ${sysV ?? 'unreadable'})` : ''} and Go is not installed: ${how}`,
+    };
   if (!opts.build) return { bin: null, why: `k6 not built yet: run \`npx just tools\` (${how})` };
   opts.log?.(`building k6 v${K6_VERSION} from go.k6.io/k6 into ${TOOLS_BIN} (a few minutes, once)…`);
   fs.mkdirSync(TOOLS_BIN, { recursive: true });
-  const r = spawnSync(go, ['install', `go.k6.io/k6@v${K6_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOBIN: TOOLS_BIN, GOFLAGS: '-mod=mod' } });
-  if (r.status !== 0) return { bin: null, why: `building k6 with Go failed: ${(r.stderr ?? '').trim().split('\n').slice(-5).join(' | ')}; ${how}` };
-  return k6VersionOf(local) ? { bin: local, why: '' } : { bin: null, why: `the k6 built into ${local} does not run; ${how}` };
+  const r = spawnSync(go, ['install', `go.k6.io/k6@v${K6_VERSION}`], {
+    encoding: 'utf8',
+    env: { ...process.env, GOBIN: TOOLS_BIN, GOFLAGS: '-mod=mod' },
+  });
+  if (r.status !== 0)
+    return {
+      bin: null,
+      why: `building k6 with Go failed: ${(r.stderr ?? '').trim().split('\n').slice(-5).join(' | ')}; ${how}`,
+    };
+  return k6VersionOf(local)
+    ? { bin: local, why: '' }
+    : { bin: null, why: `the k6 built into ${local} does not run; ${how}` };
 }
 
 /** What the script compares responses with: the scenario's expectation with the load values filled in. */
-export function k6Expectation(s: Scenario, params: LoadJob['params'], sharedSchemas: object[]): Record<string, unknown> {
+export function k6Expectation(
+  s: Scenario,
+  params: LoadJob['params'],
+  sharedSchemas: object[],
+): Record<string, unknown> {
   const b = s.response.body;
-  const expect: Record<string, unknown> = { status: s.response.status, contentType: s.response.contentType, graphql: Boolean(b.graphql), at: expectedAt(s, params) ?? null };
+  const expect: Record<string, unknown> = {
+    status: s.response.status,
+    contentType: s.response.contentType,
+    graphql: Boolean(b.graphql),
+    at: expectedAt(s, params) ?? null,
+  };
   if (b.text !== undefined) expect.text = b.text;
   else if (b.exact !== undefined) expect.exact = expectedExact(s, params);
   else expect.schema = inlineRefs(b.schema, sharedSchemas);
@@ -95,12 +119,26 @@ function inlineRefs(node: unknown, shared: object[]): unknown {
 export function k6Executor(p: K6Profile, rate: number | null, durationS?: number): Record<string, unknown> {
   const base = { gracefulStop: `${p.timeoutS}s` };
   if (p.executor === 'ramping-vus' && durationS === undefined) {
-    return { ...base, executor: 'ramping-vus', startVUs: 0, stages: p.stages!.map((s) => ({ duration: `${s.durationS}s`, target: s.target })), gracefulRampDown: `${p.timeoutS}s` };
+    return {
+      ...base,
+      executor: 'ramping-vus',
+      startVUs: 0,
+      stages: p.stages!.map((s) => ({ duration: `${s.durationS}s`, target: s.target })),
+      gracefulRampDown: `${p.timeoutS}s`,
+    };
   }
   if (p.executor === 'constant-arrival-rate' && durationS === undefined) {
     if (!rate) throw new Error('constant-arrival-rate needs a rate');
     const vus = p.vus ?? 1000;
-    return { ...base, executor: 'constant-arrival-rate', rate: Math.max(1, Math.round(rate)), timeUnit: '1s', duration: `${p.durationS}s`, preAllocatedVUs: Math.min(vus, 200), maxVUs: vus };
+    return {
+      ...base,
+      executor: 'constant-arrival-rate',
+      rate: Math.max(1, Math.round(rate)),
+      timeUnit: '1s',
+      duration: `${p.durationS}s`,
+      preAllocatedVUs: Math.min(vus, 200),
+      maxVUs: vus,
+    };
   }
   return { ...base, executor: 'constant-vus', vus: p.vus ?? 50, duration: `${durationS ?? p.durationS}s` };
 }
@@ -115,7 +153,14 @@ export function parseK6Summary(summary: any, firstMismatch?: string): LoadOutput
   return {
     driver: 'k6',
     requestsPerSec: { mean: Number(v('http_reqs').rate ?? 0), stddev: 0, samples: [] },
-    latencyMs: { mean: d.avg ?? 0, p50: d['p(50)'] ?? d.med ?? 0, p90: d['p(90)'] ?? 0, p95: d['p(95)'] ?? 0, p99: d['p(99)'] ?? 0, max: d.max ?? 0 },
+    latencyMs: {
+      mean: d.avg ?? 0,
+      p50: d['p(50)'] ?? d.med ?? 0,
+      p90: d['p(90)'] ?? 0,
+      p95: d['p(95)'] ?? 0,
+      p99: d['p(99)'] ?? 0,
+      max: d.max ?? 0,
+    },
     latencyHistogramUs: null,
     requests: { total: count('http_reqs') - count('bench_timeouts') - count('bench_errors'), sent: count('http_reqs') },
     errors: count('bench_errors'),
@@ -129,7 +174,14 @@ export function parseK6Summary(summary: any, firstMismatch?: string): LoadOutput
 }
 
 /** Runs k6 pinned to `cpus` with the job; rejects when k6 fails or writes no summary. */
-export async function runK6(bin: string, job: LoadJob & { timeoutS: number; expect: Record<string, unknown>; executor: Record<string, unknown> }, cpus: string | null, signal?: AbortSignal, onSpawn?: (pid: number) => void, limitS = 900): Promise<LoadOutput> {
+export async function runK6(
+  bin: string,
+  job: LoadJob & { timeoutS: number; expect: Record<string, unknown>; executor: Record<string, unknown> },
+  cpus: string | null,
+  signal?: AbortSignal,
+  onSpawn?: (pid: number) => void,
+  limitS = 900,
+): Promise<LoadOutput> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-k6-'));
   try {
     const summaryPath = path.join(dir, 'summary.json');
@@ -137,11 +189,14 @@ export async function runK6(bin: string, job: LoadJob & { timeoutS: number; expe
     fs.writeFileSync(cfgPath, JSON.stringify({ ...job, summaryPath }));
     const [cmd, ...args] = pinnedCommand(cpus, [bin, 'run', '--quiet', '--no-color', SCRIPT]);
     const { code, output } = await runTracked(cmd, args, {
-      signal, onSpawn, timeoutMs: limitS * 1000,
+      signal,
+      onSpawn,
+      timeoutMs: limitS * 1000,
       env: { ...process.env, BENCH_K6_CONFIG: cfgPath, K6_NO_USAGE_REPORT: 'true', K6_WEB_DASHBOARD: 'false' },
     });
     if (signal?.aborted) throw new Error('load run aborted');
-    if (!fs.existsSync(summaryPath)) throw new Error(`k6 exited with code ${code} and wrote no summary: ${output.slice(-2000)}`);
+    if (!fs.existsSync(summaryPath))
+      throw new Error(`k6 exited with code ${code} and wrote no summary: ${output.slice(-2000)}`);
     const mismatch = /BENCH_MISMATCH (.*)/.exec(output)?.[1]?.replace(/"\s+source=console.*$/, '');
     return parseK6Summary(JSON.parse(fs.readFileSync(summaryPath, 'utf8')), mismatch);
   } finally {

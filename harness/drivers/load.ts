@@ -2,7 +2,7 @@
  * Runs a cell's warm-up and measurement with the profile's driver (autocannon or k6) and
  * returns the measured LoadOutput. Rejects when the driver fails; `signal` stops it.
  */
-import type { Profile } from '../profiles.ts';
+import type { Profile } from '../core/profiles.ts';
 import type { Scenario } from '../contract/scenarios.ts';
 import { runAutocannon } from './autocannon.ts';
 import { k6Executor, k6Expectation, runK6 } from './k6.ts';
@@ -30,6 +30,7 @@ export async function runLoad(p: Profile, job: LoadJob, c: LoadContext): Promise
   }
   if (!c.k6Bin) throw new Error('k6 is not available');
   const k6Job = { ...job, timeoutS: p.timeoutS, expect: k6Expectation(c.scenario, job.params, c.sharedSchemas) };
-  if (p.warmupS > 0) await runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null, p.warmupS) }, c.cpus, c.signal);
+  if (p.warmupS > 0)
+    await runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null, p.warmupS) }, c.cpus, c.signal);
   return runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null) }, c.cpus, c.signal, c.onMeasure);
 }

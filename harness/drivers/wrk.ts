@@ -54,7 +54,7 @@ export function wrkScript(req: ConcreteRequest): string {
     '    latency:percentile(50), latency:percentile(99), latency.max))',
     'end',
   );
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Parses the JSON line of wrkScript's done() hook from wrk's output; throws when it is missing. */
@@ -76,12 +76,27 @@ export function parseWrkOutput(output: string): WrkOutput {
  * Runs `wrk -t1 -c connections -d durationS` against `url + req.path`, pinned to `cpus`.
  * Rejects when wrk fails or prints no result; `signal` stops it.
  */
-export async function runWrk(bin: string, o: { url: string; request: ConcreteRequest; connections: number; durationS: number; timeoutS: number }, cpus: string | null, signal?: AbortSignal): Promise<WrkOutput> {
+export async function runWrk(
+  bin: string,
+  o: { url: string; request: ConcreteRequest; connections: number; durationS: number; timeoutS: number },
+  cpus: string | null,
+  signal?: AbortSignal,
+): Promise<WrkOutput> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-wrk-'));
   try {
     const script = path.join(dir, 'request.lua');
     fs.writeFileSync(script, wrkScript(o.request));
-    const argv = [bin, '-t1', `-c${o.connections}`, `-d${o.durationS}s`, `--timeout`, `${o.timeoutS}s`, '-s', script, o.url.replace(/\/$/, '') + o.request.path];
+    const argv = [
+      bin,
+      '-t1',
+      `-c${o.connections}`,
+      `-d${o.durationS}s`,
+      `--timeout`,
+      `${o.timeoutS}s`,
+      '-s',
+      script,
+      o.url.replace(/\/$/, '') + o.request.path,
+    ];
     const [cmd, ...args] = pinnedCommand(cpus, argv);
     const { code, output } = await runTracked(cmd, args, { signal, timeoutMs: (o.durationS + o.timeoutS + 30) * 1000 });
     if (signal?.aborted) throw new Error('wrk run aborted');

@@ -3,8 +3,8 @@
  *
  * The harness itself always runs on the project's pinned Node 24. Another major is installed
  * on demand from the npm registry (the platform package `node-<platform>-<arch>`) into the
- * git-ignored `.tools/node/<version>/`; its exact version is pinned the first time in
- * `harness/node-versions.json` (commit it to share the pin). The contender's own dependencies
+ * git-ignored `.tools/node/<version>/`; exact versions are pinned in
+ * `harness/lifecycle/node-versions.json`, which only an edit changes (an unpinned major is refused). The contender's own dependencies
  * are shared; only the binary differs.
  *
  * `engineProblem` checks a contender's `engines` and those of every package it depends on
@@ -14,9 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import semver from 'semver';
-import { ROOT } from '../paths.ts';
-import { UserError } from '../errors.ts';
-import { writeJsonAtomic } from '../store/results.ts';
+import { ROOT } from '../core/paths.ts';
+import { UserError } from '../core/errors.ts';
 
 export interface NodeRuntime {
   major: number;
@@ -26,52 +25,75 @@ export interface NodeRuntime {
   path: string;
 }
 
-export const PINS_FILE = path.join(ROOT, 'harness', 'node-versions.json');
+export const PINS_FILE = path.join(ROOT, 'harness', 'lifecycle', 'node-versions.json');
 const TOOLS_NODE = path.join(ROOT, '.tools', 'node');
 
 /** Parses "20,22,24" into sorted unique majors; throws UserError on anything else. */
 export function parseMajors(list: string): number[] {
-  const majors = list.split(',').map((x) => x.trim()).filter(Boolean).map((x) => {
-    if (!/^\d+$/.test(x) || Number(x) < 18) throw new UserError(`--node takes Node.js majors like 20,22,24,26; '${x}' is not one`);
-    return Number(x);
-  });
+  const majors = list
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((x) => {
+      if (!/^\d+$/.test(x) || Number(x) < 18)
+        throw new UserError(`--node takes Node.js majors like 20,22,24,26; '${x}' is not one`);
+      return Number(x);
+    });
   if (!majors.length) throw new UserError('--node needs at least one major, e.g. --node 22,24');
   return [...new Set(majors)].sort((a, b) => a - b);
 }
 
+/** The Node.js majors the harness can run contenders on: the pinned ones and its own. */
+export function supportedMajors(): number[] {
+  const own = Number(process.versions.node.split('.')[0]);
+  return [...new Set([...Object.keys(readPins()).map(Number), own])].sort((a, b) => a - b);
+}
+
 function readPins(): Record<string, string> {
-  try { return JSON.parse(fs.readFileSync(PINS_FILE, 'utf8')); } catch { return {}; }
+  try {
+    return JSON.parse(fs.readFileSync(PINS_FILE, 'utf8'));
+  } catch {
+    return {};
+  }
 }
 
 /** The runtime for `major`: the harness's own Node for its major, else installed on demand. */
 export function resolveNode(major: number, log: (l: string) => void = () => {}): NodeRuntime {
-  if (major === Number(process.versions.node.split('.')[0])) return { major, version: process.version, path: process.execPath };
+  if (major === Number(process.versions.node.split('.')[0]))
+    return { major, version: process.version, path: process.execPath };
   const pkg = `node-${process.platform}-${process.arch}`;
   const pins = readPins();
-  let version = pins[String(major)];
-  if (!version) {
-    const r = spawnSync('npm', ['view', `${pkg}@${major}`, 'version', '--json'], { encoding: 'utf8' });
-    let found: string[] = [];
-    try { const j = JSON.parse(r.stdout || '[]'); found = Array.isArray(j) ? j : [j]; } catch { /* below */ }
-    version = semver.maxSatisfying(found.filter((v) => semver.valid(v)), `${major}.x`) ?? '';
-    if (!version) throw new UserError(`no ${pkg} release of Node ${major} in the npm registry${r.stderr ? ` (${r.stderr.trim().split('\n').pop()})` : ''}`);
-    writeJsonAtomic(PINS_FILE, { ...pins, [String(major)]: version });
-    log(`pinned Node ${major} to ${version} in ${path.relative(ROOT, PINS_FILE)}`);
-  }
+  const version = pins[String(major)];
+  if (!version)
+    throw new UserError(
+      `--node ${major}: no pinned Node ${major}. Supported majors: ${supportedMajors().join(', ')} (pinned in ${path.relative(ROOT, PINS_FILE)}; add a major there by editing the file).`,
+    );
   const dir = path.join(TOOLS_NODE, version);
   const bin = path.join(dir, 'node_modules', pkg, 'bin', 'node');
   if (!fs.existsSync(bin)) {
     log(`installing Node ${version} (${pkg}) into ${path.relative(ROOT, dir)}…`);
     fs.mkdirSync(dir, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@${version}`], { encoding: 'utf8' });
-    if (r.status !== 0 || !fs.existsSync(bin)) throw new UserError(`could not install ${pkg}@${version}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`);
+    const r = spawnSync(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@${version}`],
+      { encoding: 'utf8' },
+    );
+    if (r.status !== 0 || !fs.existsSync(bin))
+      throw new UserError(
+        `could not install ${pkg}@${version}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`,
+      );
   }
   const out = spawnSync(bin, ['--version'], { encoding: 'utf8' });
   if (out.status !== 0) throw new UserError(`${bin} does not run: ${out.stderr}`);
   return { major, version: out.stdout.trim(), path: bin };
 }
 
-interface LockEntry { version?: string; engines?: Record<string, string> | string[]; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }
+interface LockEntry {
+  version?: string;
+  engines?: Record<string, string> | string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
 
 /**
  * Why `contenderDir` cannot run on Node `version` ("undici@8.12.4 requires node >=22.19.0"),
@@ -87,7 +109,11 @@ export function engineProblem(contenderDir: string, version: string, rootDir = R
   const ownProblem = check(own.name ?? path.basename(contenderDir), own.engines);
   if (ownProblem) return ownProblem;
   let lock: { packages?: Record<string, LockEntry> } = {};
-  try { lock = JSON.parse(fs.readFileSync(path.join(rootDir, 'package-lock.json'), 'utf8')); } catch { return null; }
+  try {
+    lock = JSON.parse(fs.readFileSync(path.join(rootDir, 'package-lock.json'), 'utf8'));
+  } catch {
+    return null;
+  }
   const pkgs = lock.packages ?? {};
   const rel = path.relative(rootDir, contenderDir).split(path.sep).join('/');
   const seen = new Set<string>();

@@ -44,7 +44,11 @@ export function describePortHolder(port: number): string | undefined {
   const inodes = new Set<string>();
   for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = '';
-    try { text = fs.readFileSync(f, 'utf8'); } catch { continue; }
+    try {
+      text = fs.readFileSync(f, 'utf8');
+    } catch {
+      continue;
+    }
     for (const line of text.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
       if (cols.length > 9 && cols[1].endsWith(`:${hex}`) && cols[3] === '0A') inodes.add(cols[9]);
@@ -52,17 +56,33 @@ export function describePortHolder(port: number): string | undefined {
   }
   if (!inodes.size) return undefined;
   let pids: string[] = [];
-  try { pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return undefined; }
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return undefined;
+  }
   for (const pid of pids) {
     let fds: string[] = [];
-    try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { continue; }
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
     for (const fd of fds) {
       let target = '';
-      try { target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { continue; }
+      try {
+        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
       const m = /^socket:\[(\d+)\]$/.exec(target);
       if (m && inodes.has(m[1])) {
         let cmd = '';
-        try { cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' '); } catch { /* gone */ }
+        try {
+          cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+        } catch {
+          /* gone */
+        }
         return `pid ${pid} (${cmd.slice(0, 120) || 'unknown command'})`;
       }
     }

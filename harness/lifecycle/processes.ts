@@ -25,7 +25,11 @@ function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   try {
     process.kill(-child.pid, sig);
   } catch {
-    try { child.kill(sig); } catch { /* already gone */ }
+    try {
+      child.kill(sig);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -39,7 +43,10 @@ export function hasExited(child: ChildProcess): boolean {
  * Resolves when the child has exited.
  */
 export async function stopGroup(child: ChildProcess, graceMs = 3000): Promise<void> {
-  if (hasExited(child)) { signalGroup(child, 'SIGKILL'); return; }
+  if (hasExited(child)) {
+    signalGroup(child, 'SIGKILL');
+    return;
+  }
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   signalGroup(child, 'SIGTERM');
   const done = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
@@ -69,20 +76,38 @@ export function killAllSync(): void {
 export function runTracked(
   cmd: string,
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; onSpawn?: (pid: number) => void } = {},
+  opts: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    onSpawn?: (pid: number) => void;
+  } = {},
 ): Promise<{ code: number | null; output: string; timedOut: boolean }> {
   return new Promise((resolve) => {
     const child = spawnTracked(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     let output = '';
     let timedOut = false;
-    const take = (b: Buffer) => { output += b.toString(); if (output.length > 1_000_000) output = output.slice(-500_000); };
+    const take = (b: Buffer) => {
+      output += b.toString();
+      if (output.length > 1_000_000) output = output.slice(-500_000);
+    };
     child.stdout?.on('data', take);
     child.stderr?.on('data', take);
-    const onAbort = () => { void stopGroup(child, 1000); };
+    const onAbort = () => {
+      void stopGroup(child, 1000);
+    };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = opts.timeoutMs ? setTimeout(() => { timedOut = true; void stopGroup(child, 1000); }, opts.timeoutMs) : undefined;
-    child.once('error', (e) => { output += String(e); });
+    const timer = opts.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          void stopGroup(child, 1000);
+        }, opts.timeoutMs)
+      : undefined;
+    child.once('error', (e) => {
+      output += String(e);
+    });
     child.once('close', (code) => {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -101,7 +126,12 @@ export function onPath(name: string): string | null {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const p = path.join(dir, name);
-    try { fs.accessSync(p, fs.constants.X_OK); return p; } catch { /* next */ }
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      /* next */
+    }
   }
   return null;
 }

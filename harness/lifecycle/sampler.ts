@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import pidusage from 'pidusage';
-import type { CellResources } from '../store/results.ts';
 
 /** PIDs whose process group is `pgid` (the server and anything it forked). */
 export function groupPids(pgid: number): number[] {
@@ -16,12 +15,37 @@ export function groupPids(pgid: number): number[] {
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[2]) === pgid) out.push(Number(d));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out.length ? out : [pgid];
 }
 
-interface Sample { t: number; serverCpu: number; serverRss: number; clientCpu: number | null }
+/** Resource use of one cell's measured window. CPU % is of one core (100 = one full core). */
+export interface ResourceUse {
+  server: {
+    cpuPctAvg: number;
+    cpuPctPeak: number;
+    rssBytesAvg: number;
+    rssBytesPeak: number;
+    rssSlopeBytesPerS: number;
+    samples: number;
+    pinnedCores: number;
+  };
+  client: { cpuPctAvg: number; cores: number };
+  /** Requests served per CPU-second of the server. */
+  rpsPerCpuSecond: number;
+  /** The driver used ≥ 90% of its cores: the figure is a lower bound. */
+  clientBound: boolean;
+}
+
+interface Sample {
+  t: number;
+  serverCpu: number;
+  serverRss: number;
+  clientCpu: number | null;
+}
 
 export class Sampler {
   private samples: Sample[] = [];
@@ -54,12 +78,15 @@ export class Sampler {
     try {
       const pids = [...this.serverPids, ...(this.clientPid ? [this.clientPid] : [])];
       if (!pids.length) return;
-      const stats = await pidusage(pids).catch(() => ({} as Record<string, { cpu: number; memory: number }>));
+      const stats = await pidusage(pids).catch(() => ({}) as Record<string, { cpu: number; memory: number }>);
       let serverCpu = 0;
       let serverRss = 0;
       for (const p of this.serverPids) {
         const s = stats[p];
-        if (s) { serverCpu += s.cpu; serverRss += s.memory; }
+        if (s) {
+          serverCpu += s.cpu;
+          serverRss += s.memory;
+        }
       }
       const c = this.clientPid ? stats[this.clientPid] : undefined;
       this.samples.push({ t: (performance.now() - this.t0) / 1000, serverCpu, serverRss, clientCpu: c ? c.cpu : null });
@@ -69,7 +96,7 @@ export class Sampler {
   }
 
   /** Ends the window and summarises it; null when nothing was sampled. */
-  stop(totalRequests: number, durationS: number, serverCores: number, clientCores: number): CellResources | null {
+  stop(totalRequests: number, durationS: number, serverCores: number, clientCores: number): ResourceUse | null {
     clearInterval(this.timer);
     pidusage.clear();
     // pidusage's first reading of a pid has no previous point: drop it.
@@ -88,7 +115,15 @@ export class Sampler {
     const cpuSeconds = (cpuAvg / 100) * durationS;
     const clientAvg = client.length ? avg(client) : 0;
     return {
-      server: { cpuPctAvg: cpuAvg, cpuPctPeak: Math.max(...cpu), rssBytesAvg: rm, rssBytesPeak: Math.max(...rss), rssSlopeBytesPerS: slope, samples: s.length, pinnedCores: serverCores },
+      server: {
+        cpuPctAvg: cpuAvg,
+        cpuPctPeak: Math.max(...cpu),
+        rssBytesAvg: rm,
+        rssBytesPeak: Math.max(...rss),
+        rssSlopeBytesPerS: slope,
+        samples: s.length,
+        pinnedCores: serverCores,
+      },
       client: { cpuPctAvg: clientAvg, cores: clientCores },
       rpsPerCpuSecond: cpuSeconds > 0 ? totalRequests / cpuSeconds : 0,
       clientBound: client.length > 0 && clientAvg >= 90 * clientCores,

@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Manifest } from '../manifest.ts';
-import { UserError } from '../errors.ts';
-import { fetchOnce } from '../contract/verify.ts';
+import type { Manifest } from '../core/manifest.ts';
+import { UserError } from '../core/errors.ts';
+import { fetchOnce } from '../contract/http.ts';
 import { hasExited, pinnedCommand, spawnTracked, stopGroup } from './processes.ts';
 import { describePortHolder, isPortFree, waitPortFree } from './ports.ts';
 
@@ -55,7 +55,11 @@ export interface StartOptions {
 export function logTail(file: string, lines = 25): string {
   try {
     const text = fs.readFileSync(file, 'utf8');
-    return text.split('\n').slice(-lines - 1).join('\n').trim();
+    return text
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n')
+      .trim();
   } catch {
     return '';
   }
@@ -67,20 +71,29 @@ const PASS_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TZ', 'DATABASE_URL'];
 export async function startServer(m: Manifest, o: StartOptions): Promise<ServerHandle> {
   if (!(await isPortFree(o.port, o.host))) {
     const who = describePortHolder(o.port);
-    throw new UserError(`port ${o.port} on ${o.host} is already in use${who ? ` by ${who}` : ''}. Stop that process or choose another port (--port).`);
+    throw new UserError(
+      `port ${o.port} on ${o.host} is already in use${who ? ` by ${who}` : ''}. Stop that process or choose another port (--port).`,
+    );
   }
   fs.mkdirSync(path.dirname(o.logFile), { recursive: true });
   const fd = fs.openSync(o.logFile, 'a');
   const argv = m.start.map((a, i) => (i === 0 && a === 'node' ? o.nodePath : a));
   const env: Record<string, string> = {};
   for (const k of PASS_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-  Object.assign(env, { NODE_ENV: 'production', HOST: o.host, PORT: String(o.port), UPSTREAM_URL: o.upstreamUrl }, m.env, o.env);
+  Object.assign(
+    env,
+    { NODE_ENV: 'production', HOST: o.host, PORT: String(o.port), UPSTREAM_URL: o.upstreamUrl },
+    m.env,
+    o.env,
+  );
   const [cmd, ...args] = pinnedCommand(o.cpus, argv);
   const t0 = performance.now();
   const child = spawnTracked(cmd, args, { cwd: m.dir, env, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   let spawnError: Error | undefined;
-  child.once('error', (e) => { spawnError = e; });
+  child.once('error', (e) => {
+    spawnError = e;
+  });
   const exitInfo = () => {
     if (spawnError) return `could not be started: ${spawnError.message}`;
     if (!hasExited(child)) return null;
@@ -94,16 +107,27 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     try {
       const res = await fetchOnce(baseUrl, { method: 'GET', path: '/ping' }, 1000);
       if (res.status === 200) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (performance.now() > deadline) {
       await stopGroup(child, 1000);
-      throw new StartError(`${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms`, logTail(o.logFile));
+      throw new StartError(
+        `${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms`,
+        logTail(o.logFile),
+      );
     }
     await sleep(10);
   }
   const startupMs = performance.now() - t0;
   return {
-    child, pid: child.pid!, port: o.port, baseUrl, startupMs, logFile: o.logFile, exitInfo,
+    child,
+    pid: child.pid!,
+    port: o.port,
+    baseUrl,
+    startupMs,
+    logFile: o.logFile,
+    exitInfo,
     async stop() {
       const s = performance.now();
       await stopGroup(child, 3000);

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CellResult } from '../store/results.ts';
-import { steadySamples } from './stats.ts';
+import { steadySamples } from '../analysis/stats.ts';
 
 export interface Claim {
   id: string;
@@ -69,16 +69,34 @@ export function compareValue(compare: Claim['compare'], a: number, b: number): n
 }
 
 /** Computes every claim from `cells` (latest results) in one profile × driver × Node major. */
-export function evaluateClaims(claims: Claim[], cells: CellResult[], where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 }): ClaimResult[] {
+export function evaluateClaims(
+  claims: Claim[],
+  cells: CellResult[],
+  where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 },
+): ClaimResult[] {
   // A compose-only contender (Hasura) can only be measured as an external target.
-  const find = (label: string, scenario: string) => cells.find((c) => (c.label === label || c.label === `${label} (external)`) && c.scenario === scenario && c.status === 'ok'
-    && c.profile === where.profile && c.driver === where.driver && c.node.major === where.nodeMajor);
+  const find = (label: string, scenario: string) =>
+    cells.find(
+      (c) =>
+        (c.label === label || c.label === `${label} (external)`) &&
+        c.scenario === scenario &&
+        c.status === 'ok' &&
+        c.profile === where.profile &&
+        c.driver === where.driver &&
+        c.node.major === where.nodeMajor,
+    );
   return claims.map((claim) => {
     const a = find(claim.a, claim.scenario);
     const b = find(claim.b, claim.scenario);
     if (!a || !b) {
       const missing = [!a && claim.a, !b && claim.b].filter(Boolean).join(' and ');
-      return { claim, ours: null, noise: null, verdict: 'not measured' as Verdict, note: claim.whenMissing ?? `no ${where.profile} result for ${missing} on ${claim.scenario}` };
+      return {
+        claim,
+        ours: null,
+        noise: null,
+        verdict: 'not measured' as Verdict,
+        note: claim.whenMissing ?? `no ${where.profile} result for ${missing} on ${claim.scenario}`,
+      };
     }
     const va = claim.metric === 'rps' ? a.load!.requestsPerSec.mean : a.load!.latencyMs.mean;
     const vb = claim.metric === 'rps' ? b.load!.requestsPerSec.mean : b.load!.latencyMs.mean;
@@ -97,8 +115,11 @@ export function evaluateClaims(claims: Claim[], cells: CellResult[], where = { p
     if (tied) verdict = inRange && rangeAllowsNoEffect ? 'confirmed' : 'inconclusive';
     else verdict = inRange ? 'confirmed' : 'refuted';
     const bound = [a, b].filter((c) => c.resources?.clientBound).map((c) => c.label);
-    const note = (tied ? `a and b within ±${(noise * 100).toFixed(0)}% of each other` : `noise band ±${(noise * 100).toFixed(0)}%`)
-      + (bound.length ? `; client-bound: ${bound.join(', ')} is a lower bound` : '');
+    const note =
+      (tied
+        ? `a and b within ±${(noise * 100).toFixed(0)}% of each other`
+        : `noise band ±${(noise * 100).toFixed(0)}%`) +
+      (bound.length ? `; client-bound: ${bound.join(', ')} is a lower bound` : '');
     return { claim, ours, noise, verdict, note };
   });
 }
@@ -107,21 +128,34 @@ export function evaluateClaims(claims: Claim[], cells: CellResult[], where = { p
 export function formatComparison(compare: Claim['compare'], v: number): string {
   if (compare === 'ratio') return `${v.toFixed(2)}×`;
   const pct = v * 100;
-  return compare === 'increase' ? `${pct >= 0 ? '+' : '−'}${Math.abs(pct).toFixed(1)}%` : `${pct >= 0 ? '' : '−'}${Math.abs(pct).toFixed(1)}% ${pct >= 0 ? 'lower' : 'higher'}`;
+  return compare === 'increase'
+    ? `${pct >= 0 ? '+' : '−'}${Math.abs(pct).toFixed(1)}%`
+    : `${pct >= 0 ? '' : '−'}${Math.abs(pct).toFixed(1)}% ${pct >= 0 ? 'lower' : 'higher'}`;
 }
 
 /** The `## Seed claims` section of LEADERBOARD.md. */
-export function renderClaims(results: ClaimResult[], where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 }): string[] {
-  const out = ['## Seed claims', '',
+export function renderClaims(
+  results: ClaimResult[],
+  where = { profile: 'quick', driver: 'autocannon', nodeMajor: 24 },
+): string[] {
+  const out = [
+    '## Seed claims',
+    '',
     `Each seed's claim recomputed from this leaderboard's ${where.profile} · ${where.driver} · Node ${where.nodeMajor} cells (data: \`harness/report/seed-claims.json\`). ` +
-    'Noise: each cell\'s per-second requests/s samples after the first second (or its trials, with ≥ 3) give a coefficient of variation; the band is max(5%, 2·√(cv_a² + cv_b²)). ' +
-    'Confirmed: the rows are clearly apart and ours lies in the seed\'s range widened by the band (or they are tied and the seed\'s range includes no difference). Inconclusive: the rows are within the band of each other while the seed claims a difference. Refuted: clearly apart and outside the range. ' +
-    'The seeds ran on other hardware, other load shapes and other versions: compare directions and rough sizes.', '',
-    '| claim | seed | seed\'s figure | ours | verdict |', '|---|---|---|---|---|'];
+      "Noise: each cell's per-second requests/s samples after the first second (or its trials, with ≥ 3) give a coefficient of variation; the band is max(5%, 2·√(cv_a² + cv_b²)). " +
+      "Confirmed: the rows are clearly apart and ours lies in the seed's range widened by the band (or they are tied and the seed's range includes no difference). Inconclusive: the rows are within the band of each other while the seed claims a difference. Refuted: clearly apart and outside the range. " +
+      'The seeds ran on other hardware, other load shapes and other versions: compare directions and rough sizes.',
+    '',
+    "| claim | seed | seed's figure | ours | verdict |",
+    '|---|---|---|---|---|',
+  ];
   for (const r of results) {
     const ours = r.ours === null ? '–' : `${formatComparison(r.claim.compare, r.ours)} (${r.note})`;
-    const verdict = r.verdict === 'not measured' ? `not measured: ${r.note.replace(/^not measured here: /, '')}` : `**${r.verdict}**`;
-    out.push(`| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.seed.slice(0, 3)} | ${r.claim.seedFigure} | ${ours} | ${verdict} |`);
+    const verdict =
+      r.verdict === 'not measured' ? `not measured: ${r.note.replace(/^not measured here: /, '')}` : `**${r.verdict}**`;
+    out.push(
+      `| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.seed.slice(0, 3)} | ${r.claim.seedFigure} | ${ours} | ${verdict} |`,
+    );
   }
   out.push('');
   return out;

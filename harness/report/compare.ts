@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { UserError } from '../errors.ts';
-import { cellRps, ratioCI } from './stats.ts';
+import { UserError } from '../core/errors.ts';
+import { cellRps, ratioCI } from '../analysis/stats.ts';
 
 export type ChangeVerdict = 'improved' | 'regressed' | 'no change';
 
@@ -40,23 +40,38 @@ export interface Comparison {
 }
 
 /** Reads a run (or baseline) folder: its meta and ok cells. Throws UserError when missing. */
-export function readRun(resultsDir: string, ref: string, kind: 'run' | 'baseline' = 'run'): { meta: RunMeta; cells: CellResult[]; dir: string } {
-  const candidates = kind === 'baseline' ? [path.join(resultsDir, 'baselines', ref)] : [path.join(resultsDir, 'runs', ref), path.resolve(ref)];
+export function readRun(
+  resultsDir: string,
+  ref: string,
+  kind: 'run' | 'baseline' = 'run',
+): { meta: RunMeta; cells: CellResult[]; dir: string } {
+  const candidates =
+    kind === 'baseline'
+      ? [path.join(resultsDir, 'baselines', ref)]
+      : [path.join(resultsDir, 'runs', ref), path.resolve(ref)];
   const dir = candidates.find((d) => fs.existsSync(path.join(d, 'meta.json')));
   if (!dir) {
     const where = kind === 'baseline' ? path.join(resultsDir, 'baselines') : path.join(resultsDir, 'runs');
     const known = fs.existsSync(where) ? fs.readdirSync(where).slice(-10) : [];
-    throw new UserError(`no ${kind} '${ref}' (looked in ${where}). ${known.length ? `Known: ${known.join(', ')}` : `No ${kind}s yet.`}`);
+    throw new UserError(
+      `no ${kind} '${ref}' (looked in ${where}). ${known.length ? `Known: ${known.join(', ')}` : `No ${kind}s yet.`}`,
+    );
   }
   const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
   const cellDir = path.join(dir, 'cells');
-  const cells = fs.existsSync(cellDir) ? fs.readdirSync(cellDir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(cellDir, f), 'utf8')) as CellResult) : [];
+  const cells = fs.existsSync(cellDir)
+    ? fs
+        .readdirSync(cellDir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(cellDir, f), 'utf8')) as CellResult)
+    : [];
   return { meta, cells, dir };
 }
 
 /** Saves a run's cells and meta as baseline `name` (overwrites an older baseline of that name). */
 export function saveBaseline(resultsDir: string, runRef: string, name: string): string {
-  if (!/^[\w.-]+$/.test(name)) throw new UserError(`baseline name '${name}' may use letters, digits, '.', '_' and '-' only`);
+  if (!/^[\w.-]+$/.test(name))
+    throw new UserError(`baseline name '${name}' may use letters, digits, '.', '_' and '-' only`);
   const { dir } = readRun(resultsDir, runRef);
   const dest = path.join(resultsDir, 'baselines', name);
   fs.rmSync(dest, { recursive: true, force: true });
@@ -66,7 +81,13 @@ export function saveBaseline(resultsDir: string, runRef: string, name: string): 
 }
 
 /** Compares cells of run `a` (old) with run `b` (new). */
-export function compareRuns(aName: string, a: CellResult[], bName: string, b: CellResult[], threshold = 0.05): Comparison {
+export function compareRuns(
+  aName: string,
+  a: CellResult[],
+  bName: string,
+  b: CellResult[],
+  threshold = 0.05,
+): Comparison {
   const key = (c: CellResult) => c.cellId;
   const oldMap = new Map(a.filter((c) => c.status === 'ok').map((c) => [key(c), c]));
   const newMap = new Map(b.filter((c) => c.status === 'ok').map((c) => [key(c), c]));
@@ -77,24 +98,53 @@ export function compareRuns(aName: string, a: CellResult[], bName: string, b: Ce
     const r = ratioCI(nc, oc);
     const change = r.ratio - 1;
     const excludesOne = r.ci95[0] > 1 || r.ci95[1] < 1;
-    const verdict: ChangeVerdict = Math.abs(change) > threshold && excludesOne ? (change > 0 ? 'improved' : 'regressed') : 'no change';
-    changes.push({ cellId: id, label: nc.label, scenario: nc.scenario, old: cellRps(oc), new: cellRps(nc), change, ci95: [r.ci95[0] - 1, r.ci95[1] - 1], verdict });
+    const verdict: ChangeVerdict =
+      Math.abs(change) > threshold && excludesOne ? (change > 0 ? 'improved' : 'regressed') : 'no change';
+    changes.push({
+      cellId: id,
+      label: nc.label,
+      scenario: nc.scenario,
+      old: cellRps(oc),
+      new: cellRps(nc),
+      change,
+      ci95: [r.ci95[0] - 1, r.ci95[1] - 1],
+      verdict,
+    });
   }
-  const unmatched = [...new Set([...oldMap.keys(), ...newMap.keys(), ...a.map(key), ...b.map(key)])].filter((id) => !(oldMap.has(id) && newMap.has(id))).sort();
+  const unmatched = [...new Set([...oldMap.keys(), ...newMap.keys(), ...a.map(key), ...b.map(key)])]
+    .filter((id) => !(oldMap.has(id) && newMap.has(id)))
+    .sort();
   const counts = { improved: 0, regressed: 0, 'no change': 0 } as Record<ChangeVerdict, number>;
   for (const c of changes) counts[c.verdict]++;
   changes.sort((x, y) => x.label.localeCompare(y.label) || x.scenario.localeCompare(y.scenario));
-  return { a: aName, b: bName, threshold, changes, unmatched, counts, noChangeFraction: changes.length ? counts['no change'] / changes.length : 0 };
+  return {
+    a: aName,
+    b: bName,
+    threshold,
+    changes,
+    unmatched,
+    counts,
+    noChangeFraction: changes.length ? counts['no change'] / changes.length : 0,
+  };
 }
 
 /** The comparison as Markdown (also printed by `just compare`). */
 export function renderComparison(c: Comparison): string {
-  const lines = [`# ${c.b} vs ${c.a}`, '',
-    `Noise threshold ±${(c.threshold * 100).toFixed(0)}%; a change also needs its 95% bootstrap interval to exclude 0.`, '',
-    `${c.changes.length} cells: ${c.counts.improved} improved, ${c.counts.regressed} regressed, ${c.counts['no change']} no change (${(c.noChangeFraction * 100).toFixed(0)}% no change).`, '',
-    '| contender | scenario | old req/s | new req/s | change (95% CI) | verdict |', '|---|---|---:|---:|---:|---|'];
+  const lines = [
+    `# ${c.b} vs ${c.a}`,
+    '',
+    `Noise threshold ±${(c.threshold * 100).toFixed(0)}%; a change also needs its 95% bootstrap interval to exclude 0.`,
+    '',
+    `${c.changes.length} cells: ${c.counts.improved} improved, ${c.counts.regressed} regressed, ${c.counts['no change']} no change (${(c.noChangeFraction * 100).toFixed(0)}% no change).`,
+    '',
+    '| contender | scenario | old req/s | new req/s | change (95% CI) | verdict |',
+    '|---|---|---:|---:|---:|---|',
+  ];
   const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
-  for (const ch of c.changes) lines.push(`| ${ch.label} | ${ch.scenario} | ${Math.round(ch.old).toLocaleString('en-US')} | ${Math.round(ch.new).toLocaleString('en-US')} | ${pct(ch.change)} (${pct(ch.ci95[0])} … ${pct(ch.ci95[1])}) | ${ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`} |`);
+  for (const ch of c.changes)
+    lines.push(
+      `| ${ch.label} | ${ch.scenario} | ${Math.round(ch.old).toLocaleString('en-US')} | ${Math.round(ch.new).toLocaleString('en-US')} | ${pct(ch.change)} (${pct(ch.ci95[0])} … ${pct(ch.ci95[1])}) | ${ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`} |`,
+    );
   if (c.unmatched.length) lines.push('', `Not compared (missing or failed in one run): ${c.unmatched.join(', ')}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

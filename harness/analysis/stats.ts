@@ -11,11 +11,11 @@
  * The bootstrap uses a seeded PRNG so the same data always gives the same interval.
  */
 import * as hdr from 'hdr-histogram-js';
-import { mulberry32 } from '../prng.ts';
+import { mulberry32 } from '../core/prng.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
 /** Trials whose (max − min)/median exceeds this are flagged noisy (10%). */
-export const NOISY_THRESHOLD = 0.10;
+export const NOISY_THRESHOLD = 0.1;
 const RESAMPLES = 2000;
 
 /** The seeded PRNG of the bootstrap (mulberry32). */
@@ -54,10 +54,22 @@ export function bootstrapCI(xs: number[], stat: (s: number[]) => number, seed = 
 export function mergeLatency(encoded: (string | null)[]): CellStats['latencyMs'] {
   const hs = encoded.filter((e): e is string => Boolean(e));
   if (!hs.length) return null;
-  const merged = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  const merged = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
   for (const e of hs) merged.add(hdr.decodeFromCompressedBase64(e));
   const at = (p: number) => merged.getValueAtPercentile(p) / 1000;
-  return { p50: at(50), p75: at(75), p90: at(90), p95: at(95), p99: at(99), p999: at(99.9), max: merged.maxValue / 1000 };
+  return {
+    p50: at(50),
+    p75: at(75),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    p999: at(99.9),
+    max: merged.maxValue / 1000,
+  };
 }
 
 /**
@@ -68,16 +80,24 @@ export function trialStats(trials: CellResult[]): CellStats {
   const rps = trials.map((t) => t.load!.requestsPerSec.mean);
   const med = median(rps);
   const perSecond = trials.length === 1 ? steadySamples(trials[0]) : [];
-  const rpsStat = trials.length >= 3
-    ? { median: med, ci95: bootstrapCI(rps, median), method: 'bootstrap over trials' as const }
-    : perSecond.length >= 2
-      ? { median: med, ci95: bootstrapCI(perSecond, mean), method: 'per-second samples (one trial)' as const }
-      : { median: med, ci95: [Math.min(...rps), Math.max(...rps)] as [number, number], method: 'bootstrap over trials' as const };
+  const rpsStat =
+    trials.length >= 3
+      ? { median: med, ci95: bootstrapCI(rps, median), method: 'bootstrap over trials' as const }
+      : perSecond.length >= 2
+        ? { median: med, ci95: bootstrapCI(perSecond, mean), method: 'per-second samples (one trial)' as const }
+        : {
+            median: med,
+            ci95: [Math.min(...rps), Math.max(...rps)] as [number, number],
+            method: 'bootstrap over trials' as const,
+          };
   const spread = trials.length > 1 ? (Math.max(...rps) - Math.min(...rps)) / med : 0;
   return {
-    trials: trials.length, trialRps: rps, rps: rpsStat,
+    trials: trials.length,
+    trialRps: rps,
+    rps: rpsStat,
     latencyMs: mergeLatency(trials.map((t) => t.load!.latencyHistogramUs)),
-    spread, noisy: spread > NOISY_THRESHOLD,
+    spread,
+    noisy: spread > NOISY_THRESHOLD,
   };
 }
 

@@ -5,7 +5,5 @@
 import type { ZodError } from 'zod';
 
 export function formatZodError(err: ZodError): string {
-  return err.issues
-    .map((i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`)
-    .join('\n');
+  return err.issues.map((i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`).join('\n');
 }

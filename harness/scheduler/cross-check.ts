@@ -9,40 +9,27 @@
  * Recorded in meta.json as `driverCrossCheck`; never a leaderboard cell, never required:
  * without wrk the record says how to install it. Rates in requests/s, durations in seconds.
  */
-import type { CellResult } from '../store/results.ts';
-import type { AutocannonProfile } from '../profiles.ts';
-import { cellRps, median } from '../report/stats.ts';
-import { runAutocannon } from './autocannon.ts';
-import type { LoadJob } from './types.ts';
-import { findWrk, runWrk } from './wrk.ts';
+import type { CellResult, DriverCrossCheck } from '../store/results.ts';
+
+export type { DriverCrossCheck };
+import type { AutocannonProfile } from '../core/profiles.ts';
+import { cellRps, median } from '../analysis/stats.ts';
+import { runAutocannon } from '../drivers/autocannon.ts';
+import type { LoadJob } from '../drivers/types.ts';
+import { findWrk, runWrk } from '../drivers/wrk.ts';
 
 /** autocannon below this fraction of wrk's requests/s on the same load: the driver is the bottleneck (the same 90% as the client-bound flag). */
 export const DRIVER_BOUND_RATIO = 0.9;
 
-/** What meta.json records. */
-export interface DriverCrossCheck {
-  status: 'ok' | 'skipped' | 'error';
-  /** Why it was skipped or failed. */
-  reason: string | null;
-  tool: 'wrk';
-  toolVersion: string | null;
-  /** The cell whose load was repeated: the run's fastest ok autocannon cell. */
-  cell: { cellId: string; label: string; scenario: string; profile: string; nodeMajor: number; rps: number };
-  connections: number;
-  runS: number;
-  /** Each measured run in the order it ran, requests/s. */
-  runs: { driver: 'autocannon' | 'wrk'; rps: number; errors: number }[];
-  /** median(autocannon) / median(wrk); null unless ok. */
-  ratio: number | null;
-  /** ratio < DRIVER_BOUND_RATIO. */
-  driverBound: boolean | null;
-  /** One sentence for the leaderboard. */
-  summary: string;
-}
-
 /** The run's fastest ok autocannon cell without pipelining (wrk sends one request at a time per connection), or null. */
 export function fastestCell(cells: CellResult[]): CellResult | null {
-  const ok = cells.filter((c) => c.status === 'ok' && c.driver === 'autocannon' && c.load && (c.load.profile as AutocannonProfile).pipelining === 1);
+  const ok = cells.filter(
+    (c) =>
+      c.status === 'ok' &&
+      c.driver === 'autocannon' &&
+      c.load &&
+      (c.load.profile as AutocannonProfile).pipelining === 1,
+  );
   return ok.sort((a, b) => cellRps(b) - cellRps(a))[0] ?? null;
 }
 
@@ -75,9 +62,24 @@ export async function crossCheckDriver(o: {
 }): Promise<DriverCrossCheck> {
   const p = o.cell.load!.profile as AutocannonProfile;
   const rec: DriverCrossCheck = {
-    status: 'skipped', reason: null, tool: 'wrk', toolVersion: null,
-    cell: { cellId: o.cell.cellId, label: o.cell.label, scenario: o.cell.scenario, profile: o.cell.profile, nodeMajor: o.cell.node.major, rps: cellRps(o.cell) },
-    connections: p.connections, runS: o.runS, runs: [], ratio: null, driverBound: null, summary: '',
+    status: 'skipped',
+    reason: null,
+    tool: 'wrk',
+    toolVersion: null,
+    cell: {
+      cellId: o.cell.cellId,
+      label: o.cell.label,
+      scenario: o.cell.scenario,
+      profile: o.cell.profile,
+      nodeMajor: o.cell.node.major,
+      rps: cellRps(o.cell),
+    },
+    connections: p.connections,
+    runS: o.runS,
+    runs: [],
+    ratio: null,
+    driverBound: null,
+    summary: '',
   };
   const wrk = findWrk();
   if (!wrk) {
@@ -86,7 +88,9 @@ export async function crossCheckDriver(o: {
     return rec;
   }
   rec.toolVersion = wrk.version;
-  o.log(`driver cross-check: autocannon vs wrk ${wrk.version} on ${o.cell.label} · ${o.cell.scenario}, ${p.connections} connections, 4 × ${o.runS} s`);
+  o.log(
+    `driver cross-check: autocannon vs wrk ${wrk.version} on ${o.cell.label} · ${o.cell.scenario}, ${p.connections} connections, 4 × ${o.runS} s`,
+  );
   let server: { baseUrl: string; stop: () => Promise<unknown> } | null = null;
   try {
     server = await o.start();
@@ -96,15 +100,33 @@ export async function crossCheckDriver(o: {
     for (const driver of ['autocannon', 'wrk', 'wrk', 'autocannon'] as const) {
       if (driver === 'autocannon') {
         const out = await runAutocannon({ ...shape, durationS: o.runS }, o.cpus, o.signal);
-        rec.runs.push({ driver, rps: out.requests.total / out.durationS, errors: out.errors + out.timeouts + out.non2xx });
+        rec.runs.push({
+          driver,
+          rps: out.requests.total / out.durationS,
+          errors: out.errors + out.timeouts + out.non2xx,
+        });
       } else {
-        const out = await runWrk(wrk.bin, { url: server.baseUrl, request: job.request, connections: p.connections, durationS: o.runS, timeoutS: p.timeoutS }, o.cpus, o.signal);
+        const out = await runWrk(
+          wrk.bin,
+          {
+            url: server.baseUrl,
+            request: job.request,
+            connections: p.connections,
+            durationS: o.runS,
+            timeoutS: p.timeoutS,
+          },
+          o.cpus,
+          o.signal,
+        );
         const e = out.errors;
         rec.runs.push({ driver, rps: out.requestsPerSec, errors: e.connect + e.read + e.write + e.timeout + e.status });
       }
     }
     const errors = rec.runs.reduce((s, r) => s + r.errors, 0);
-    if (errors > 0) throw new Error(`${errors} errors/timeouts/non-2xx during the cross-check runs (${rec.runs.map((r) => `${r.driver} ${r.errors}`).join(', ')})`);
+    if (errors > 0)
+      throw new Error(
+        `${errors} errors/timeouts/non-2xx during the cross-check runs (${rec.runs.map((r) => `${r.driver} ${r.errors}`).join(', ')})`,
+      );
     const ac = median(rec.runs.filter((r) => r.driver === 'autocannon').map((r) => r.rps));
     const w = median(rec.runs.filter((r) => r.driver === 'wrk').map((r) => r.rps));
     if (!(w > 0)) throw new Error('wrk measured 0 requests/s');

@@ -13,29 +13,37 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ContractChecker, verifyScenario } from './contract/verify.ts';
-import { buildRequest, loadParams, loadSharedSchemas, type RuntimeValues } from './contract/scenarios.ts';
-import { runLoad } from './drivers/load.ts';
-import { findK6 } from './drivers/k6.ts';
-import type { LoadJob, LoadOutput } from './drivers/types.ts';
-import { buildContender, type BuildResult } from './lifecycle/build.ts';
-import { makeCpuPlan, type CpuPlan } from './lifecycle/cpu-plan.ts';
-import { freePort } from './lifecycle/ports.ts';
-import { engineProblem } from './lifecycle/node-runtime.ts';
-import { startServer, StartError, logTail, type ServerHandle, type StartOptions } from './lifecycle/server.ts';
-import { crossCheckDriver, fastestCell } from './drivers/cross-check.ts';
-import { Sampler } from './lifecycle/sampler.ts';
-import { prng, trialStats } from './report/stats.ts';
-import { startUpstream, type Upstream } from './services/upstream.ts';
-import { openDatabase, type RunDatabase } from './services/database.ts';
+import { ContractChecker, verifyScenario, type Verdict } from '../contract/verify.ts';
+import { buildRequest, loadParams, loadSharedSchemas, type RuntimeValues } from '../contract/scenarios.ts';
+import { runLoad } from '../drivers/load.ts';
+import { findK6 } from '../drivers/k6.ts';
+import type { LoadJob, LoadOutput } from '../drivers/types.ts';
+import { buildContender, type BuildResult } from '../lifecycle/build.ts';
+import { makeCpuPlan, type CpuPlan } from '../lifecycle/cpu-plan.ts';
+import { freePort } from '../lifecycle/ports.ts';
+import { engineProblem } from '../lifecycle/node-runtime.ts';
+import { startServer, StartError, logTail, type ServerHandle, type StartOptions } from '../lifecycle/server.ts';
+import { crossCheckDriver, fastestCell } from './cross-check.ts';
+import { Sampler } from '../lifecycle/sampler.ts';
+import { prng, trialStats } from '../analysis/stats.ts';
+import { startUpstream, type Upstream } from '../services/upstream.ts';
+import { openDatabase, type RunDatabase } from '../services/database.ts';
 import { cellId, cellLabel, type CellSpec } from './plan.ts';
-import { measuredSeconds, type Profile } from './profiles.ts';
+import { measuredSeconds, type Profile } from '../core/profiles.ts';
 import {
-  createRunDir, gitState, machineInfo, newRunId, readAllResults, resolvedPackages, SCHEMA_VERSION, writeJsonAtomic,
-  type CellResult, type RunMeta,
-} from './store/results.ts';
-import { ROOT } from './paths.ts';
-import { UserError } from './errors.ts';
+  createRunDir,
+  gitState,
+  machineInfo,
+  newRunId,
+  readAllResults,
+  resolvedPackages,
+  SCHEMA_VERSION,
+  writeJsonAtomic,
+  type CellResult,
+  type RunMeta,
+} from '../store/results.ts';
+import { ROOT } from '../core/paths.ts';
+import { UserError } from '../core/errors.ts';
 
 export interface RunOptions {
   cells: CellSpec[];
@@ -78,29 +86,47 @@ function fmtDuration(ms: number): string {
 
 /** Runs every cell of `o.cells` and returns what was recorded. Throws UserError for a busy fixed port. */
 export async function runPlan(o: RunOptions): Promise<RunSummary> {
-  const log = o.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const t0 = performance.now();
   const runId = newRunId();
   const runDir = createRunDir(o.resultsDir, runId);
   const cpuPlan = makeCpuPlan();
   const manifests = [...new Map(o.cells.map((c) => [c.manifest.name, c.manifest])).values()];
   const meta: RunMeta = {
-    schemaVersion: SCHEMA_VERSION, runId, startedAt: new Date().toISOString(), finishedAt: null, state: 'running',
-    command: o.command, profile: o.profileName, machine: machineInfo(),
-    node: { version: process.version, execPath: process.execPath }, git: gitState(ROOT), cpuPlan,
-    upstreamDelayMs: o.upstreamDelayMs, packages: resolvedPackages(ROOT, manifests.map((m) => m.dir)), database: null,
+    schemaVersion: SCHEMA_VERSION,
+    runId,
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    state: 'running',
+    command: o.command,
+    profile: o.profileName,
+    machine: machineInfo(),
+    node: { version: process.version, execPath: process.execPath },
+    git: gitState(ROOT),
+    cpuPlan,
+    upstreamDelayMs: o.upstreamDelayMs,
+    packages: resolvedPackages(
+      ROOT,
+      manifests.map((m) => m.dir),
+    ),
+    database: null,
     nodes: [...new Map(o.cells.map((c) => [c.node.major, { major: c.node.major, version: c.node.version }])).values()],
     trials: { count: o.trials ?? 1, shuffleSeed: o.shuffleSeed ?? Math.floor(Math.random() * 2 ** 31) },
   };
   const trials = meta.trials.count;
   // Trials are interleaved across cells (A B C A B C), each round in its own shuffled order, so
   // drift (thermal, other tenants) hits every contender alike. One trial keeps the plan's order.
-  const queue = trials === 1
-    ? o.cells.map((cell) => ({ cell, trial: 1 }))
-    : Array.from({ length: trials }, (_, r) => shuffle(o.cells, prng(meta.trials.shuffleSeed + r)).map((cell) => ({ cell, trial: r + 1 }))).flat();
+  const queue =
+    trials === 1
+      ? o.cells.map((cell) => ({ cell, trial: 1 }))
+      : Array.from({ length: trials }, (_, r) =>
+          shuffle(o.cells, prng(meta.trials.shuffleSeed + r)).map((cell) => ({ cell, trial: r + 1 })),
+        ).flat();
   const trialResults = new Map<string, CellResult[]>();
   writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
-  log(`run ${runId}: ${o.cells.length} cells, profile ${o.profileName}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`);
+  log(
+    `run ${runId}: ${o.cells.length} cells, profile ${o.profileName}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
+  );
   log(`results: ${runDir}`);
 
   const sharedSchemas = loadSharedSchemas(o.scenariosDir);
@@ -110,7 +136,8 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
   let upstream: Upstream | undefined;
   let db: RunDatabase | undefined;
   const k6 = o.cells.some((c) => c.profile.driver === 'k6') ? findK6({ build: true, log }) : { bin: null, why: '' };
-  if (o.cells.some((c) => c.profile.driver === 'k6')) log(k6.bin ? `k6: ${k6.bin}` : `k6 cells will be skipped: ${k6.why}`);
+  if (o.cells.some((c) => c.profile.driver === 'k6'))
+    log(k6.bin ? `k6: ${k6.bin}` : `k6 cells will be skipped: ${k6.why}`);
   try {
     if (!o.externalUrl && o.cells.some((c) => c.scenario.needs.includes('upstream'))) {
       upstream = await startUpstream({ host: o.host, cpus: cpuPlan.services, delayMs: o.upstreamDelayMs });
@@ -122,7 +149,16 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
       writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
     }
     const ctx: Omit<CellContext, 'build'> = {
-      ...o, runId, runDir, cpuPlan, checker, sharedSchemas, upstreamUrl: upstream?.url ?? 'http://127.0.0.1:9', k6Bin: k6.bin, k6Why: k6.why, db,
+      ...o,
+      runId,
+      runDir,
+      cpuPlan,
+      checker,
+      sharedSchemas,
+      upstreamUrl: upstream?.url ?? 'http://127.0.0.1:9',
+      k6Bin: k6.bin,
+      k6Why: k6.why,
+      db,
     };
     const planned = queue.map(({ cell: c }) => (c.profile.warmupS + measuredSeconds(c.profile) + 1) * 1000);
     for (const [i, { cell, trial }] of queue.entries()) {
@@ -132,7 +168,9 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
       const plannedDone = planned.slice(0, i).reduce((a, b) => a + b, 0);
       const left = planned.slice(i).reduce((a, b) => a + b, 0);
       const eta = plannedDone > 0 ? left * (elapsed / plannedDone) : left;
-      log(`[${i + 1}/${queue.length}] ${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name} · Node ${cell.node.major}${trials > 1 ? ` · trial ${trial}/${trials}` : ''}   elapsed ${fmtDuration(elapsed)}, ETA ${fmtDuration(eta)}`);
+      log(
+        `[${i + 1}/${queue.length}] ${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name} · Node ${cell.node.major}${trials > 1 ? ` · trial ${trial}/${trials}` : ''}   elapsed ${fmtDuration(elapsed)}, ETA ${fmtDuration(eta)}`,
+      );
       let build = builds.get(cell.manifest.name);
       if (!build && !o.externalUrl) {
         if (cell.manifest.build) log(`  building ${cell.manifest.name}: ${cell.manifest.build}`);
@@ -159,19 +197,30 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
       const final = aggregateTrials(list, trials);
       writeJsonAtomic(path.join(runDir, 'cells', `${final.cellId}.json`), final);
       results.push(final);
-      if (final.stats?.noisy) log(`  ${final.label} · ${final.scenario}: trials disagree by ${(final.stats.spread * 100).toFixed(0)}% — noisy, re-run`);
+      if (final.stats?.noisy)
+        log(
+          `  ${final.label} · ${final.scenario}: trials disagree by ${(final.stats.spread * 100).toFixed(0)}% — noisy, re-run`,
+        );
     }
     const first = o.cells[0]?.profile;
-    const crossS = o.crossCheckS ?? (first?.driver === 'autocannon' ? first.crossCheckS ?? 0 : 0);
+    const crossS = o.crossCheckS ?? (first?.driver === 'autocannon' ? (first.crossCheckS ?? 0) : 0);
     const fastest = crossS > 0 && !o.signal.aborted ? fastestCell(results) : null;
     const spec = fastest && o.cells.find((cell) => cellIdOf(cell, o.externalUrl) === fastest.cellId);
     if (fastest && spec) {
       try {
         meta.driverCrossCheck = await crossCheckDriver({
-          cell: fastest, runS: crossS, cpus: cpuPlan.client, signal: o.signal, log,
-          start: async () => o.externalUrl
-            ? { baseUrl: o.externalUrl, stop: async () => 0 }
-            : startServer(spec.manifest, await serverOptions(spec, ctx, path.join(runDir, 'logs', `${fastest.cellId}__cross-check.log`))),
+          cell: fastest,
+          runS: crossS,
+          cpus: cpuPlan.client,
+          signal: o.signal,
+          log,
+          start: async () =>
+            o.externalUrl
+              ? { baseUrl: o.externalUrl, stop: async () => 0 }
+              : startServer(
+                  spec.manifest,
+                  await serverOptions(spec, ctx, path.join(runDir, 'logs', `${fastest.cellId}__cross-check.log`)),
+                ),
           job: (baseUrl) => loadJob(spec, ctx, baseUrl),
         });
       } catch (e) {
@@ -186,11 +235,18 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     writeJsonAtomic(path.join(runDir, 'meta.json'), meta);
   }
   const wallMs = performance.now() - t0;
-  const over = results.map((r) => r.overheadMs?.total).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+  const over = results
+    .map((r) => r.overheadMs?.total)
+    .filter((x): x is number => x !== undefined)
+    .sort((a, b) => a - b);
   if (over.length) {
-    log(`harness overhead per cell (start + verify + teardown): median ${Math.round(over[Math.floor(over.length / 2)])} ms, max ${Math.round(over[over.length - 1])} ms over ${over.length} cells`);
+    log(
+      `harness overhead per cell (start + verify + teardown): median ${Math.round(over[Math.floor(over.length / 2)])} ms, max ${Math.round(over[over.length - 1])} ms over ${over.length} cells`,
+    );
   }
-  log(`run ${runId} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time`);
+  log(
+    `run ${runId} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time`,
+  );
   return { runId, runDir, cells: results, interrupted: o.signal.aborted, wallMs };
 }
 
@@ -214,23 +270,34 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   if (failed) {
     if (planned === 1) return failed;
     const k = list.indexOf(failed) + 1;
-    return { ...failed, failure: failed.failure ? { ...failed.failure, reason: `trial ${k}/${planned}: ${failed.failure.reason}` } : failed.failure };
+    return {
+      ...failed,
+      failure: failed.failure
+        ? { ...failed.failure, reason: `trial ${k}/${planned}: ${failed.failure.reason}` }
+        : failed.failure,
+    };
   }
   return { ...list[list.length - 1], stats: trialStats(list) };
 }
 
 function indent(s: string): string {
-  return s.split('\n').map((l) => `    | ${l}`).join('\n');
+  return s
+    .split('\n')
+    .map((l) => `    | ${l}`)
+    .join('\n');
 }
 
 /** One line about a recorded cell, for the progress log. */
 export function describe(r: CellResult): string {
-  if (r.status !== 'ok') return `${r.status.toUpperCase()}: ${r.failure?.reason ?? r.verification?.reasons.join('; ') ?? ''}`;
+  if (r.status !== 'ok')
+    return `${r.status.toUpperCase()}: ${r.failure?.reason ?? r.verification?.reasons.join('; ') ?? ''}`;
   const l = r.load!;
   const errs = l.errors + l.timeouts + l.non2xx;
-  return `${Math.round(l.requestsPerSec.mean).toLocaleString('en-US')} req/s, p50 ${l.latencyMs.p50.toFixed(3)} ms, p99 ${l.latencyMs.p99.toFixed(3)} ms` +
+  return (
+    `${Math.round(l.requestsPerSec.mean).toLocaleString('en-US')} req/s, p50 ${l.latencyMs.p50.toFixed(3)} ms, p99 ${l.latencyMs.p99.toFixed(3)} ms` +
     `${errs ? `, ${errs} errors/timeouts/non-2xx` : ''}${l.bodyChecks.mismatched ? `, ${l.bodyChecks.mismatched} body mismatches` : ''}` +
-    `${r.verification?.level === 'warn' ? ' (verify: warn)' : ''}${r.startupMs !== null ? `; startup ${Math.round(r.startupMs)} ms` : ''}${r.overheadMs ? `, overhead ${Math.round(r.overheadMs.total)} ms` : ''}`;
+    `${r.verification?.level === 'warn' ? ' (verify: warn)' : ''}${r.startupMs !== null ? `; startup ${Math.round(r.startupMs)} ms` : ''}${r.overheadMs ? `, overhead ${Math.round(r.overheadMs.total)} ms` : ''}`
+  );
 }
 
 interface CellContext extends RunOptions {
@@ -252,16 +319,37 @@ function resolveRate(cell: CellSpec, c: CellContext): { rate: number | null; why
   if (p.driver !== 'k6' || p.executor !== 'constant-arrival-rate') return { rate: null, why: '' };
   if (typeof p.rate === 'number') return { rate: p.rate, why: '' };
   const label = cellLabel(cell.manifest.name, cell.variant);
-  const prior = readAllResults(c.resultsDir).cells
-    .filter((r) => r.label === label && r.scenario === cell.scenario.name && r.profile === 'quick' && r.driver === 'autocannon' && r.node.major === cell.node.major && r.status === 'ok')
+  const prior = readAllResults(c.resultsDir)
+    .cells.filter(
+      (r) =>
+        r.label === label &&
+        r.scenario === cell.scenario.name &&
+        r.profile === 'quick' &&
+        r.driver === 'autocannon' &&
+        r.node.major === cell.node.major &&
+        r.status === 'ok',
+    )
     .sort((a, b) => b.finishedAt.localeCompare(a.finishedAt))[0];
-  if (!prior) return { rate: null, why: `k6-rate needs a rate: no autocannon quick result for ${label} · ${cell.scenario.name} on Node ${cell.node.major}; run \`npx just bench ${cell.manifest.name} --scenario ${cell.scenario.name}\` first, or pass --rate` };
+  if (!prior)
+    return {
+      rate: null,
+      why: `k6-rate needs a rate: no autocannon quick result for ${label} · ${cell.scenario.name} on Node ${cell.node.major}; run \`npx just bench ${cell.manifest.name} --scenario ${cell.scenario.name}\` first, or pass --rate`,
+    };
   return { rate: Math.max(1, Math.round(prior.load!.requestsPerSec.mean / 2)), why: '' };
 }
 
 /** A cell's result id (`__external` for an external target). */
 function cellIdOf(cell: CellSpec, externalUrl: string | undefined): string {
-  return cellId(cell.manifest.name, cell.variant, cell.scenario.name, cell.profile.driver, cell.profile.name, cell.node.major) + (externalUrl ? '__external' : '');
+  return (
+    cellId(
+      cell.manifest.name,
+      cell.variant,
+      cell.scenario.name,
+      cell.profile.driver,
+      cell.profile.name,
+      cell.node.major,
+    ) + (externalUrl ? '__external' : '')
+  );
 }
 
 function needsDatabase(cell: CellSpec): boolean {
@@ -272,9 +360,16 @@ function needsDatabase(cell: CellSpec): boolean {
 async function serverOptions(cell: CellSpec, c: Omit<CellContext, 'build'>, logFile: string): Promise<StartOptions> {
   const m = cell.manifest;
   return {
-    host: c.host, port: c.port ?? (await freePort(c.host)), upstreamUrl: c.upstreamUrl,
-    env: { ...(cell.variant ? m.variants[cell.variant].env : {}), ...(needsDatabase(cell) && c.db?.url ? { DATABASE_URL: c.db.url } : {}) },
-    cpus: c.cpuPlan.server, logFile, nodePath: cell.node.path,
+    host: c.host,
+    port: c.port ?? (await freePort(c.host)),
+    upstreamUrl: c.upstreamUrl,
+    env: {
+      ...(cell.variant ? m.variants[cell.variant].env : {}),
+      ...(needsDatabase(cell) && c.db?.url ? { DATABASE_URL: c.db.url } : {}),
+    },
+    cpus: c.cpuPlan.server,
+    logFile,
+    nodePath: cell.node.path,
   };
 }
 
@@ -287,7 +382,14 @@ function runtimeValues(cell: CellSpec, c: Omit<CellContext, 'build'>): RuntimeVa
 function loadJob(cell: CellSpec, c: Omit<CellContext, 'build'>, baseUrl: string): LoadJob {
   const { manifest: m, scenario: s } = cell;
   const params = loadParams(s, runtimeValues(cell, c));
-  return { url: baseUrl, scenario: s.name, scenariosDir: c.scenariosDir, params, request: buildRequest(s, params, m.paths), sampleEvery: SAMPLE_EVERY };
+  return {
+    url: baseUrl,
+    scenario: s.name,
+    scenariosDir: c.scenariosDir,
+    params,
+    request: buildRequest(s, params, m.paths),
+    sampleEvery: SAMPLE_EVERY,
+  };
 }
 
 /** Runs one cell; returns null when aborted before it finished. */
@@ -297,16 +399,44 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
   const startedAt = new Date().toISOString();
   const logFile = path.join(c.runDir, 'logs', `${id}.log`);
   const base: CellResult = {
-    schemaVersion: SCHEMA_VERSION, runId: c.runId, cellId: id, contender: m.name, variant, label: cellLabel(m.name, variant) + (c.externalUrl ? ' (external)' : ''),
-    displayName: m.displayName, tags: { ...m.tags }, scenario: s.name, driver: p.driver, profile: p.name,
-    node: { version: node.version, major: node.major }, status: 'error', verification: null, startupMs: null,
-    overheadMs: null, load: null, failure: null, cpuPlan: c.cpuPlan, logFile: c.externalUrl ? null : path.relative(c.resultsDir, logFile),
-    target: { kind: c.externalUrl ? 'external' : 'local', url: c.externalUrl ?? null }, startedAt, finishedAt: startedAt,
+    schemaVersion: SCHEMA_VERSION,
+    runId: c.runId,
+    cellId: id,
+    contender: m.name,
+    variant,
+    label: cellLabel(m.name, variant) + (c.externalUrl ? ' (external)' : ''),
+    displayName: m.displayName,
+    tags: { ...m.tags },
+    scenario: s.name,
+    driver: p.driver,
+    profile: p.name,
+    node: { version: node.version, major: node.major },
+    status: 'error',
+    verification: null,
+    startupMs: null,
+    overheadMs: null,
+    load: null,
+    failure: null,
+    cpuPlan: c.cpuPlan,
+    logFile: c.externalUrl ? null : path.relative(c.resultsDir, logFile),
+    target: { kind: c.externalUrl ? 'external' : 'local', url: c.externalUrl ?? null },
+    startedAt,
+    finishedAt: startedAt,
   };
-  const done = (patch: Partial<CellResult>): CellResult => ({ ...base, ...patch, finishedAt: new Date().toISOString() });
-  const skip = (status: 'skipped' | 'unsupported', reason: string) => done({ status, logFile: null, failure: { reason, logTail: '' } });
+  const done = (patch: Partial<CellResult>): CellResult => ({
+    ...base,
+    ...patch,
+    finishedAt: new Date().toISOString(),
+  });
+  const skip = (status: 'skipped' | 'unsupported', reason: string) =>
+    done({ status, logFile: null, failure: { reason, logTail: '' } });
 
-  if (!c.build.ok) return done({ status: 'build-failed', logFile: null, failure: { reason: `build failed: ${m.build}`, logTail: c.build.output } });
+  if (!c.build.ok)
+    return done({
+      status: 'build-failed',
+      logFile: null,
+      failure: { reason: `build failed: ${m.build}`, logTail: c.build.output },
+    });
   if (!c.externalUrl) {
     const engines = engineProblem(m.dir, node.version);
     if (engines) return skip('unsupported', `unsupported on Node ${node.major}: ${engines}`);
@@ -344,7 +474,7 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
   };
   try {
     const tVerify = performance.now();
-    let verification;
+    let verification: Verdict;
     try {
       verification = await verifyScenario(c.checker, baseUrl, s, rt);
     } catch (e) {
@@ -355,7 +485,16 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
     const startupMs = server?.startupMs ?? null;
     if (verification.level === 'fail') {
       teardown = await stop();
-      return done({ status: 'verify-failed', verification, startupMs, overheadMs: overhead(), failure: { reason: 'verification failed: ' + verification.reasons.join('; '), logTail: server ? logTail(logFile) : '' } });
+      return done({
+        status: 'verify-failed',
+        verification,
+        startupMs,
+        overheadMs: overhead(),
+        failure: {
+          reason: `verification failed: ${verification.reasons.join('; ')}`,
+          logTail: server ? logTail(logFile) : '',
+        },
+      });
     }
     const job = loadJob(cell, c, baseUrl);
     let out: LoadOutput | null = null;
@@ -363,22 +502,43 @@ async function runCell(cell: CellSpec, c: CellContext): Promise<CellResult | nul
     const sampler = new Sampler(server?.pid ?? null);
     try {
       out = await runLoad(effective, job, {
-        cpus: c.cpuPlan.client, signal: both, scenario: s, sharedSchemas: c.sharedSchemas, k6Bin: c.k6Bin ?? undefined, rate,
+        cpus: c.cpuPlan.client,
+        signal: both,
+        scenario: s,
+        sharedSchemas: c.sharedSchemas,
+        k6Bin: c.k6Bin ?? undefined,
+        rate,
         onMeasure: (pid) => sampler.start(pid),
       });
     } catch (e) {
       loadError = (e as Error).message;
     }
     const cores = (list: string | null) => (list ? list.split(',').length : c.cpuPlan.allowedCores.length);
-    const resources = sampler.stop(out?.requests.total ?? 0, out?.durationS ?? 1, cores(c.cpuPlan.server), cores(c.cpuPlan.client)) ?? undefined;
+    const resources =
+      sampler.stop(out?.requests.total ?? 0, out?.durationS ?? 1, cores(c.cpuPlan.server), cores(c.cpuPlan.client)) ??
+      undefined;
     if (c.signal.aborted) return null;
     const died = server?.exitInfo() ?? null;
     teardown = await stop();
     const load = out ? { ...out, profile: effective } : null;
     if (died) {
-      return done({ status: 'crashed', verification, startupMs, overheadMs: overhead(), load, failure: { reason: `server ${died} during the load run`, logTail: logTail(logFile) } });
+      return done({
+        status: 'crashed',
+        verification,
+        startupMs,
+        overheadMs: overhead(),
+        load,
+        failure: { reason: `server ${died} during the load run`, logTail: logTail(logFile) },
+      });
     }
-    if (!load) return done({ status: 'error', verification, startupMs, overheadMs: overhead(), failure: { reason: `load driver failed: ${loadError}`, logTail: server ? logTail(logFile) : '' } });
+    if (!load)
+      return done({
+        status: 'error',
+        verification,
+        startupMs,
+        overheadMs: overhead(),
+        failure: { reason: `load driver failed: ${loadError}`, logTail: server ? logTail(logFile) : '' },
+      });
     return done({ status: 'ok', verification, startupMs, overheadMs: server ? overhead() : null, load, resources });
   } finally {
     await stop();

@@ -10,7 +10,10 @@ import { z } from 'zod';
 import { UserError } from './errors.ts';
 import { formatZodError } from './zod-format.ts';
 
-const Env = z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'environment variable names are UPPER_SNAKE_CASE'), z.string());
+const Env = z.record(
+  z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'environment variable names are UPPER_SNAKE_CASE'),
+  z.string(),
+);
 
 export const ManifestSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -18,14 +21,16 @@ export const ManifestSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
   displayName: z.string().min(1),
   description: z.string().optional(),
-  tags: z.object({
-    framework: z.string().min(1),
-    adapter: z.string().min(1).optional(),
-    /** The HTTP client used for the fan-out scenario, e.g. `undici Pool`. */
-    httpClient: z.string().min(1),
-    /** The language the contender's own code is written in (javascript, typescript, …). */
-    language: z.string().regex(/^[a-z][a-z0-9+#-]*$/, 'a lower-case language name such as javascript or typescript'),
-  }).catchall(z.string()),
+  tags: z
+    .object({
+      framework: z.string().min(1),
+      adapter: z.string().min(1).optional(),
+      /** The HTTP client used for the fan-out scenario, e.g. `undici Pool`. */
+      httpClient: z.string().min(1),
+      /** The language the contender's own code is written in (javascript, typescript, …). */
+      language: z.string().regex(/^[a-z][a-z0-9+#-]*$/, 'a lower-case language name such as javascript or typescript'),
+    })
+    .catchall(z.string()),
   /** Scenario names this contender implements; only these are measured and ranked. */
   scenarios: z.array(z.string()).min(1),
   /** Shell command run in the contender folder before any timing (e.g. `npx tsc -p .`), or null. */
@@ -35,17 +40,24 @@ export const ManifestSchema = z.strictObject({
   /** Extra environment for the server. */
   env: Env.default({}),
   /** Named environment overrides, each its own leaderboard row (`<name> +<variant>`). */
-  variants: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), z.strictObject({
-    description: z.string().min(1),
-    env: Env,
-  })).default({}),
+  variants: z
+    .record(
+      z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+      z.strictObject({
+        description: z.string().min(1),
+        env: Env,
+      }),
+    )
+    .default({}),
   /** Services the contender needs to start: `database` = PostgreSQL with the seeded `users` table (DATABASE_URL). */
   requires: z.array(z.enum(['database'])).default([]),
   /** GraphQL dialect for the graphql-users scenario: the query text and the dot path of the rows in the reply. */
-  graphql: z.strictObject({
-    usersQuery: z.string().min(1),
-    usersPath: z.string().regex(/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/, 'a dot path such as data.allUsers.nodes'),
-  }).optional(),
+  graphql: z
+    .strictObject({
+      usersQuery: z.string().min(1),
+      usersPath: z.string().regex(/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/, 'a dot path such as data.allUsers.nodes'),
+    })
+    .optional(),
   /** The contender's own path for a contract path, e.g. Hasura's `{"/graphql": "/v1/graphql"}`. */
   paths: z.record(z.string().startsWith('/'), z.string().startsWith('/')).default({}),
   /** Runs only under Docker Compose (e.g. Hasura): benched with `--url` against the compose stack. */
@@ -66,7 +78,10 @@ export const MANIFEST_FILE = 'contender.json';
  */
 export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   const file = path.join(dir, MANIFEST_FILE);
-  if (!fs.existsSync(file)) throw new UserError(`${file}: missing. Every contender folder needs a ${MANIFEST_FILE} (copy contenders/_template).`);
+  if (!fs.existsSync(file))
+    throw new UserError(
+      `${file}: missing. Every contender folder needs a ${MANIFEST_FILE} (copy contenders/_template).`,
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -77,10 +92,17 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   if (!parsed.success) throw new UserError(`${file}: bad manifest\n${formatZodError(parsed.error)}`);
   const m = parsed.data;
   const folder = path.basename(dir);
-  if (m.name !== folder) throw new UserError(`${file}: bad manifest\n  - name: is '${m.name}', expected the folder name '${folder}'`);
+  if (m.name !== folder)
+    throw new UserError(`${file}: bad manifest\n  - name: is '${m.name}', expected the folder name '${folder}'`);
   const unknown = m.scenarios.filter((s) => !knownScenarios.includes(s));
-  if (m.scenarios.includes('graphql-users') && !m.graphql) throw new UserError(`${file}: bad manifest\n  - graphql: required when scenarios include graphql-users ({ usersQuery, usersPath })`);
-  if (unknown.length) throw new UserError(`${file}: bad manifest\n  - scenarios: unknown scenario(s) ${unknown.join(', ')}; expected some of ${knownScenarios.join(', ')}`);
+  if (m.scenarios.includes('graphql-users') && !m.graphql)
+    throw new UserError(
+      `${file}: bad manifest\n  - graphql: required when scenarios include graphql-users ({ usersQuery, usersPath })`,
+    );
+  if (unknown.length)
+    throw new UserError(
+      `${file}: bad manifest\n  - scenarios: unknown scenario(s) ${unknown.join(', ')}; expected some of ${knownScenarios.join(', ')}`,
+    );
   return { ...m, dir };
 }
 

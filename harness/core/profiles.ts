@@ -1,12 +1,22 @@
 /**
  * Load profiles: the one place where every profile is defined.
  *
- * Units: durations and timeouts in seconds; rates in requests/s. autocannon profiles use
+ * Units: durations and timeouts in seconds; rates in requests/s. Connection profiles use
  * connections (concurrent keep-alive connections) and pipelining (requests in flight per
  * connection, 1 = none); k6 profiles use k6 executors and VUs.
- * Sources: seed 003 (`nexus-report`: autocannon, 100 connections, pipelining 10, 10 s),
- * seed 004 (`standard`: 10 connections, 10 s; `stress`: 100 connections, 60 s),
- * seeds 000/001 (`k6-ramp`: ramping-vus 0→50→100), seed 002 (`k6-vus`: 1000 constant VUs),
+ *
+ * Trials: every server of a scenario is started and warmed once (`warmupS`), then `trials`
+ * rounds each give every contender one measured window of `durationS` seconds, in an order
+ * shuffled per round (scheduler/). A profile's total measured time per cell is
+ * `trials × durationS`: the `standard` and `stress` profiles keep their source's 10 s and 60 s.
+ *
+ * Driver: `native` = the ranking driver with headroom (wrk when installed, else autocannon,
+ * said once in the report header); `autocannon`, `wrk` or `k6` fix it.
+ *
+ * Sources (docs/sources.md): the Nexus/Express/Fastify report (`pipelined`: 100 connections,
+ * pipelining 10), the PostGraphile template's perf runner (`standard`: 10 connections, 10 s;
+ * `stress`: 100 connections, 60 s), the nestjs-undici-performance report (`k6-ramp`:
+ * ramping-vus 0→50→100), the NestJS/LoopBack/Nhost comparison (`k6-vus`: 1000 constant VUs),
  * the wrk2 / TechEmpower critique of closed-loop load (`k6-rate`: constant-arrival-rate).
  */
 import { unknownName, UserError } from './errors.ts';
@@ -14,24 +24,31 @@ import { unknownName, UserError } from './errors.ts';
 interface BaseProfile {
   name: string;
   description: string;
+  /** Where the shape comes from (a docs/sources.md name, or `project`). */
   source: string;
-  /** Warm-up run before the measurement, seconds (not recorded as a result). */
+  /** Warm-up of each server before its first measured window, seconds (not recorded as a result). */
   warmupS: number;
   /** Per-request timeout, seconds. */
   timeoutS: number;
-  /** Trials per cell (default 1); `--trials` overrides. */
-  trials?: number;
+  /** Measured windows per cell (rounds); `--trials` overrides. 5 or more give a 95% interval. */
+  trials: number;
 }
 
-export interface AutocannonProfile extends BaseProfile {
-  driver: 'autocannon';
+/** The load drivers of connection profiles; `native` resolves to wrk when installed, else autocannon. */
+export type ConnectionDriver = 'native' | 'autocannon' | 'wrk';
+
+export interface ConnectionProfile extends BaseProfile {
+  driver: ConnectionDriver;
   connections: number;
   pipelining: number;
-  /** Measured window, seconds. */
+  /** One measured window, seconds. */
   durationS: number;
-  /** Seconds per run of the once-per-run driver cross-check against wrk (drivers/cross-check.ts); absent = off. */
-  crossCheckS?: number;
+  /** Seconds per run of the once-per-run driver fidelity check (scheduler/fidelity.ts); absent = off. */
+  fidelityS?: number;
 }
+
+/** @deprecated the old name of ConnectionProfile. */
+export type AutocannonProfile = ConnectionProfile;
 
 export interface K6Stage {
   durationS: number;
@@ -45,94 +62,92 @@ export interface K6Profile extends BaseProfile {
   stages?: K6Stage[];
   /** constant-vus VUs (or the VU cap of constant-arrival-rate). */
   vus?: number;
-  /** constant-vus / constant-arrival-rate duration, seconds. */
+  /** constant-vus / constant-arrival-rate window, seconds. */
   durationS?: number;
-  /** constant-arrival-rate: requests/s, or 'half-quick' = half the cell's latest autocannon `quick` requests/s. */
+  /** constant-arrival-rate: requests/s, or 'half-quick' = half the cell's latest `quick` requests/s. */
   rate?: number | 'half-quick';
 }
 
-export type Profile = AutocannonProfile | K6Profile;
+export type Profile = ConnectionProfile | K6Profile;
+
+/** True for the connection profiles (autocannon, wrk or the native driver). */
+export function isConnectionProfile(p: Profile): p is ConnectionProfile {
+  return p.driver !== 'k6';
+}
 
 export const PROFILES: Profile[] = [
   {
     name: 'smoke',
     driver: 'autocannon',
-    description: 'about 2 s, for tests and a quick sanity check (1 s timeouts so a hung request shows up)',
+    description: 'about 2 s, for tests and a sanity check (1 s timeouts so a hung request shows up)',
     source: 'project',
     connections: 10,
     pipelining: 1,
     warmupS: 0,
     durationS: 2,
     timeoutS: 1,
+    trials: 1,
   },
   {
     name: 'quick',
-    driver: 'autocannon',
-    description: 'the default bake-off: 100 connections, 2 s warm-up, 5 s measured',
+    driver: 'native',
+    description: 'the default bake-off: 100 connections, 1 s warm-up per server, 5 interleaved 1 s windows per cell',
     source: 'project',
     connections: 100,
     pipelining: 1,
-    warmupS: 2,
-    durationS: 5,
+    warmupS: 1,
+    durationS: 1,
     timeoutS: 10,
-    crossCheckS: 3,
+    trials: 5,
+    fidelityS: 3,
   },
   {
-    name: 'standard-3',
+    name: 'pipelined',
     driver: 'autocannon',
-    description: 'the quick shape, 3 interleaved trials: medians with 95% bootstrap intervals',
-    source: 'project (hyperfine / criterion.rs practice)',
-    connections: 100,
-    pipelining: 1,
-    warmupS: 2,
-    durationS: 5,
-    timeoutS: 10,
-    trials: 3,
-    crossCheckS: 3,
-  },
-  {
-    name: 'nexus-report',
-    driver: 'autocannon',
-    description: '100 connections, pipelining 10, 10 s measured',
-    source: 'seed 003',
+    description: '100 connections, pipelining 10 (autocannon), 5 interleaved 2 s windows',
+    source: 'Nexus/Express/Fastify report',
     connections: 100,
     pipelining: 10,
-    warmupS: 3,
-    durationS: 10,
+    warmupS: 2,
+    durationS: 2,
     timeoutS: 10,
+    trials: 5,
   },
   {
     name: 'standard',
-    driver: 'autocannon',
-    description: '10 connections, 10 s measured',
-    source: 'seed 004 (standard)',
+    driver: 'native',
+    description: '10 connections, 5 interleaved 2 s windows (10 s measured, as the source)',
+    source: 'PostGraphile template (standard)',
     connections: 10,
     pipelining: 1,
-    warmupS: 3,
-    durationS: 10,
+    warmupS: 2,
+    durationS: 2,
     timeoutS: 10,
-    crossCheckS: 5,
+    trials: 5,
+    fidelityS: 3,
   },
   {
     name: 'stress',
-    driver: 'autocannon',
-    description: '100 connections, 60 s measured',
-    source: 'seed 004 (stress)',
+    driver: 'native',
+    description: '100 connections, 5 interleaved 12 s windows (60 s measured, as the source)',
+    source: 'PostGraphile template (stress)',
     connections: 100,
     pipelining: 1,
     warmupS: 5,
-    durationS: 60,
+    durationS: 12,
     timeoutS: 10,
-    crossCheckS: 5,
+    trials: 5,
+    fidelityS: 5,
   },
   {
     name: 'k6-ramp',
     driver: 'k6',
     executor: 'ramping-vus',
     description: 'ramping-vus 0→50 (10 s), 50 (20 s), 50→100 (10 s), 100 (20 s), 100→0 (10 s), no think time',
-    source: 'seeds 000/001',
+    source: 'nestjs-undici-performance report',
     warmupS: 0,
     timeoutS: 10,
+    trials: 1,
     stages: [
       { durationS: 10, target: 50 },
       { durationS: 20, target: 50 },
@@ -145,22 +160,24 @@ export const PROFILES: Profile[] = [
     name: 'k6-vus',
     driver: 'k6',
     executor: 'constant-vus',
-    description: 'constant VUs (default 1000; --vus), 30 s (--duration; the seed ran 10 min)',
-    source: 'seed 002',
-    warmupS: 0,
+    description: 'constant VUs (default 1000; --vus), 5 interleaved 6 s windows (--duration; the source ran 10 min)',
+    source: 'NestJS/LoopBack/Nhost comparison',
+    warmupS: 2,
     timeoutS: 10,
+    trials: 5,
     vus: 1000,
-    durationS: 30,
+    durationS: 6,
   },
   {
     name: 'k6-rate',
     driver: 'k6',
     executor: 'constant-arrival-rate',
     description:
-      "constant-arrival-rate at half the cell's latest autocannon quick requests/s (or --rate), 20 s: latency without coordinated omission",
+      "constant-arrival-rate at half the cell's latest quick requests/s (or --rate), 20 s: latency without coordinated omission",
     source: 'wrk2 / TechEmpower critique of closed-loop load',
     warmupS: 0,
     timeoutS: 10,
+    trials: 1,
     vus: 1000,
     durationS: 20,
     rate: 'half-quick',
@@ -169,21 +186,26 @@ export const PROFILES: Profile[] = [
     name: 'quick-k6',
     driver: 'k6',
     executor: 'constant-vus',
-    description: 'short constant-VU run: 50 VUs, 2 s warm-up, 5 s measured',
+    description: 'short constant-VU run: 50 VUs, 1 s warm-up, 5 interleaved 2 s windows',
     source: 'project',
-    warmupS: 2,
+    warmupS: 1,
     timeoutS: 10,
+    trials: 5,
     vus: 50,
-    durationS: 5,
+    durationS: 2,
   },
 ];
+
+/** Old profile names that still work: `nexus-report` is `pipelined`, `standard-3` is `quick`. */
+export const PROFILE_ALIASES: Record<string, string> = { 'nexus-report': 'pipelined', 'standard-3': 'quick' };
 
 export const DEFAULT_PROFILE = 'quick';
 
 /** Looks a profile up by name; throws UserError listing the valid names. */
 export function getProfile(name: string): Profile {
+  const real = PROFILE_ALIASES[name] ?? name;
   return (
-    PROFILES.find((p) => p.name === name) ??
+    PROFILES.find((p) => p.name === real) ??
     unknownName(
       'profile',
       name,
@@ -192,7 +214,7 @@ export function getProfile(name: string): Profile {
   );
 }
 
-/** The measured window of a profile, seconds (the sum of the stages for ramping-vus). */
+/** One measured window of a profile, seconds (the sum of the stages for ramping-vus). */
 export function measuredSeconds(p: Profile): number {
   if (p.driver === 'k6' && p.stages) return p.stages.reduce((s, x) => s + x.durationS, 0);
   return p.durationS ?? 0;

@@ -1,8 +1,20 @@
 /**
  * What every load driver takes and gives, so the store, the leaderboard and the analysis treat
- * autocannon and k6 alike. Latencies in ms, bytes in bytes, rates in requests/s, times in s.
+ * autocannon, wrk and k6 alike. Latencies in ms, bytes in bytes, rates in requests/s, times in s.
+ *
+ * A driver runs one *window* at a time (a warm-up or one measured trial) against a started
+ * server; the scheduler decides how many windows, in which order, for which contender.
  */
-import type { ConcreteRequest, ParamValues } from '../contract/scenarios.ts';
+import type { ConcreteRequest, ParamValues, Scenario } from '../contract/scenarios.ts';
+import type { Profile } from '../core/profiles.ts';
+
+export type DriverName = 'autocannon' | 'wrk' | 'k6';
+
+/** One request of a load job with the parameter values it was made from (its expected body follows from them). */
+export interface RequestVariant {
+  request: ConcreteRequest;
+  params: ParamValues;
+}
 
 /** One load run against a started server. */
 export interface LoadJob {
@@ -12,18 +24,63 @@ export interface LoadJob {
   /** Parameter values of the load request (the scenario's `load` values). */
   params: ParamValues;
   request: ConcreteRequest;
+  /**
+   * When set (≥ 1 entries), each request under load is one of these, drawn uniformly at random
+   * (e.g. graphql-node's random user id, so that no cache answers it); a sampled response is
+   * checked against the expectation of the variant it answered. `request`/`params` stay the first.
+   */
+  variants?: RequestVariant[];
   /** Check every N-th response against the contract. */
   sampleEvery: number;
 }
 
-/** What one measured load run gave. */
+/** Options of one window. */
+export interface WindowOptions {
+  /** Length of this window, seconds (a warm-up or one measured trial). */
+  durationS: number;
+  /** true for a warm-up: the caller discards the output. */
+  warmup: boolean;
+  /** taskset CPU list of the client cores, or null (unpinned). */
+  cpus: string | null;
+  /** Client threads/workers to use (wrk -t, autocannon workers; k6 schedules its own). */
+  threads: number;
+  signal: AbortSignal;
+  /** Called with the driver's PID once it runs (resource sampling). */
+  onSpawn?: (pid: number) => void;
+  scenario: Scenario;
+  sharedSchemas: object[];
+  /** constant-arrival-rate rate, requests/s (k6-rate), when resolved. */
+  rate?: number | null;
+}
+
+/** Whether a driver can run here, and if not, how to get it. */
+export interface DriverProbe {
+  name: DriverName;
+  available: boolean;
+  /** e.g. "4.1.0"; null when unavailable. */
+  version: string | null;
+  /** Why it is unavailable ('' when available). */
+  why: string;
+  /** The exact command that installs it. */
+  install: string;
+}
+
+/** A load driver: autocannon (Node), wrk (C, epoll) or k6 (Go). See drivers/registry.ts. */
+export interface LoadDriver {
+  name: DriverName;
+  probe(): DriverProbe;
+  /** Runs one window of profile `p`'s shape against `job.url`; rejects when the driver fails or `o.signal` aborts. */
+  window(p: Profile, job: LoadJob, o: WindowOptions): Promise<LoadOutput>;
+}
+
+/** What one window gave. */
 export interface LoadOutput {
-  driver: 'autocannon' | 'k6';
-  /** Mean over the measured window; per-second samples where the driver gives them (autocannon). */
+  driver: DriverName;
+  /** Mean over the window; per-second samples where the driver gives them (autocannon). */
   requestsPerSec: { mean: number; stddev: number; samples: number[] };
-  /** Latency percentiles in ms (p95 where the driver gives it). */
-  latencyMs: { mean: number; p50: number; p90: number; p95?: number; p99: number; max: number };
-  /** HDR histogram of 2xx latencies in µs, compressed base64 (autocannon), or null. */
+  /** Latency percentiles in ms (p95/p999 where the driver gives them). */
+  latencyMs: { mean: number; p50: number; p90: number; p95?: number; p99: number; p999?: number; max: number };
+  /** HDR histogram of 2xx latencies in µs, compressed base64, or null. */
   latencyHistogramUs: string | null;
   requests: { total: number; sent: number };
   /** Connection and socket errors other than timeouts. */
@@ -35,4 +92,6 @@ export interface LoadOutput {
   bodyChecks: { sampled: number; mismatched: number; firstMismatch?: string };
   /** CPU time of the driver process, ms, where measured. */
   driverCpuMs: { user: number; system: number } | null;
+  /** The client side of the window: cores it was pinned to and threads it used. */
+  client?: { cores: number; threads: number };
 }

@@ -90,18 +90,32 @@ export interface CellResult {
   finishedAt: string;
 }
 
-/** Statistics over a cell's trials. Rates in requests/s, latencies in ms. */
+/**
+ * Statistics over a cell's trials (analysis/stats.ts computes them). Rates in requests/s,
+ * latencies in ms. One estimator per figure: `rps.figure` and `rps.interval` come from the same
+ * statistic over the same trials (the geometric mean; a t-interval on the logs with ≥ 5 trials,
+ * the range of the trials with 2–4, none with 1).
+ */
 export interface CellStats {
   trials: number;
-  /** Each trial's requests/s mean, in the order they ran. */
+  /** Each trial's requests/s (requests completed ÷ window seconds), in the order they ran. */
   trialRps: number[];
-  /** Median requests/s and its 95% confidence interval. */
-  rps: { median: number; ci95: [number, number]; method: 'bootstrap over trials' | 'per-second samples (one trial)' };
-  /** Latency percentiles from the trials' merged HDR histograms (autocannon), ms. */
+  /** The round (1-based) of each trial, same order: trials of one run with the same round were measured back to back. */
+  rounds: number[];
+  rps: {
+    figure: number;
+    /** [low, high]; null when `kind` is 'none'. */
+    interval: [number, number] | null;
+    /** 'ci95': a 95% confidence interval; 'range': min–max of 2–4 trials (never called an interval); 'none': one trial. */
+    kind: 'ci95' | 'range' | 'none';
+    /** How figure and interval are computed, for the reader. */
+    estimator: string;
+  };
+  /** Latency percentiles from the trials' merged HDR histograms, ms (null when the driver gives none). */
   latencyMs: { p50: number; p75: number; p90: number; p95: number; p99: number; p999: number; max: number } | null;
-  /** (max − min) / median of the trials' requests/s. */
+  /** (max − min) / figure of the trials' requests/s. */
   spread: number;
-  /** Trials disagree by more than the threshold (default 10%): "noisy — re-run". */
+  /** Trials disagree by more than the noise threshold: a measurement note, not a contender issue. */
   noisy: boolean;
 }
 

@@ -13,67 +13,77 @@ default: list
 
 # The quick bake-off of every contender, then the leaderboard (README command 1).
 bake-off *args:
-    {{harness}} bench-all "$@"
-    {{harness}} leaderboard
+    @{{harness}} bench-all "$@"
+    @{{harness}} leaderboard
 
 # Verify and measure one or more contenders: just bench fastify [--scenario json] [--profile quick]
 bench +args:
-    {{harness}} bench "$@"
+    @{{harness}} bench "$@"
 
 # Verify and measure every contender: just bench-all [--profile quick]
 bench-all *args:
-    {{harness}} bench-all "$@"
+    @{{harness}} bench-all "$@"
 
-# Render results/LEADERBOARD.md and a terminal table from the latest result of every cell.
-leaderboard:
-    {{harness}} leaderboard
+# Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report: just leaderboard [--run ID]
+leaderboard *args:
+    @{{harness}} leaderboard "$@"
 
 # The contract check only, no load: just verify [contender...]
 verify *args:
-    {{harness}} verify "$@"
+    @{{harness}} verify "$@"
 
-# Per cell: improved / regressed / no change between two runs (or --baseline NAME).
+# Per cell: improved / regressed / no change between two runs (or --baseline NAME); --format md|json.
 compare *args:
-    {{harness}} compare "$@"
+    @{{harness}} compare "$@"
 
 # Save a run (default: the latest) as a named baseline: just baseline main [run-id]
 baseline +args:
-    {{harness}} baseline "$@"
+    @{{harness}} baseline "$@"
 
-# The latest results as JSON (schema bakeoff-export v1), CSV or Markdown: just export --format csv
+# Results as JSON (schema bakeoff-export v2), CSV, Markdown or HTML: just export --format csv [--run ID] [--out FILE]
 export *args:
-    {{harness}} export "$@"
+    @{{harness}} export "$@"
 
-# Build the pinned k6 from its Go module into .tools/bin (when no k6 >= the pinned one is on PATH).
+# The harness's own noise: false-change rate of two back-to-back runs and detection power for a ~10% slowdown (a benchmark, ~15 min).
+selftest *args:
+    @{{harness}} selftest "$@"
+
+# Install or build every optional tool it can (k6 via Go into ~/.cache/node-http-bakeoff/bin; as root apt's wrk and chromium), else print the command.
 tools:
-    {{harness}} tools
+    @{{harness}} tools
+
+# Each optional tool with its version; for a missing one, which cells are skipped or flagged and how to get it.
+doctor:
+    @{{harness}} doctor
 
 # Start contenders under Docker Compose (needs a Docker engine): just compose-up [service...]
 compose-up *services:
     @docker info >/dev/null 2>&1 || { echo "error: no Docker engine answers ('docker info' failed). Start Docker (or Docker Desktop) and retry; this machine may only have the docker client." >&2; exit 2; }
     @test -f compose/.env || { echo "error: compose/.env is missing: copy compose/.env.example to compose/.env and set the secrets." >&2; exit 2; }
-    docker compose -f compose/docker-compose.yml --env-file compose/.env up -d --build --wait "$@"
+    @node compose/gen-compose.ts --check >/dev/null
+    @docker compose -f compose/docker-compose.yml --env-file compose/.env up -d --build --wait "$@"
 
 # Stop and remove the compose stack.
 compose-down:
     @docker info >/dev/null 2>&1 || { echo "error: no Docker engine answers ('docker info' failed); nothing to stop." >&2; exit 2; }
-    docker compose -f compose/docker-compose.yml --env-file compose/.env down -v
+    @docker compose -f compose/docker-compose.yml --env-file compose/.env down -v
 
 # Contenders, scenarios and profiles.
 list:
-    {{harness}} list
+    @{{harness}} list
 
-# Copy contenders/_template to contenders/<name>.
+# Copy contenders/_template to contenders/<name> and add its Docker Compose service (compose/gen-compose.ts).
 new name:
-    {{harness}} new "$1"
+    @{{harness}} new "$1"
 
 # Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser).
 check:
     tsc -p tsconfig.json
+    tsc -p harness/report/exporters/html/tsconfig.json
     biome check
     depcruise harness compose test --config .dependency-cruiser.cjs
 
-# The test suite (README command 2): the checks, then real servers, sockets, PostgreSQL, autocannon and k6 (built first if Go is there).
+# The checks, then the optional tools (just tools), then the tests on real servers, PostgreSQL, autocannon, wrk, k6 (README command 2; a test whose tool is missing is skipped with the reason).
 test *args: check
-    {{harness}} tools || echo "k6 unavailable: the k6 tests will be skipped"
+    @{{harness}} tools || echo "tools: some optional tools are missing; the tests that need them are skipped with the reason"
     node --disable-warning=ExperimentalWarning --test --test-concurrency=1 --test-timeout=300000 "${@:-test/**/*.test.ts}"

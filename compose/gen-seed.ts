@@ -16,7 +16,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** The generated init script (run by the postgres image's entrypoint with psql on first start). */
 export const SEED_FILE = path.join(HERE, 'postgres-init', '01-users.sql');
-/** The one seed definition. */
+/** The one definition of the users fixture. */
 export const SEED_MODULE = path.join(HERE, '..', 'harness', 'services', 'users-seed.ts');
 
 /** The exact text 01-users.sql must hold: seedSql(), unchanged. */

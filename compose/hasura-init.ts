@@ -36,18 +36,25 @@ export interface InitOptions {
   log?: (line: string) => void;
 }
 
+/** The JSON members of a Hasura reply the init reads (metadata errors, GraphQL errors). */
+interface HasuraReply {
+  code?: string;
+  errors?: unknown;
+  [key: string]: unknown;
+}
+
 async function post(
   url: string,
   body: unknown,
   headers: Record<string, string>,
-): Promise<{ status: number; json: any; text: string }> {
+): Promise<{ status: number; json: HasuraReply | null; text: string }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  let json: any = null;
+  let json: HasuraReply | null = null;
   try {
     json = JSON.parse(text);
   } catch {
@@ -85,8 +92,8 @@ export function metadataRequests(
 }
 
 /** The value at a dot path such as `data.users`. */
-function at(v: any, dotPath: string): unknown {
-  return dotPath.split('.').reduce((o, k) => (o == null ? undefined : o[k]), v);
+function at(v: unknown, dotPath: string): unknown {
+  return dotPath.split('.').reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string, unknown>)[k]), v);
 }
 
 /** Applies the metadata and checks the users query. Throws with Hasura's answer on failure. */
@@ -98,7 +105,7 @@ export async function initHasura(o: InitOptions): Promise<void> {
   for (const { file, body } of metadataRequests(dir)) {
     const r = await post(`${o.baseUrl}/v1/metadata`, body, { 'x-hasura-admin-secret': o.adminSecret });
     if (r.status === 200) log(`${file}: ${body.type} applied`);
-    else if (ALREADY.has(r.json?.code)) log(`${file}: ${body.type} already applied (${r.json.code})`);
+    else if (ALREADY.has(r.json?.code ?? '')) log(`${file}: ${body.type} already applied (${r.json?.code})`);
     else throw new Error(`${file}: ${body.type} failed with status ${r.status}: ${r.text.slice(0, 500)}`);
   }
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'contender.json'), 'utf8'));

@@ -3,42 +3,35 @@
  *   node harness/cli.ts bench <contender...> [--scenario s] [--profile p]
  *   node harness/cli.ts bench-all [--profile p]
  *   node harness/cli.ts leaderboard | verify [contender...] | list | new <name>
- * Run it with the pinned Node from node_modules (`npx just …` does). Exit codes: 0 ok,
- * 1 a check failed (verify), 2 bad input (UserError), 130 interrupted.
+ * Run it with the pinned Node from node_modules (`npx just …` does). Exit codes (core/exit-codes.ts):
+ * 0 ok, 1 a verification failed or a regression, 2 usage or bad input (every option-parser error
+ * included), 3 cells failed to build or start or crashed, 130 interrupted.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { execFileSync } from 'node:child_process';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from './core/paths.ts';
 import { UserError } from './core/errors.ts';
+import { EXIT, EXIT_HELP } from './core/exit-codes.ts';
+import { ROOT } from './core/paths.ts';
+import { acquireRunLock, releaseAllLocks } from './lifecycle/lock.ts';
 import { loadManifests, MANIFEST_FILE, type Manifest } from './core/manifest.ts';
-import { loadScenarios, loadSharedSchemas, type Scenario } from './contract/scenarios.ts';
-import { ContractChecker, verifyScenario, type Verdict } from './contract/verify.ts';
-import {
-  DEFAULT_PROFILE,
-  getProfile,
-  measuredSeconds,
-  PROFILES,
-  withOverrides,
-  type Profile,
-} from './core/profiles.ts';
-import { parseMajors, resolveNode } from './lifecycle/node-runtime.ts';
-import { findK6, K6_VERSION } from './drivers/k6.ts';
-import { openDatabase } from './services/database.ts';
-import { planCells, selectContenders, selectScenarios } from './scheduler/plan.ts';
-import { runPlan } from './scheduler/run.ts';
-import { readAllResults, writeJsonAtomic } from './store/results.ts';
-import { latestCells, renderMarkdown, renderTerminal } from './report/leaderboard.ts';
-import { compareRuns, readRun, renderComparison, saveBaseline } from './report/compare.ts';
-import { exportCsv, exportJson } from './report/export.ts';
-import { renderHtml } from './report/html.ts';
-import { freePort } from './lifecycle/ports.ts';
+import { loadScenarios, type Scenario } from './contract/scenarios.ts';
+import { DEFAULT_PROFILE, measuredSeconds, PROFILES, type Profile } from './core/profiles.ts';
+import { K6_VERSION } from './drivers/k6.ts';
+import { doctorReport, installTools } from './drivers/tools.ts';
+import { bench, verify } from './cli/bench.ts';
+import { selftest } from './cli/selftest.ts';
+import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
+import { writeJsonAtomic } from './store/results.ts';
+import { compareRuns } from './report/compare.ts';
+import { exportCommand, leaderboardCommand } from './cli/report.ts';
+import { renderCompare } from './report/exporters/compare.ts';
+import { describePortHolder, isPortFree } from './lifecycle/ports.ts';
 import { killAllSync, stopAll } from './lifecycle/processes.ts';
-import { startServer, StartError } from './lifecycle/server.ts';
-import { buildContender } from './lifecycle/build.ts';
-import { makeCpuPlan } from './lifecycle/cpu-plan.ts';
-import { startUpstream } from './services/upstream.ts';
 import writeFileAtomic from 'write-file-atomic';
+import { composePaths, writeGenerated } from '../compose/gen-compose.ts';
 
 const interrupt = new AbortController();
 let signals = 0;
@@ -49,17 +42,20 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     interrupt.abort();
     if (signals > 1) {
       killAllSync();
-      process.exit(130);
+      process.exit(EXIT.interrupted);
     }
     void stopAll(1500).then(() =>
       setTimeout(() => {
         killAllSync();
-        process.exit(130);
+        process.exit(EXIT.interrupted);
       }, 3000).unref(),
     );
   });
 }
-process.on('exit', killAllSync);
+process.on('exit', () => {
+  killAllSync();
+  releaseAllLocks();
+});
 
 interface Globals {
   contendersDir: string;
@@ -91,212 +87,62 @@ function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[] } {
 function parsePort(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > 65535)
-    throw new UserError(`--port must be an integer from 1 to 65535, got '${v}'`);
+    throw new InvalidArgumentError(`--port must be an integer from 1 to 65535, got '${v}'`);
   return n;
 }
 
-interface BenchOpts {
-  scenario?: string[];
-  profile: string;
-  port?: number;
-  host: string;
-  upstreamDelay: string;
-  variants: boolean;
-  node?: string;
-  duration?: string;
-  vus?: string;
-  rate?: string;
-  url?: string;
-  trials?: string;
-  seed?: string;
-  crossCheck?: string | boolean;
-}
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
-async function bench(g: Globals, names: string[], opts: BenchOpts, command: string[]) {
-  const profile = withOverrides(getProfile(opts.profile), opts);
-  const { scenarios, manifests } = load(g);
-  let chosen = selectContenders(manifests, names);
-  if (opts.url) {
-    if (chosen.length !== 1)
-      throw new UserError(
-        '--url benches one contender: name exactly one (e.g. `just bench hasura --url http://127.0.0.1:18090`)',
-      );
-    let u: URL;
-    try {
-      u = new URL(opts.url);
-    } catch {
-      throw new UserError(`--url must be an http URL like http://127.0.0.1:18080, got '${opts.url}'`);
-    }
-    if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname))
-      throw new UserError(
-        `--url must point at this machine (127.0.0.1, localhost or [::1]); load tests never leave it. Got ${u.hostname}`,
-      );
-  } else {
-    const composeOnly = chosen.filter((m) => m.composeOnly);
-    if (names.length && composeOnly.length) {
-      const m = composeOnly[0];
-      throw new UserError(
-        `${m.name} runs only under Docker Compose (no npm distribution). Start it with \`npx just compose-up ${m.name}\`, then bench it with \`npx just bench ${m.name} --url http://127.0.0.1:<port>\` (ports: compose/README.md).`,
-      );
-    }
-    if (composeOnly.length)
-      process.stderr.write(
-        `skipping compose-only contender(s) ${composeOnly.map((m) => m.name).join(', ')}: bench them with --url (see compose/README.md)\n`,
-      );
-    chosen = chosen.filter((m) => !m.composeOnly);
-  }
-  const scen = selectScenarios(scenarios, opts.scenario ?? []);
-  const majors = opts.node ? parseMajors(opts.node) : [Number(process.versions.node.split('.')[0])];
-  const nodes = majors.map((major) => resolveNode(major, (l) => process.stderr.write(`${l}\n`)));
-  const cells = planCells(chosen, scen, profile, nodes, opts.variants);
-  if (!cells.length)
-    throw new UserError(
-      `nothing to run: ${chosen.map((m) => m.name).join(', ') || 'no contender'} support(s) none of ${scen.map((s) => s.name).join(', ')}`,
+/** `--host`: a loopback address only (load tests never leave this machine). */
+function parseHost(v: string): string {
+  if (!LOOPBACK_HOSTS.includes(v) && !/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v))
+    throw new InvalidArgumentError(
+      `--host must be a loopback address (127.0.0.1 or ::1); servers never listen off this machine. Got '${v}'`,
     );
-  const delay = Number(opts.upstreamDelay);
-  if (!Number.isFinite(delay) || delay < 0)
-    throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
-  const trials = opts.trials === undefined ? (profile.trials ?? 1) : Number(opts.trials);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 50)
-    throw new UserError(`--trials must be an integer from 1 to 50, got '${opts.trials}'`);
-  const seed = opts.seed === undefined ? undefined : Number(opts.seed);
-  if (seed !== undefined && !Number.isInteger(seed))
-    throw new UserError(`--seed must be an integer, got '${opts.seed}'`);
-  let crossCheckS: number | undefined;
-  if (opts.crossCheck === false) crossCheckS = 0;
-  else if (typeof opts.crossCheck === 'string') {
-    crossCheckS = Number(opts.crossCheck);
-    if (!Number.isFinite(crossCheckS) || crossCheckS < 0 || crossCheckS > 60)
-      throw new UserError(`--cross-check must be seconds from 0 to 60 (0 = off), got '${opts.crossCheck}'`);
-  }
-  if (crossCheckS && profile.driver !== 'autocannon')
-    throw new UserError(`--cross-check compares autocannon with wrk; ${profile.name} is a k6 profile`);
-  const summary = await runPlan({
-    trials,
-    shuffleSeed: seed,
-    crossCheckS,
-    cells,
-    profileName: profile.name,
-    resultsDir: g.resultsDir,
-    scenariosDir: g.scenariosDir,
-    host: opts.host,
-    port: opts.port,
-    externalUrl: opts.url,
-    upstreamDelayMs: delay,
-    command,
-    signal: interrupt.signal,
-  });
-  if (summary.interrupted) {
-    await stopAll();
-    process.exit(130);
-  }
-  process.stdout.write(
-    '\n' +
-      renderTerminal(
-        summary.cells,
-        scenarios.map((s) => s.name),
-        PROFILES.map((p) => p.name),
-      ),
-  );
+  return v === '[::1]' ? '::1' : v;
 }
 
-async function verify(g: Globals, names: string[], host: string): Promise<boolean> {
-  const { scenarios, manifests } = load(g);
-  const chosen = selectContenders(manifests, names);
-  const plan = makeCpuPlan();
-  const checker = new ContractChecker(loadSharedSchemas(g.scenariosDir));
-  const upstream = await startUpstream({ host, cpus: plan.services, delayMs: 0 });
-  const needsDb = chosen.some((m) => m.requires.includes('database'));
-  const db = needsDb
-    ? await openDatabase({
-        cpus: plan.services,
-        log: (l) => process.stderr.write(`${l}\n`),
-        external: false,
-        signal: interrupt.signal,
-      })
-    : undefined;
-  const logDir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'bench-verify-'));
-  let allOk = true;
+/** `--url`: http or https on a loopback host (127.0.0.1, localhost, [::1]). */
+function parseUrl(v: string): string {
+  let u: URL;
   try {
-    for (const m of chosen) {
-      if (m.composeOnly) {
-        process.stdout.write(
-          `${m.name}: compose-only, not started here (verify it with \`npx just bench ${m.name} --url …\`)\n`,
-        );
-        continue;
-      }
-      if (m.requires.includes('database') && !db?.ready) {
-        allOk = false;
-        process.stdout.write(`${m.name}: SKIPPED, needs PostgreSQL: ${db?.error}\n`);
-        continue;
-      }
-      const variants: (string | null)[] = [null, ...Object.keys(m.variants)];
-      const build = await buildContender(m, interrupt.signal);
-      if (!build.ok) {
-        allOk = false;
-        process.stdout.write(`${m.name}: BUILD FAILED (${m.build})\n${build.output}\n`);
-        continue;
-      }
-      for (const variant of variants) {
-        const label = variant ? `${m.name} +${variant}` : m.name;
-        let server: Awaited<ReturnType<typeof startServer>>;
-        try {
-          server = await startServer(m, {
-            host,
-            port: await freePort(host),
-            upstreamUrl: upstream.url,
-            env: {
-              ...(variant ? m.variants[variant].env : {}),
-              ...(m.requires.includes('database') && db?.url ? { DATABASE_URL: db.url } : {}),
-            },
-            cpus: plan.server,
-            logFile: path.join(logDir, `${label.replace(/\W+/g, '_')}.log`),
-            nodePath: process.execPath,
-          });
-        } catch (e) {
-          if (!(e instanceof StartError)) throw e;
-          allOk = false;
-          process.stdout.write(`${label}: FAILED TO START: ${e.message}\n${e.logTail}\n`);
-          continue;
-        }
-        try {
-          process.stdout.write(`${label} (started in ${Math.round(server.startupMs)} ms)\n`);
-          for (const s of scenarios.filter((x) => m.scenarios.includes(x.name))) {
-            const v: Verdict = await verifyScenario(checker, server.baseUrl, s, {
-              graphql: m.graphql,
-              firstUsers: db?.firstUsers,
-              paths: m.paths,
-            });
-            if (v.level === 'fail') allOk = false;
-            process.stdout.write(
-              `  ${v.level.padEnd(4)}  ${s.name}${v.reasons.length ? `: ${v.reasons.join('; ')}` : ''}\n`,
-            );
-          }
-        } finally {
-          await server.stop();
-        }
-      }
-    }
-  } finally {
-    await upstream.stop();
-    await db?.close();
-    fs.rmSync(logDir, { recursive: true, force: true });
+    u = new URL(v);
+  } catch {
+    throw new InvalidArgumentError(`--url must be an http URL like http://127.0.0.1:18080, got '${v}'`);
   }
-  return allOk;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new InvalidArgumentError(
+      `--url takes http:// or https:// only, got '${u.protocol}' (e.g. http://127.0.0.1:18080)`,
+    );
+  if (!LOOPBACK_HOSTS.includes(u.hostname))
+    throw new InvalidArgumentError(
+      `--url must point at this machine (127.0.0.1, localhost or [::1]); load tests never leave it. Got ${u.hostname}`,
+    );
+  return v;
 }
 
-function leaderboard(g: Globals): void {
-  const { runs, cells, skipped } = readAllResults(g.resultsDir);
-  for (const f of skipped) process.stderr.write(`skipped unreadable result file ${f}\n`);
-  const scenarioOrder = loadScenarios(g.scenariosDir).map((s) => s.name);
-  const profileOrder = PROFILES.map((p) => p.name);
-  const file = path.join(g.resultsDir, 'LEADERBOARD.md');
-  fs.mkdirSync(g.resultsDir, { recursive: true });
-  writeFileAtomic.sync(file, renderMarkdown(cells, runs, scenarioOrder, profileOrder));
-  const html = path.join(g.resultsDir, 'leaderboard.html');
-  writeFileAtomic.sync(html, renderHtml(cells, runs, scenarioOrder, profileOrder));
-  process.stdout.write(renderTerminal(cells, scenarioOrder, profileOrder));
-  process.stdout.write(`wrote ${file} and ${html}\n`);
+/** "0.1.0 (commit 1a2b3c4d, modified)" from package.json and git (commit 'unknown' outside a checkout). */
+function versionString(): string {
+  let version = '0.0.0';
+  try {
+    version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+  } catch {
+    /* keep 0.0.0 */
+  }
+  let commit = 'unknown';
+  try {
+    const git = (args: string[]) =>
+      execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    commit = git(['rev-parse', '--short=12', 'HEAD']);
+    if (git(['status', '--porcelain', '--untracked-files=no']).length) commit += ', modified';
+  } catch {
+    /* not a git checkout */
+  }
+  return `${version} (commit ${commit})`;
+}
+
+function leaderboard(g: Globals, opts: { run?: string }): void {
+  process.stdout.write(leaderboardCommand(g, opts, (l) => process.stderr.write(`${l}\n`)));
 }
 
 function newContender(g: Globals, name: string): void {
@@ -313,14 +159,30 @@ function newContender(g: Globals, name: string): void {
   }
   const manifest = JSON.parse(fs.readFileSync(path.join(dest, MANIFEST_FILE), 'utf8'));
   writeJsonAtomic(path.join(dest, MANIFEST_FILE), manifest);
+  process.stdout.write(`created ${dest}\n`);
+  // Compose services come from the manifests (compose/gen-compose.ts): regenerate them for this
+  // repository's contenders, so the new folder is all a contender needs.
+  if (path.resolve(g.contendersDir) === CONTENDERS_DIR) {
+    try {
+      const { written, ports } = writeGenerated(composePaths());
+      process.stdout.write(
+        `compose: service ${name} on 127.0.0.1:${ports.get(name)}${written.length ? ` (updated ${written.join(' and ')})` : ''}\n`,
+      );
+    } catch (e) {
+      process.stderr.write(
+        `warning: compose files not regenerated (${(e as Error).message}); fix that, then run \`node compose/gen-compose.ts\`\n`,
+      );
+    }
+  }
   process.stdout.write(
-    `created ${dest}\nnext: edit server.js and ${MANIFEST_FILE}, then \`npx just verify ${name}\`; run \`npm install\` to add it to package-lock.json before committing.\n`,
+    `next: edit server.js and ${MANIFEST_FILE}, then \`npx just verify ${name}\`.\n` +
+      `Before committing, run \`npm install\` at the repository root: it adds the new workspace to package-lock.json (\`npm ci\` fails without it).\n`,
   );
 }
 
 function describeProfile(p: Profile): string {
   const shape =
-    p.driver === 'autocannon'
+    p.driver !== 'k6'
       ? `${p.connections} connections, pipelining ${p.pipelining}`
       : p.executor === 'ramping-vus'
         ? `ramping-vus to ${Math.max(...p.stages!.map((x) => x.target))} VUs`
@@ -357,8 +219,15 @@ function listAll(g: Globals): void {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-const program = new Command('bench')
-  .description('Node.js HTTP stack bake-off harness')
+const program = new Command('just')
+  .usage('<command> [options]   (or: node harness/cli.ts <command> [options])')
+  .description('Node.js HTTP stack bake-off harness: verify, load-test and rank contenders on this machine.')
+  .version(
+    process.argv.some((a) => a === '--version' || a === '-V') ? versionString() : '',
+    '-V, --version',
+    'print the harness version (package.json) and git commit',
+  )
+  .exitOverride()
   .addOption(
     new Option('--contenders-dir <dir>', 'contenders folder').env('BENCH_CONTENDERS_DIR').default(CONTENDERS_DIR),
   )
@@ -369,7 +238,7 @@ const program = new Command('bench')
       .default(SCENARIOS_DIR)
       .hideHelp(),
   )
-  .showHelpAfterError();
+  .showHelpAfterError('(run with --help for usage, examples and exit codes)');
 
 const globals = (): Globals => {
   const o = program.opts();
@@ -385,7 +254,7 @@ const benchOptions = (c: Command) =>
     .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated', list)
     .option('-p, --profile <name>', `load profile (${PROFILES.map((p) => p.name).join(', ')})`, DEFAULT_PROFILE)
     .option('--port <port>', 'fixed server port (default: a free port per cell)', parsePort)
-    .option('--host <host>', 'address the contenders listen on', '127.0.0.1')
+    .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
     .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')
     .option('--no-variants', 'skip manifest variants')
     .option('--node <majors>', 'Node.js majors to run the contenders on, e.g. 22,24,26 (default: the pinned 24)')
@@ -393,42 +262,63 @@ const benchOptions = (c: Command) =>
     .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
     .option('--rate <rps>', "k6-rate: requests/s (default: half the cell's latest autocannon quick requests/s)")
     .option('--trials <n>', "trials per cell, interleaved across contenders (default: the profile's, 1 for quick)")
-    .option('--seed <n>', 'seed of the per-round shuffle of interleaved trials (recorded; random by default)')
+    .option('--seed <n>', 'shuffle seed: fixes the per-round order of interleaved trials (recorded; random by default)')
     .option(
       '--cross-check <s>',
       "seconds per run of the once-per-run autocannon-vs-wrk check on the fastest cell (default: the profile's; 0 = off; needs wrk)",
     )
     .option('--no-cross-check', 'skip the autocannon-vs-wrk driver check')
+    .option('--no-baseline', "do not add each scenario's baseline contender (node-http for REST) to the run")
     .option(
       '--url <url>',
-      'bench a server already running on this machine (external target: no start, stop or pinning)',
+      'bench a server already running on this machine, http(s)://127.0.0.1|localhost|[::1]:PORT (external target: no start, stop or pinning)',
+      parseUrl,
     );
 
 benchOptions(
   program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'),
-).action(async (names: string[], opts) => bench(globals(), names, opts, process.argv.slice(2)));
-benchOptions(program.command('bench-all').description('verify and measure every contender')).action(async (opts) =>
-  bench(globals(), [], opts, process.argv.slice(2)),
-);
+).action(async (names: string[], opts) => {
+  await bench(globals(), names, opts, process.argv.slice(2), interrupt.signal);
+});
+benchOptions(program.command('bench-all').description('verify and measure every contender')).action(async (opts) => {
+  await bench(globals(), [], opts, process.argv.slice(2), interrupt.signal);
+});
 program
   .command('leaderboard')
-  .description('render results/LEADERBOARD.md and a terminal table from the latest result of every cell')
-  .action(() => leaderboard(globals()));
+  .description(
+    'write results/LEADERBOARD.md and results/leaderboard.html (overview first: winners, % of baseline, how sure) and print the terminal report',
+  )
+  .option('--run <id>', 'render one run only (a run id or a unique prefix of one)')
+  .action((opts: { run?: string }) => leaderboard(globals(), opts));
 program
   .command('verify')
   .description('contract check only, no load')
   .argument('[contender...]')
-  .option('--host <host>', 'listen address', '127.0.0.1')
+  .option('--host <host>', 'loopback listen address (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
   .action(async (names: string[], opts) => {
-    if (!(await verify(globals(), names, opts.host))) process.exitCode = 1;
+    process.exitCode = await verify(globals(), names, opts.host, interrupt.signal);
   });
 program
   .command('tools')
-  .description(`build the pinned k6 (v${K6_VERSION}) into .tools/bin when no k6 ≥ ${K6_VERSION} is on PATH`)
+  .description(
+    `install or build every optional tool it can: k6 v${K6_VERSION} (Go build into the tool cache), and as root Debian's wrk and chromium; otherwise print the command`,
+  )
+  .option('--check', 'only list the tools and what a missing one costs (= doctor)')
+  .action((opts: { check?: boolean }) => {
+    if (opts.check) {
+      process.stdout.write(doctorReport());
+      return;
+    }
+    const r = installTools({ log: (l) => process.stderr.write(`${l}\n`) });
+    process.stdout.write(`${r.lines.join('\n')}\n`);
+  });
+program
+  .command('doctor')
+  .description(
+    'each optional tool with its version; for a missing one what it costs (skipped or flagged cells) and how to get it',
+  )
   .action(() => {
-    const k6 = findK6({ build: true, log: (l) => process.stderr.write(`${l}\n`) });
-    if (!k6.bin) throw new UserError(k6.why);
-    process.stdout.write(`k6: ${k6.bin}\n`);
+    process.stdout.write(doctorReport());
   });
 program
   .command('compare')
@@ -438,71 +328,59 @@ program
   .option('--baseline <name>', 'compare against a saved baseline (just baseline <name>)')
   .option('--threshold <fraction>', 'noise threshold', '0.05')
   .option('--fail-on-regression', 'exit 1 when any cell regressed (for CI)')
-  .option('--out <file>', 'also write the report as Markdown')
+  .option('--format <format>', 'md or json (schema bakeoff-compare v1)', 'md')
+  .option('--out <file>', 'also write the report to a file (in --format)')
   .action((runA: string | undefined, runB: string | undefined, opts) => {
     const g = globals();
     const threshold = Number(opts.threshold);
     if (!(threshold >= 0 && threshold < 1))
       throw new UserError(`--threshold must be a fraction such as 0.05, got '${opts.threshold}'`);
     const latest = () => {
-      const ids = fs.existsSync(path.join(g.resultsDir, 'runs'))
-        ? fs.readdirSync(path.join(g.resultsDir, 'runs')).sort()
-        : [];
-      if (!ids.length) throw new UserError('no runs yet: run `npx just bench-all` first');
-      return ids[ids.length - 1];
+      const id = latestCompleteRun(g.resultsDir);
+      if (!id) throw new UserError('no complete run yet: run `npx just bench-all` first');
+      return id;
     };
     const [oldName, oldRun] = opts.baseline
-      ? [`baseline ${opts.baseline}`, readRun(g.resultsDir, opts.baseline, 'baseline')]
-      : [runA ?? '', runA ? readRun(g.resultsDir, runA) : undefined];
+      ? [`baseline ${opts.baseline}`, readRun(g.resultsDir, opts.baseline, 'baseline', true)]
+      : [runA ?? '', runA ? readRun(g.resultsDir, runA, 'run', true) : undefined];
     if (!oldRun)
       throw new UserError('name the old run (`just compare <run-a> [run-b]`) or a baseline (`--baseline NAME`)');
     const newRef = opts.baseline ? (runA ?? latest()) : (runB ?? latest());
-    const cmp = compareRuns(oldName, oldRun.cells, newRef, readRun(g.resultsDir, newRef).cells, threshold);
-    const md = renderComparison(cmp);
+    const newRun = readRun(g.resultsDir, newRef, 'run', true);
+    for (const w of [...oldRun.warnings, ...newRun.warnings]) process.stderr.write(`warning: ${w}\n`);
+    const scenarios = loadScenarios(g.scenariosDir).map((x) => ({ name: x.name, baseline: x.baseline }));
+    const cmp = compareRuns(oldRun, newRun, threshold, { scenarios, names: { old: oldName, new: newRef } });
+    if (opts.format !== 'md' && opts.format !== 'json')
+      throw new UserError(`--format must be md or json, got '${opts.format}'`);
+    const md = renderCompare(cmp, opts.format);
     process.stdout.write(md);
     if (opts.out) writeFileAtomic.sync(opts.out, md);
+    if (opts.failOnRegression && cmp.changes.length === 0)
+      throw new UserError(
+        `--fail-on-regression compared 0 cells (${oldName} and ${newRef} share no ok cell): nothing was checked, so this is not a pass`,
+      );
     if (opts.failOnRegression && cmp.counts.regressed > 0) process.exitCode = 1;
   });
 program
   .command('baseline')
-  .description('save a run (default: the latest) as a named baseline for `compare --baseline`')
+  .description('save a complete run (default: the latest complete one) as a named baseline for `compare --baseline`')
   .argument('<name>')
   .argument('[run]')
   .action((name: string, run: string | undefined) => {
     const g = globals();
-    const ids = fs.existsSync(path.join(g.resultsDir, 'runs'))
-      ? fs.readdirSync(path.join(g.resultsDir, 'runs')).sort()
-      : [];
-    const ref = run ?? ids[ids.length - 1];
-    if (!ref) throw new UserError('no runs yet: run `npx just bench-all` first');
+    const ref = run ?? latestCompleteRun(g.resultsDir);
+    if (!ref) throw new UserError('no complete run yet: run `npx just bench-all` first');
     process.stdout.write(`saved ${ref} as baseline '${name}': ${saveBaseline(g.resultsDir, ref, name)}\n`);
   });
 program
   .command('export')
-  .description('the latest result of every cell as JSON (schema bakeoff-export v1), CSV or Markdown')
-  .option('--format <format>', 'json, csv or md', 'json')
+  .description('results as JSON (schema bakeoff-export v2), CSV, Markdown, HTML or terminal text')
+  .option('--format <format>', 'json, csv, md, html or terminal', 'json')
+  .option('--run <id>', 'export one run only (a run id or a unique prefix of one)')
   .option('--out <file>', 'write to a file instead of stdout')
-  .action((opts) => {
-    const g = globals();
-    const { runs, cells } = readAllResults(g.resultsDir);
-    const latest = latestCells(cells);
-    const text =
-      opts.format === 'json'
-        ? exportJson(latest)
-        : opts.format === 'csv'
-          ? exportCsv(latest)
-          : opts.format === 'md'
-            ? renderMarkdown(
-                cells,
-                runs,
-                loadScenarios(g.scenariosDir).map((s) => s.name),
-                PROFILES.map((p) => p.name),
-              )
-            : (() => {
-                throw new UserError(`--format must be json, csv or md, got '${opts.format}'`);
-              })();
-    if (opts.out) writeFileAtomic.sync(opts.out, text);
-    else process.stdout.write(text);
+  .action((opts: { format: string; run?: string; out?: string }) => {
+    const text = exportCommand(globals(), opts, (l) => process.stderr.write(`${l}\n`));
+    if (!opts.out) process.stdout.write(text);
   });
 program
   .command('list')
@@ -514,13 +392,94 @@ program
   .argument('<name>')
   .action((name: string) => newContender(globals(), name));
 
+program
+  .command('selftest')
+  .description(
+    "measure the harness's own false-change rate (two back-to-back runs, compared) and detection power (a fixture slowed ~10%)",
+  )
+  .option('--contenders <names>', 'contenders of the false-change runs', list)
+  .option('-s, --scenario <names>', 'scenarios (default: REST without fanout)', list)
+  .option('-p, --profile <name>', 'load profile of the three runs', DEFAULT_PROFILE)
+  .option('--slowdown <fraction>', 'cost of the injected CPU burn, as a fraction of requests/s', '0.1')
+  .option('--seed <n>', 'shuffle seed of the first run (the others use seed+1, seed+2)')
+  .action(async (opts) => {
+    process.exitCode = await selftest(globals(), opts, interrupt.signal);
+  });
+
+// Usage line, examples and the exit codes in every command's --help.
+const EXAMPLES: Record<string, string[]> = {
+  bench: [
+    'npx just bench fastify',
+    'npx just bench node-http express --scenario json,echo --profile quick',
+    'npx just bench postgraphile-express --scenario graphql-users --trials 5',
+    'npx just bench hasura --url http://127.0.0.1:18090',
+  ],
+  'bench-all': ['npx just bench-all', 'npx just bench-all --profile pipelined --wait'],
+  leaderboard: ['npx just leaderboard', 'npx just leaderboard --run 2026-01-01T00-00-00Z'],
+  verify: ['npx just verify', 'npx just verify fastify hono'],
+  tools: ['npx just tools'],
+  doctor: ['npx just doctor'],
+  selftest: ['npx just selftest', 'npx just selftest --profile quick --slowdown 0.1'],
+  compare: [
+    'npx just compare 2026-01-01T00-00-00Z',
+    'npx just compare --baseline main --fail-on-regression',
+    'npx just compare 2026-01-01T00-00-00Z --format json --out compare.json',
+  ],
+  baseline: ['npx just baseline main', 'npx just baseline main 2026-01-01T00-00-00Z'],
+  export: [
+    'npx just export --format csv --out results.csv',
+    'npx just export --format json --run 2026-01-01T00-00-00Z',
+  ],
+  list: ['npx just list'],
+  new: ['npx just new my-stack'],
+};
+for (const c of program.commands) {
+  const ex = EXAMPLES[c.name()];
+  if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${EXIT_HELP}\n`);
+}
+program.addHelpText(
+  'after',
+  `\nExamples:\n  npx just list\n  npx just bench fastify --scenario json\n  npx just bake-off\n\n${EXIT_HELP}\n`,
+);
+
+/** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
+const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest']);
+for (const c of program.commands)
+  if (LOCKED.has(c.name()))
+    c.option('--wait', 'when another run holds this machine, wait for it to finish instead of refusing');
+program.hook('preAction', async (_root, cmd) => {
+  if (!LOCKED.has(cmd.name())) return;
+  const opts = cmd.opts();
+  // A busy fixed port is bad input: refuse before any run folder exists.
+  if (opts.port !== undefined && !opts.url && !(await isPortFree(opts.port, opts.host))) {
+    const who = describePortHolder(opts.port);
+    throw new UserError(
+      `port ${opts.port} on ${opts.host} is already in use${who ? ` by ${who}` : ''}. Stop that process or choose another port (--port).`,
+    );
+  }
+  await acquireRunLock({
+    runId: null,
+    wait: !!opts.wait,
+    command: process.argv.slice(2),
+    log: (l) => process.stderr.write(`${l}\n`),
+  });
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
+  if (e instanceof CommanderError) {
+    // Commander has printed its message (and the help); --help and --version exit 0.
+    await stopAll(500);
+    process.exit(e.exitCode === 0 ? EXIT.ok : EXIT.usage);
+  }
   if (e instanceof UserError) {
     process.stderr.write(`error: ${e.message}\n`);
     await stopAll(500);
     process.exit(e.exitCode);
   }
-  throw e;
+  // A bug in the harness: never exit 1, which a CI reads as "a verification failed".
+  process.stderr.write(`internal error (a bug in the harness; please report it):\n${(e as Error)?.stack ?? e}\n`);
+  await stopAll(500);
+  process.exit(EXIT.internal);
 }

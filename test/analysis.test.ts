@@ -1,185 +1,84 @@
-// The issue-analysis rules and the trial statistics, each on fixed result data.
+// The estimator (analysis/stats.ts), the same-run ranked tables (analysis/tables.ts) and the issue
+// analysis (report/issues.ts), each on fixed result data built from the real types (fixtures.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as hdr from 'hdr-histogram-js';
-import { findIssues } from '../harness/report/issues.ts';
-import { bootstrapCI, mergeLatency, ratioCI, tied, trialStats } from '../harness/analysis/stats.ts';
-import { aggregateTrials } from '../harness/scheduler/run.ts';
+import {
+  cellFailure,
+  cellFigure,
+  cellInterval,
+  geometricEstimate,
+  mergeLatency,
+  NOISE_THRESHOLD,
+  rankRows,
+  ratio,
+  sampleRatio,
+  significantlyFaster,
+  tQuantile,
+  trialFigure,
+  trialStats,
+} from '../harness/analysis/stats.ts';
+import { baselineOf, buildTables, type RankedTable } from '../harness/analysis/tables.ts';
+import { describeOverhead, findIssues, measurementNotes, variantOverheads } from '../harness/report/issues.ts';
+import { ratioPm, summaryLine } from '../harness/report/sentences.ts';
 import type { CellResult } from '../harness/store/results.ts';
+import { makeCell, makeMeta, makeTrial } from './fixtures.ts';
 
-function cell(
-  label: string,
-  scenario: string,
-  rps: number,
-  patch: Partial<CellResult> = {},
-  load: Record<string, unknown> = {},
-): CellResult {
-  const [contender, variant] = label.split(' +');
-  return {
-    schemaVersion: 1,
-    runId: 'r',
-    cellId: `${label}__${scenario}`,
-    contender,
-    variant: variant ?? null,
-    label,
-    displayName: label,
-    tags: { framework: 'fw', httpClient: 'undici Pool', language: 'javascript' },
-    scenario,
-    driver: 'autocannon',
-    profile: 'quick',
-    node: { version: 'v24', major: 24 },
-    status: 'ok',
-    verification: { level: 'pass', reasons: [] },
-    startupMs: 100,
-    overheadMs: null,
-    load: {
-      driver: 'autocannon',
-      requestsPerSec: { mean: rps, stddev: 0, samples: [rps, rps, rps] },
-      latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 4 },
-      latencyHistogramUs: null,
-      requests: { total: rps * 5, sent: rps * 5 },
-      errors: 0,
-      timeouts: 0,
-      non2xx: 0,
-      bytes: 1,
-      durationS: 5,
-      bodyChecks: { sampled: 10, mismatched: 0 },
-      driverCpuMs: null,
-      profile: { warmupS: 2 } as any,
-      ...load,
-    },
-    failure: null,
-    cpuPlan: {} as any,
-    logFile: null,
-    target: { kind: 'local', url: null },
-    startedAt: '',
-    finishedAt: '',
-    ...patch,
-  } as CellResult;
-}
-const titles = (cells: CellResult[]) =>
-  findIssues(cells).map((f) => `${f.severity}|${f.label}|${f.scenario}|${f.title}`);
-const res = (p: Partial<{ cpu: number; rssAvg: number; slope: number; clientCpu: number; clientBound: boolean }>) => ({
-  server: {
-    cpuPctAvg: p.cpu ?? 95,
-    cpuPctPeak: 100,
-    rssBytesAvg: p.rssAvg ?? 100 * 2 ** 20,
-    rssBytesPeak: 120 * 2 ** 20,
-    rssSlopeBytesPerS: p.slope ?? 0,
-    samples: 25,
-    pinnedCores: 1,
-  },
-  client: { cpuPctAvg: p.clientCpu ?? 50, cores: 1 },
-  rpsPerCpuSecond: 1000,
-  clientBound: p.clientBound ?? false,
+const close = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
+/** Five trials around `rps` with a fixed ±0.5% wobble (same pattern for every row: ratios are tight). */
+const five = (rps: number, wobble = [1, 1.005, 0.995, 1.002, 0.998]) => wobble.map((w) => rps * w);
+
+// ------------------------------------------------------------------------------------------------
+// stats.ts
+
+test('Student t quantiles match the tables (exact to 6 digits), also for fractional df', () => {
+  for (const [df, t] of [
+    [1, 12.706205],
+    [2, 4.302653],
+    [4, 2.776445],
+    [9, 2.262157],
+    [29, 2.04523],
+    [120, 1.97993],
+  ] as const)
+    assert.ok(close(tQuantile(0.975, df), t, 1e-6), `df ${df}: ${tQuantile(0.975, df)}`);
+  assert.ok(close(tQuantile(0.025, 4), -2.776445, 1e-6));
+  assert.ok(tQuantile(0.975, 4.5) < tQuantile(0.975, 4) && tQuantile(0.975, 4.5) > tQuantile(0.975, 5));
+  assert.throws(() => tQuantile(1, 3), /p must be in \(0, 1\)/);
 });
 
-test('a healthy set of cells has no findings', () => {
-  assert.deepEqual(
-    titles(['ping', 'json', 'echo', 'users', 'post'].map((s) => cell('a', s, 10_000, { resources: res({}) }))),
-    [],
-  );
+test("a trial's figure is requests completed ÷ window seconds, not the driver's per-second mean", () => {
+  const t = makeTrial(1000, { load: { durationS: 5, requests: { total: 5500, sent: 5600 } } });
+  t.load!.requestsPerSec.mean = 900; // e.g. autocannon's mean with a slow first second
+  assert.equal(trialFigure(t), 1100);
 });
 
-test("seed 003's POST case: timeouts under load and a scenario collapsing against the others", () => {
-  const cells = ['ping', 'json', 'echo', 'users']
-    .map((s) => cell('nexus', s, 50_000))
-    .concat(cell('nexus', 'post', 8, {}, { timeouts: 910, requests: { total: 80, sent: 990 } }));
-  const t = titles(cells);
-  assert.ok(t.includes('critical|nexus|post|errors under load'));
-  assert.ok(t.includes('critical|nexus|post|scenario collapses'));
-  const collapse = findIssues(cells).find((f) => f.title === 'scenario collapses')!;
-  assert.match(
-    collapse.evidence,
-    /8 req\/s is 0\.00× the median of its other scenarios \(50000 req\/s\); look at how fw reads and parses the request body/,
-  );
-});
-
-test('tail latency, RSS growth, client-bound and I/O wait', () => {
-  assert.deepEqual(
-    titles([cell('t', 'json', 1000, {}, { latencyMs: { mean: 1, p50: 0.5, p90: 1, p99: 40, max: 90 } })]),
-    ['minor|t|json|tail latency'],
-  );
-  assert.deepEqual(
-    titles([cell('m', 'json', 1000, { resources: res({ slope: 10 * 2 ** 20 }) })]),
-    ['minor|m|json|RSS grows through the window (possible leak)'],
-    'a short window only hints',
-  );
-  assert.deepEqual(titles([cell('m', 'json', 1000, { resources: res({ slope: 10 * 2 ** 20 }) }, { durationS: 60 })]), [
-    'major|m|json|RSS grows through the window (possible leak)',
-  ]);
-  assert.deepEqual(
-    titles([
-      cell('m', 'json', 1000, { resources: res({ slope: 10 * 2 ** 20 }) }, { profile: { warmupS: 0 }, durationS: 2 }),
-    ]),
-    [],
-    'no leak verdict without a warm-up on a short window',
-  );
-  assert.deepEqual(titles([cell('c', 'json', 1000, { resources: res({ clientCpu: 97, clientBound: true }) })]), [
-    'minor|c|json|client-bound: the figure is a lower bound',
-  ]);
-  const io = findIssues([
-    cell(
-      'w',
-      'fanout',
-      1000,
-      { resources: res({ cpu: 20 }) },
-      { latencyMs: { mean: 9, p50: 9, p90: 10, p99: 12, max: 20 } },
-    ),
-  ]);
-  assert.deepEqual(
-    io.map((f) => f.title),
-    ['server idle while latency is high (waiting on I/O)'],
-  );
-  assert.match(
-    io[0].evidence,
-    /server CPU 20% of 1 core\(s\) with p50 9\.0 ms; look at the fan-out client \(undici Pool\)/,
-  );
-});
-
-test('variant overhead, HTTP-client overhead on fan-out, startup outliers and noisy trials', () => {
-  const axios = cell('nest-axios', 'fanout', 1000, {}, {});
-  axios.tags = { ...axios.tags, framework: 'nestjs', adapter: 'fastify', httpClient: 'axios' };
-  const undici = cell('nest-undici', 'fanout', 2000);
-  undici.tags = { ...undici.tags, framework: 'nestjs', adapter: 'fastify', httpClient: 'undici' };
-  const variant = cell('nest-undici +interceptor', 'fanout', 1600);
-  const f = findIssues([axios, undici, variant]);
-  assert.match(
-    f.find((x) => x.title === 'variant overhead')!.evidence,
-    /1600 vs 2000 req\/s without the variant: \+25\.0% time per request/,
-  );
-  const client = f.filter((x) => x.title === 'HTTP-client overhead on fan-out');
-  assert.equal(client.length, 1);
-  assert.match(
-    client[0].evidence,
-    /axios: 1000 req\/s vs undici \(`nest-undici`\): 2000 req\/s, 2\.00× with the same nestjs on fastify/,
-  );
-  const slow = ['a', 'b', 'c', 'lb4'].map((l) => cell(l, 'ping', 1000, { startupMs: l === 'lb4' ? 2400 : 200 }));
-  assert.deepEqual(titles(slow), ['minor|lb4|(all)|slow startup']);
-  const noisy = cell('n', 'json', 1000, {
-    stats: trialStats([cell('n', 'json', 900), cell('n', 'json', 1000), cell('n', 'json', 1200)]),
-  });
-  assert.deepEqual(titles([noisy]), ['minor|n|json|noisy — re-run']);
-});
-
-test('trial statistics: median, bootstrap interval, merged HDR histograms, ties, ratios', () => {
-  const trials = [1000, 1040, 980, 1010, 1020].map((r) => cell('a', 'json', r));
-  const s = trialStats(trials);
-  assert.equal(s.rps.median, 1010);
-  assert.equal(s.rps.method, 'bootstrap over trials');
-  assert.ok(s.rps.ci95[0] <= 1010 && s.rps.ci95[1] >= 1010 && s.rps.ci95[0] >= 980 && s.rps.ci95[1] <= 1040);
+test('cell figure = geometric mean; ≥ 5 trials → 95% t-interval on the logs, 2–4 → range, 1 → none', () => {
+  const s = trialStats([1000, 1040, 980, 1010, 1020].map((r) => makeTrial(r)));
+  const logs = [1000, 1040, 980, 1010, 1020].map(Math.log);
+  const m = logs.reduce((a, b) => a + b) / 5;
+  const sd = Math.sqrt(logs.reduce((a, x) => a + (x - m) ** 2, 0) / 4);
+  assert.ok(close(s.rps.figure, Math.exp(m)));
+  assert.equal(s.rps.kind, 'ci95');
+  assert.ok(close(s.rps.interval![0], Math.exp(m - (2.776445105 * sd) / Math.sqrt(5)), 1e-8));
+  assert.ok(close(s.rps.interval![1], Math.exp(m + (2.776445105 * sd) / Math.sqrt(5)), 1e-8));
+  assert.deepEqual(s.rounds, [1, 2, 3, 4, 5]);
+  assert.match(s.rps.estimator, /geometric mean.*95% Student-t interval on the logs/);
   assert.equal(s.noisy, false);
-  assert.deepEqual(
-    bootstrapCI([5, 5, 5], (x) => x[0]),
-    [5, 5],
-  );
-  const one = trialStats([
-    cell('a', 'json', 1000, {}, { requestsPerSec: { mean: 1000, stddev: 0, samples: [900, 950, 1100, 1000, 1000] } }),
-  ]);
-  assert.equal(one.rps.method, 'per-second samples (one trial)');
-  assert.ok(one.rps.ci95[0] < 1000 && one.rps.ci95[1] > 1000);
 
-  // Merging histograms is not averaging percentiles: 99 fast + 1 slow trial's tail.
+  const three = trialStats([900, 1000, 1200].map((r) => makeTrial(r)));
+  assert.equal(three.rps.kind, 'range');
+  assert.deepEqual(three.rps.interval, [900, 1200]);
+  assert.match(three.rps.estimator, /not a confidence interval/);
+  assert.equal(three.noisy, true, '900–1200 is 30% apart');
+
+  const one = trialStats([makeTrial(1234)]);
+  assert.equal(one.rps.kind, 'none');
+  assert.equal(one.rps.interval, null);
+  assert.equal(one.rps.figure, 1234);
+  assert.deepEqual(trialStats([makeTrial(1), makeTrial(2)], [3, 7]).rounds, [3, 7]);
+});
+
+test('merging HDR histograms is not averaging percentiles', () => {
   const enc = (values: number[]) => {
     const h = hdr.build({
       lowestDiscernibleValue: 1,
@@ -192,25 +91,399 @@ test('trial statistics: median, bootstrap interval, merged HDR histograms, ties,
   const merged = mergeLatency([enc(Array(990).fill(1000)), enc(Array(10).fill(50_000))])!;
   assert.equal(merged.p50, 1);
   assert.ok(merged.p999 > 49 && merged.max > 49);
-
-  const a = cell('a', 'json', 2000, { stats: trialStats([1990, 2000, 2010].map((r) => cell('a', 'json', r))) });
-  const b = cell('b', 'json', 1000, { stats: trialStats([990, 1000, 1010].map((r) => cell('b', 'json', r))) });
-  const c = cell('c', 'json', 1005, { stats: trialStats([995, 1005, 1015].map((r) => cell('c', 'json', r))) });
-  assert.equal(tied(a, b), false);
-  assert.equal(tied(b, c), true);
-  const r = ratioCI(a, b);
-  assert.ok(Math.abs(r.ratio - 2) < 1e-9 && r.ci95[0] < 2.02 && r.ci95[1] > 1.98);
+  assert.equal(mergeLatency([null, null]), null);
 });
 
-test('aggregating trials: all ok → last trial plus stats; a failed trial → that failure, naming the trial', () => {
-  const ok = aggregateTrials([cell('a', 'json', 900), cell('a', 'json', 1000), cell('a', 'json', 1100)], 3);
-  assert.equal(ok.stats!.trials, 3);
-  assert.equal(ok.stats!.rps.median, 1000);
-  const crashed = cell('a', 'json', 0, {
-    status: 'crashed',
-    failure: { reason: 'server exited with code 1 during the load run', logTail: '' },
+test('paired ratio by round = figure A / figure B with all rounds; Welch across runs; ranges below 5', () => {
+  const a = makeCell({ label: 'a', trials: [2000, 2100, 1900, 2050, 1950] });
+  const b = makeCell({ label: 'b', trials: [1000, 1060, 940, 1020, 990] });
+  const r = ratio(a, b);
+  assert.equal(r.paired, true);
+  assert.equal(r.kind, 'ci95');
+  assert.equal(r.df, 4);
+  assert.ok(close(r.figure, cellFigure(a) / cellFigure(b)));
+  assert.ok(r.interval![0] < r.figure && r.figure < r.interval![1]);
+  // Drift cancels: both rows slower in round 3 gives a tighter paired interval than unpaired.
+  const unpaired = ratio(a, { ...b, runId: 'other' });
+  assert.equal(unpaired.paired, false);
+  assert.ok(close(unpaired.figure, r.figure));
+  assert.ok(unpaired.interval![1] - unpaired.interval![0] > r.interval![1] - r.interval![0]);
+  // 3 rounds: the min–max of the per-round ratios, labelled range.
+  const r3 = sampleRatio([200, 220, 180], [100, 100, 100], [1, 2, 3], [1, 2, 3]);
+  assert.equal(r3.kind, 'range');
+  assert.ok(close(r3.interval![0], 1.8) && close(r3.interval![1], 2.2));
+  assert.equal(sampleRatio([5], [1]).kind, 'none');
+});
+
+test('significantly faster needs an interval wholly above 1 AND a ratio ≥ 1 + NOISE_THRESHOLD (3%)', () => {
+  assert.equal(NOISE_THRESHOLD, 0.03);
+  const base = makeCell({ label: 'b', trials: five(1000) });
+  const tiny = makeCell({ label: 't', trials: five(1020) }); // 2% faster, tight interval: below the threshold
+  const clear = makeCell({ label: 'c', trials: five(1100) });
+  const three = makeCell({ label: 'x', trials: [1500, 1510, 1490] }); // 50% faster but only 3 trials: no ci95
+  assert.equal(significantlyFaster(tiny, base), false);
+  assert.equal(significantlyFaster(clear, base), true);
+  assert.equal(significantlyFaster(base, clear), false);
+  assert.equal(significantlyFaster(three, makeCell({ label: 'b', trials: [1000, 1001, 999] })), false);
+});
+
+test('chain fixture: A ≈ B and B ≈ C but A ≫ C — C does not share A’s rank', () => {
+  const A = makeCell({ label: 'A', trials: five(1040) });
+  const B = makeCell({ label: 'B', trials: five(1020) });
+  const C = makeCell({ label: 'C', trials: five(1000) });
+  assert.equal(significantlyFaster(A, B), false);
+  assert.equal(significantlyFaster(B, C), false);
+  assert.equal(significantlyFaster(A, C), true);
+  assert.deepEqual(rankRows([A, B, C]), [1, 1, 2]);
+});
+
+test('a failed cell: non-ok status, > 0.1% failed requests, or any wrong body', () => {
+  assert.equal(cellFailure(makeCell()), null);
+  assert.match(cellFailure(makeCell({ load: { non2xx: 10_000 } }))!, /100% of requests failed/);
+  assert.equal(cellFailure(makeCell({ load: { timeouts: 5 }, rps: 10_000 })), null, '5 of 10,005 is 0.05%');
+  assert.match(cellFailure(makeCell({ load: { timeouts: 20 } }))!, /0\.20% of requests failed/);
+  assert.match(
+    cellFailure(makeCell({ load: { bodyChecks: { sampled: 200, mismatched: 1 } } }))!,
+    /1 of 200 checked bodies broke the contract/,
+  );
+  assert.equal(cellFailure(makeCell({ status: 'verify-failed' })), 'verify-failed');
+});
+
+// ------------------------------------------------------------------------------------------------
+// tables.ts
+
+const run = (runId: string, cells: CellResult[], patch: Parameters<typeof makeMeta>[0] = {}) => ({
+  meta: makeMeta({ runId, startedAt: `2026-11-22T0${runId.slice(-1)}:00:00.000Z`, ...patch }),
+  cells: cells.map((c) => ({ ...c, runId })),
+});
+const post = (label: string, trials: number[], patch: Parameters<typeof makeCell>[0] = {}) =>
+  makeCell({ label, scenario: 'post', trials, ...patch });
+
+test("issue 11's post · quick table: hono and express no longer share a rank; the summary uses the same test", () => {
+  const [t] = buildTables([
+    run('r1', [
+      post('node-http', five(68_300)),
+      post('fastify', five(67_900, [1, 1.01, 0.99, 1.004, 0.996])),
+      post('hono', five(55_062)),
+      post('express', five(36_669, [1, 1.02, 0.98, 1.01, 0.99])),
+    ]),
+  ]);
+  const rank = Object.fromEntries(t.rows.map((r) => [r.label, r.rank]));
+  assert.deepEqual(rank, { 'node-http': 1, fastify: 1, hono: 3, express: 4 });
+  assert.equal(t.baseline, 'node-http');
+  assert.equal(t.runId, 'r1');
+  for (const r of t.rows) {
+    assert.equal(r.kind, 'ci95');
+    assert.ok(r.interval![0] <= r.figure && r.figure <= r.interval![1]);
+    assert.ok(r.vsBaseline!.interval![0] <= r.vsBaseline!.figure && r.vsBaseline!.figure <= r.vsBaseline!.interval![1]);
+  }
+  const s = t.summary!;
+  assert.equal(s.fastest, 'node-http');
+  const by = Object.fromEntries(s.comparisons.map((c) => [c.label, c]));
+  assert.equal(by.fastify.tied, true);
+  assert.equal(by.hono.tied, false);
+  assert.ok(close(by.hono.ratio.figure, 68_300 / 55_062, 1e-3), `${by.hono.ratio.figure}`);
+  assert.ok(close(by.express.ratio.figure, 68_300 / 36_669, 1e-2));
+  assert.match(
+    summaryLine(s)!,
+    /^`node-http` ran 1\.24 ± 0\.0\d times faster than `hono`, 1\.86 ± 0\.0\d times faster than `express`; tied with `fastify` \(1\.01 ± 0\.0\d\)\.$/,
+  );
+  // "tied" in the summary ⇔ not significantly faster ⇔ the rank test.
+  for (const c of s.comparisons)
+    assert.equal(c.tied, !significantlyFaster(t.rows[0].cell, t.rows.find((r) => r.label === c.label)!.cell));
+});
+
+test('a contender that failed 100% of its POSTs is shown as failed and never ranked', () => {
+  const [t] = buildTables([
+    run('r1', [
+      post('node-http', five(60_000)),
+      post('nexus', five(90_000), { load: { non2xx: 90_000 } }),
+      post('express', five(30_000)),
+    ]),
+  ]);
+  const nexus = t.rows.find((r) => r.label === 'nexus')!;
+  assert.equal(nexus.status, 'failed');
+  assert.equal(nexus.rank, null);
+  assert.equal(nexus.vsBaseline, null);
+  assert.match(nexus.flags.failed!, /100% of requests failed/);
+  assert.equal(t.rows[t.rows.length - 1].label, 'nexus', 'failed rows come last');
+  assert.deepEqual(
+    t.rows.filter((r) => r.rank !== null).map((r) => [r.label, r.rank]),
+    [
+      ['node-http', 1],
+      ['express', 2],
+    ],
+  );
+  assert.deepEqual(
+    t.summary!.comparisons.map((c) => c.label),
+    ['express'],
+  );
+});
+
+test('fewer than 5 trials: listed as not ranked with its range; lost services are not ranked', () => {
+  const [t] = buildTables([
+    run('r1', [
+      post('node-http', five(60_000)),
+      post('few', [50_100, 55_300, 52_000]),
+      post('lost', five(10_000), { servicesLost: ['database'] }),
+      post('k6less', [1], { status: 'skipped', load: null, failure: { reason: 'k6 not installed', logTail: '' } }),
+    ]),
+  ]);
+  const skipped = t.rows.find((r) => r.label === 'k6less')!;
+  assert.equal(skipped.status, 'not-ranked');
+  assert.equal(skipped.flags.failed, null, 'a skipped cell is not the contender failing');
+  assert.deepEqual(skipped.notRanked, { reason: 'skipped', trials: 0, detail: 'k6 not installed' });
+  const few = t.rows.find((r) => r.label === 'few')!;
+  assert.equal(few.status, 'not-ranked');
+  assert.deepEqual(few.notRanked, { reason: 'few-trials', trials: 3, detail: null });
+  assert.equal(few.kind, 'range');
+  assert.deepEqual(few.interval, [50_100, 55_300]);
+  const lost = t.rows.find((r) => r.label === 'lost')!;
+  assert.equal(lost.rank, null);
+  assert.equal(lost.notRanked!.reason, 'services-lost');
+  assert.equal(t.summary, null, 'one ranked row: no summary');
+});
+
+test('one run per table: other runs only as ratios to their own baseline; other machines get their own table', () => {
+  const tables = buildTables([
+    run('r1', [post('node-http', five(30_000)), post('old-one', five(15_000)), post('y', five(10_000))]),
+    run('r2', [post('node-http', five(60_000)), post('y', five(45_000))]),
+    run('r3', [post('node-http', five(90_000)), post('z', five(9_000))], {
+      machine: { cpuModel: 'Other CPU', cores: 8, memoryBytes: 1, os: 'Linux', arch: 'x64' },
+    }),
+  ]);
+  assert.equal(tables.length, 2);
+  const here = tables.find((t) => t.key.machine.cpuModel === 'AMD EPYC')!;
+  assert.equal(here.runId, 'r2');
+  assert.deepEqual(
+    here.rows.map((r) => [r.label, r.runId]),
+    [
+      ['node-http', 'r2'],
+      ['y', 'r2'],
+    ],
+  );
+  assert.equal(here.otherRuns.length, 1, 'y of r1 is superseded; only old-one comes from r1');
+  const o = here.otherRuns[0];
+  assert.equal(o.label, 'old-one');
+  assert.equal(o.runId, 'r1');
+  assert.ok(close(o.vsBaseline!.figure, 0.5, 1e-9), 'ratio to r1’s own node-http, not to r2’s');
+  const other = tables.find((t) => t.key.machine.cpuModel === 'Other CPU')!;
+  assert.equal(other.runId, 'r3');
+  assert.deepEqual(
+    other.rows.map((r) => r.label),
+    ['node-http', 'z'],
+  );
+  assert.equal(other.otherRuns.length, 0);
+  assert.match(other.key.machine.label, /Other CPU · 8 cores · Node v24/);
+  // leaderboard --run r1: that run only, no other-run rows.
+  const only = buildTables(
+    [
+      run('r1', [post('node-http', five(30_000)), post('old-one', five(15_000))]),
+      run('r2', [post('node-http', five(60_000))]),
+    ],
+    { runId: 'r1' },
+  );
+  assert.deepEqual(
+    only.map((t) => [t.runId, t.otherRuns.length]),
+    [['r1', 0]],
+  );
+});
+
+test("the scenario's baseline: Scenario.baseline when given, else node-http / postgraphile-express", () => {
+  assert.equal(baselineOf('json'), 'node-http');
+  assert.equal(baselineOf('graphql-users'), 'postgraphile-express');
+  assert.equal(
+    baselineOf('health-db', [{ name: 'health-db', baseline: 'postgraphile-express' }]),
+    'postgraphile-express',
+  );
+  const [t] = buildTables(
+    [
+      run('r1', [
+        makeCell({ label: 'postgraphile-express', scenario: 'graphql-users', trials: five(5000) }),
+        makeCell({ label: 'postgraphile-fastify', scenario: 'graphql-users', trials: five(9500) }),
+      ]),
+    ],
+    { scenarios: [{ name: 'graphql-users', baseline: 'postgraphile-express' }] },
+  );
+  assert.equal(t.baselineRow!.label, 'postgraphile-express');
+  assert.ok(close(t.rows[0].vsBaseline!.figure, 1.9, 1e-6));
+});
+
+// ------------------------------------------------------------------------------------------------
+// issues.ts
+
+const rules = (cells: CellResult[], trials?: Map<string, CellResult[]>) =>
+  findIssues(cells, { trials }).map((f) => `${f.severity}|${f.label}|${f.scenario}|${f.rule}`);
+const cell = (label: string, scenario: string, rps: number, patch: Parameters<typeof makeCell>[0] = {}) =>
+  makeCell({ label, scenario, trials: five(rps), resources: {}, ...patch });
+
+test('a healthy set of cells has no findings; client-bound and noisy cells are measurement notes, not findings', () => {
+  const cells = ['ping', 'json', 'echo', 'users', 'post'].map((s) => cell('a', s, 10_000));
+  assert.deepEqual(rules(cells), []);
+  const bound = cell('node-http', 'json', 80_000, { resources: { clientBound: true, client: { cpuPctAvg: 97 } } });
+  const noisy = makeCell({ label: 'n', scenario: 'json', trials: [900, 1000, 1200, 1100, 950] });
+  assert.deepEqual(rules([bound, noisy]), []);
+  const [t] = buildTables([{ meta: makeMeta(), cells: [bound, noisy] }]);
+  const notes = measurementNotes(t);
+  assert.deepEqual(
+    notes.map((n) => [n.kind, n.labels]),
+    [
+      ['client-bound', ['node-http']],
+      ['noisy', ['n']],
+    ],
+  );
+  assert.match(notes[0].detail, /node-http 97%.*lower bounds/);
+});
+
+test('measurement notes: few trials, other runs, other machines, a missing baseline', () => {
+  const tables = buildTables([
+    run('r1', [post('old', five(1000)), post('node-http', five(2000))]),
+    run('r2', [post('few', [1000, 1100])]),
+    run('r3', [post('far', five(1000))], { machine: { cpuModel: 'X', cores: 4, memoryBytes: 1, os: 'l', arch: 'x' } }),
+  ]);
+  const t = tables.find((x: RankedTable) => x.runId === 'r2')!;
+  assert.deepEqual(
+    measurementNotes(t, tables).map((n) => n.kind),
+    ['few-trials', 'no-baseline', 'other-runs', 'other-machines'],
+  );
+});
+
+test("the Nexus report's POST case: a cell that failed 100% of its POSTs is a critical finding", () => {
+  const cells = ['ping', 'json', 'echo', 'users']
+    .map((s) => cell('nexus', s, 50_000))
+    .concat(cell('nexus', 'post', 8, { load: { timeouts: 910, requests: { total: 0, sent: 990 } } }));
+  assert.deepEqual(rules(cells), ['critical|nexus|post|errors-under-load']);
+  const f = findIssues(cells)[0];
+  assert.match(f.evidence, /910 timeouts, 0 errors, 0 non-2xx of 910 requests \(100\.0% failed\)/);
+  assert.match(f.evidence, /look at how nexus reads and parses the request body/);
+  assert.match(f.title, /cell failed, not ranked/);
+});
+
+test('severity of failed requests by share; rare wrong bodies (1 in 200) are critical; a collapsing scenario', () => {
+  assert.deepEqual(rules([cell('m', 'json', 10_000, { load: { errors: 3 } })]), ['minor|m|json|errors-under-load']);
+  assert.deepEqual(rules([cell('m', 'json', 10_000, { load: { errors: 50 } })]), ['major|m|json|errors-under-load']);
+  assert.deepEqual(rules([cell('m', 'json', 10_000, { load: { non2xx: 1000 } })]), [
+    'critical|m|json|errors-under-load',
+  ]);
+  assert.deepEqual(
+    rules([cell('w', 'json', 1000, { load: { bodyChecks: { sampled: 200, mismatched: 1, firstMismatch: 'body' } } })]),
+    ['critical|w|json|wrong-bodies'],
+  );
+  const collapse = ['ping', 'json', 'echo'].map((s) => cell('c', s, 50_000)).concat(cell('c', 'post', 400));
+  assert.deepEqual(rules(collapse), ['critical|c|post|collapse']);
+  // Another run's cells do not count as the contender's other scenarios.
+  assert.deepEqual(
+    rules(
+      ['ping', 'json', 'echo'].map((s) => ({ ...cell('c', s, 50_000), runId: 'other' })).concat(cell('c', 'post', 400)),
+    ),
+    [],
+  );
+});
+
+test('lifecycle failures, verification and the concurrency burst', () => {
+  const failure = (reason: string) => ({ reason, logTail: 'Error: boom' });
+  assert.deepEqual(
+    rules([
+      makeCell({ label: 'b', status: 'build-failed', failure: failure('tsc exited 2'), load: null }),
+      makeCell({ label: 's', status: 'start-failed', failure: failure('no answer on /ping'), load: null }),
+      makeCell({ label: 'x', status: 'crashed', failure: failure('exit 1 under load') }),
+      makeCell({ label: 'v', status: 'verify-failed', failure: failure('status 500'), load: null }),
+      makeCell({
+        label: 'u',
+        status: 'verify-failed',
+        verification: { level: 'fail', reasons: ['concurrency burst (quick): 3 of 2000 responses wrong'] },
+        failure: failure('verification failed'),
+        load: null,
+      }),
+      makeCell({ label: 'k', status: 'skipped', load: null }),
+    ]),
+    [
+      'critical|b|ping|build-failed',
+      'critical|s|ping|start-failed',
+      'critical|u|ping|burst-failed',
+      'critical|v|ping|verify-failed',
+      'critical|x|ping|crashed',
+    ],
+  );
+});
+
+test('the database went away: said as such, not as a slow or erroring contender', () => {
+  const c = cell('postgraphile-express', 'health-db', 200, {
+    servicesLost: ['database'],
+    load: { non2xx: 5000, latencyMs: { mean: 50, p50: 1, p90: 100, p99: 900, max: 1000 } },
   });
-  const agg = aggregateTrials([cell('a', 'json', 900), crashed, cell('a', 'json', 1100)], 3);
-  assert.equal(agg.status, 'crashed');
-  assert.equal(agg.failure!.reason, 'trial 2/3: server exited with code 1 during the load run');
+  const f = findIssues([c]);
+  assert.deepEqual(
+    f.map((x) => x.rule),
+    ['database-lost'],
+  );
+  assert.match(f[0].title, /the database went away/);
+  assert.doesNotMatch(f[0].evidence, /slow/);
+});
+
+test('tail latency', () => {
+  assert.deepEqual(
+    rules([cell('t', 'json', 1000, { load: { latencyMs: { mean: 1, p50: 0.5, p90: 1, p99: 40, max: 90 } } })]),
+    ['minor|t|json|tail-latency'],
+  );
+});
+
+test('RSS growth only when it persists: second half of every trial, or a long window', () => {
+  const growing = { server: { rssSlopeBytesPerS: 10 * 2 ** 20 } };
+  // Short window, growth over the whole window only: pools and JIT filling, not a finding.
+  assert.deepEqual(rules([cell('m', 'json', 1000, { resources: growing, load: { durationS: 5 } })]), []);
+  // Long window (stress: 60 s).
+  assert.deepEqual(rules([cell('m', 'json', 1000, { resources: growing, load: { durationS: 60 } })]), [
+    'major|m|json|rss-growth',
+  ]);
+  // Second half of the window in every trial.
+  const half = (slope: number) =>
+    makeTrial(1000, {
+      label: 'm',
+      scenario: 'json',
+      load: { durationS: 10 },
+      resources: { server: { rssSlopeBytesPerS: slope, rssSlopeSecondHalfBytesPerS: slope } as never },
+    });
+  const c = cell('m', 'json', 1000, { resources: growing, load: { durationS: 10 } });
+  assert.deepEqual(rules([c], new Map([[c.cellId, [half(8 * 2 ** 20), half(9 * 2 ** 20), half(7 * 2 ** 20)]]])), [
+    'minor|m|json|rss-growth',
+  ]);
+  // One trial whose growth stopped in the second half: not persistent.
+  assert.deepEqual(rules([c], new Map([[c.cellId, [half(8 * 2 ** 20), half(0), half(7 * 2 ** 20)]]])), []);
+});
+
+test('startup outliers are judged within one run', () => {
+  const slow = ['a', 'b', 'c', 'lb4'].map((l) => cell(l, 'ping', 1000, { startupMs: l === 'lb4' ? 2400 : 200 }));
+  assert.deepEqual(rules(slow), ['minor|lb4|(all)|slow-startup']);
+});
+
+test('variant overhead carries its interval; "no measurable overhead" when it includes 0, never a negative finding', () => {
+  const base = cell('nest', 'fanout', 2000);
+  const costly = cell('nest +interceptor', 'fanout', 1600);
+  const free = makeCell({ label: 'nest +log', scenario: 'fanout', trials: [2040, 1950, 2030, 1980, 2010] });
+  const o = variantOverheads([base, costly, free]);
+  const by = Object.fromEntries(o.map((x) => [x.label, x]));
+  assert.ok(close(by['nest +interceptor'].overhead, 0.25, 1e-6));
+  assert.equal(by['nest +interceptor'].measurable, true);
+  assert.match(
+    describeOverhead(by['nest +interceptor']),
+    /^\+25\.0% time per request \(95% interval \+\d+\.\d% … \+\d+\.\d%\)$/,
+  );
+  assert.equal(by['nest +log'].measurable, false);
+  assert.match(describeOverhead(by['nest +log']), /^no measurable overhead \(95% interval −\d+\.\d% … \+\d+\.\d%\)$/);
+  assert.deepEqual(rules([base, costly, free]), [], 'overheads are not findings');
+});
+
+test('the ± of a summary covers the whole asymmetric interval', () => {
+  assert.equal(ratioPm(1.5, [1.48, 1.531]), '1.50 ± 0.04');
+  assert.equal(ratioPm(1.5, null), '1.50 (no interval)');
+  assert.equal(summaryLine(null), null);
+});
+
+test('cellInterval is what the table shows', () => {
+  const c = makeCell({ trials: [10, 11, 12, 13, 14] });
+  const iv = cellInterval(c);
+  assert.equal(iv.kind, 'ci95');
+  assert.ok(iv.interval![0] < cellFigure(c) && cellFigure(c) < iv.interval![1]);
+  assert.ok(close(geometricEstimate([10, 11, 12, 13, 14]).figure, cellFigure(c)));
 });

@@ -1,106 +1,269 @@
-// Seed claims computed from fixed result data: confirmed, refuted, inconclusive, not measured.
+// The sources' claims, judged in their own load shape from same-run cells with ≥ 5 trials:
+// confirmed, refuted, inconclusive, inconclusive (client-bound), not measured (with the command).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluateClaims, formatComparison, loadClaims, renderClaims, type Claim } from '../harness/report/claims.ts';
+import {
+  type Claim,
+  claimsRule,
+  claimValue,
+  evaluateClaims,
+  formatComparison,
+  loadClaims,
+  measureCommand,
+  renderClaims,
+} from '../harness/report/claims.ts';
 import type { CellResult } from '../harness/store/results.ts';
+import { type CellPatch, makeCell, makeMeta } from './fixtures.ts';
 
-function cell(
-  label: string,
-  scenario: string,
-  rps: number,
-  latency: number,
-  samples: number[] = [rps, rps, rps],
-): CellResult {
-  return {
-    label,
-    scenario,
-    status: 'ok',
-    profile: 'quick',
-    driver: 'autocannon',
-    node: { version: 'v24', major: 24 },
-    load: {
-      requestsPerSec: { mean: rps, stddev: 0, samples },
-      latencyMs: { mean: latency, p50: 1, p90: 1, p99: 1, max: 1 },
-    },
-  } as unknown as CellResult;
-}
+const wobble = [1, 1.004, 0.996, 1.002, 0.998];
+const five = (rps: number, w = wobble) => w.map((x) => rps * x);
+const json = (label: string, rps: number, patch: CellPatch & { trials?: number[] } = {}) =>
+  makeCell({ label, scenario: 'json', profile: 'pipelined', trials: five(rps), ...patch });
+const snap = (cells: CellResult[], runId = 'r1') => [
+  { meta: makeMeta({ runId }), cells: cells.map((c) => ({ ...c, runId })) },
+];
 
-const ratio: Claim = {
-  id: 'r',
-  seed: '003_x.txt',
-  claim: 'A vs B',
-  seedFigure: '3.6×',
+const fastify: Claim = {
+  id: 's003-json',
+  source: 'Nexus/Express/Fastify report',
+  claim: 'Fastify vs Express on /json: requests/s',
+  sourceFigure: '3.62×',
   scenario: 'json',
   metric: 'rps',
   compare: 'ratio',
-  a: 'A',
-  b: 'B',
+  a: 'fastify',
+  b: 'express',
   expected: [3.08, 4.16],
+  profiles: ['pipelined'],
 };
-const reduction: Claim = {
-  id: 'l',
-  seed: '000_x.txt',
-  claim: 'A latency',
-  seedFigure: '60–72%',
+const latency: Claim = {
+  id: 's000-undici-vs-axios',
+  source: 'nestjs-undici-performance report',
+  claim: 'fan-out latency lower',
+  sourceFigure: '60–72% faster',
   scenario: 'fanout',
   metric: 'latency',
   compare: 'reduction',
-  a: 'A',
-  b: 'B',
+  a: 'nestjs-fastify-undici',
+  b: 'nestjs-express-axios',
   expected: [0.6, 0.72],
+  profiles: ['k6-ramp'],
 };
 
-test('confirmed: ours inside the seed range', () => {
-  const [r] = evaluateClaims([ratio], [cell('A', 'json', 3500, 1), cell('B', 'json', 1000, 1)]);
+test('confirmed: ours in the claimed range and the band excludes no difference', () => {
+  const [r] = evaluateClaims([fastify], snap([json('fastify', 35_000), json('express', 10_000)]));
   assert.equal(r.verdict, 'confirmed');
+  assert.equal(r.profile, 'pipelined');
+  assert.equal(r.runId, 'r1');
   assert.ok(Math.abs(r.ours! - 3.5) < 1e-9);
-  const [l] = evaluateClaims([reduction], [cell('A', 'fanout', 1, 3.5), cell('B', 'fanout', 1, 10)]);
+  assert.ok(r.band![0] < 3.5 && 3.5 < r.band![1]);
+  assert.equal(r.ratio!.paired, true);
+  assert.deepEqual(r.trials, { a: 5, b: 5 });
+  // Latency through Little's law: 2.857× the requests/s at the same concurrency = 65% lower mean latency.
+  const fan = (label: string, rps: number) =>
+    makeCell({ label, scenario: 'fanout', profile: 'k6-ramp', driver: 'k6', trials: five(rps) });
+  const [l] = evaluateClaims(
+    [latency],
+    snap([fan('nestjs-fastify-undici', 2857.142857), fan('nestjs-express-axios', 1000)]),
+  );
   assert.equal(l.verdict, 'confirmed');
   assert.equal(formatComparison('reduction', l.ours!), '65.0% lower');
 });
 
-test('refuted: clearly apart and outside the range (wrong size or direction)', () => {
-  assert.equal(evaluateClaims([ratio], [cell('A', 'json', 1500, 1), cell('B', 'json', 1000, 1)])[0].verdict, 'refuted');
+test('refuted: the whole band outside the claimed range (wrong size or direction)', () => {
   assert.equal(
-    evaluateClaims([reduction], [cell('A', 'fanout', 1, 12), cell('B', 'fanout', 1, 10)])[0].verdict,
+    evaluateClaims([fastify], snap([json('fastify', 15_000), json('express', 10_000)]))[0].verdict,
+    'refuted',
+  );
+  const fan = (label: string, rps: number) =>
+    makeCell({ label, scenario: 'fanout', profile: 'k6-ramp', trials: five(rps) });
+  assert.equal(
+    evaluateClaims([latency], snap([fan('nestjs-fastify-undici', 900), fan('nestjs-express-axios', 1000)]))[0].verdict,
     'refuted',
   );
 });
 
-test('inconclusive: the two rows are within run-to-run noise of each other', () => {
-  assert.equal(
-    evaluateClaims([ratio], [cell('A', 'json', 1030, 1), cell('B', 'json', 1000, 1)])[0].verdict,
-    'inconclusive',
-  );
-  // Noisy per-second samples widen the band: 20% apart is still a tie.
-  const noisy = evaluateClaims(
-    [ratio],
-    [cell('A', 'json', 1200, 1, [800, 1600, 1200]), cell('B', 'json', 1000, 1, [700, 1300, 1000])],
+test('a client-bound side that could move the ratio into the range: inconclusive (client-bound), never refuted', () => {
+  const bound = { resources: { clientBound: true } };
+  const a = evaluateClaims([fastify], snap([json('fastify', 15_000, bound), json('express', 10_000)]))[0];
+  assert.equal(a.verdict, 'inconclusive (client-bound)');
+  assert.deepEqual(a.clientBound, ['fastify']);
+  assert.match(a.note, /client-bound \(lower bound\): fastify/);
+  // A bound on express can only lower fastify/express further from 3.08–4.16: still refuted.
+  const b = evaluateClaims([fastify], snap([json('fastify', 15_000), json('express', 10_000, bound)]))[0];
+  assert.equal(b.verdict, 'refuted');
+  // Inside the range but fastify is a lower bound: the true ratio may lie above 4.16.
+  const c = evaluateClaims([fastify], snap([json('fastify', 35_000, bound), json('express', 10_000)]))[0];
+  assert.equal(c.verdict, 'inconclusive (client-bound)');
+});
+
+test('inconclusive: the band straddles the edge of the range', () => {
+  const noisy = [1, 1.25, 0.8, 1.15, 0.85];
+  const r = evaluateClaims(
+    [fastify],
+    snap([json('fastify', 30_000, { trials: five(30_000, noisy) }), json('express', 10_000)]),
   )[0];
-  assert.equal(noisy.verdict, 'inconclusive');
-  assert.ok(noisy.noise! > 0.2);
+  assert.equal(r.verdict, 'inconclusive');
+  assert.ok(r.band![0] < 3.08 && r.band![1] > 3.08);
 });
 
-test("not measured: a missing row, with the claim's own note when it has one", () => {
-  const [r] = evaluateClaims(
-    [{ ...ratio, whenMissing: 'not measured here: needs Docker' }],
-    [cell('A', 'json', 3500, 1)],
+test('not measured: missing cell, other load shape, other runs, fewer than 5 trials — with the exact command', () => {
+  const missing = evaluateClaims([latency], snap([json('x', 1)]))[0];
+  assert.equal(missing.verdict, 'not measured');
+  assert.equal(
+    missing.command,
+    'just bench nestjs-fastify-undici nestjs-express-axios --scenario fanout --profile k6-ramp --trials 5',
   );
-  assert.equal(r.verdict, 'not measured');
-  assert.match(renderClaims([r]).join('\n'), /\| not measured: needs Docker \|/);
+  // Measured, but in quick: the claim is judged only in its source's shape.
+  const quick = evaluateClaims(
+    [fastify],
+    snap([json('fastify', 35_000, { profile: 'quick' }), json('express', 10_000, { profile: 'quick' })]),
+  )[0];
+  assert.equal(quick.verdict, 'not measured');
+  // One cell per run: never compared across runs.
+  const split = evaluateClaims(
+    [fastify],
+    [...snap([json('fastify', 35_000)], 'r1'), ...snap([json('express', 10_000)], 'r2')],
+  )[0];
+  assert.equal(split.verdict, 'not measured');
+  // 3 trials each: no verdict.
+  const few = evaluateClaims(
+    [fastify],
+    snap([
+      json('fastify', 35_000, { trials: [35_000, 35_100, 34_900] }),
+      json('express', 10_000, { trials: [1e4, 1e4, 1e4] }),
+    ]),
+  )[0];
+  assert.equal(few.verdict, 'not measured');
+  assert.match(few.note, /has 3 and 3 trials; a verdict needs 5 each/);
+  assert.equal(few.command, 'just bench fastify express --scenario json --profile pipelined --trials 5');
+  // The older run with 5 trials is used over a newer one with 3.
+  const both = evaluateClaims(
+    [fastify],
+    [
+      ...snap([json('fastify', 35_000), json('express', 10_000)], 'r1'),
+      {
+        meta: makeMeta({ runId: 'r2', startedAt: '2026-11-23T00:00:00.000Z' }),
+        cells: [
+          json('fastify', 1, { trials: [1, 1, 1], runId: 'r2' }),
+          json('express', 1, { trials: [1, 1, 1], runId: 'r2' }),
+        ],
+      },
+    ],
+  )[0];
+  assert.equal(both.verdict, 'confirmed');
+  assert.equal(both.runId, 'r1');
+  // A claim's own note when it cannot be measured here.
+  const hasura = evaluateClaims([{ ...fastify, whenMissing: 'needs Docker' }], [])[0];
+  assert.equal(hasura.note, 'needs Docker');
+  // A failed side is not judged.
+  const failed = evaluateClaims(
+    [fastify],
+    snap([json('fastify', 35_000, { load: { non2xx: 35_000 } }), json('express', 10_000)]),
+  )[0];
+  assert.equal(failed.verdict, 'not measured');
+  assert.match(failed.note, /fastify \(100% of requests failed/);
 });
 
-test('the claims data file holds the seed claims the issues name', () => {
-  const ids = loadClaims().map((c) => c.id);
+test('a claim with two profiles is judged in each', () => {
+  const pg: Claim = {
+    ...fastify,
+    id: 'pg',
+    source: 'PostGraphile template perf runner',
+    scenario: 'health-db',
+    a: 'postgraphile-fastify',
+    b: 'postgraphile-express',
+    compare: 'increase',
+    expected: [0.45, 0.97],
+    profiles: ['standard', 'stress'],
+  };
+  const cells = ['standard', 'stress'].flatMap((profile) => [
+    makeCell({
+      label: 'postgraphile-fastify',
+      scenario: 'health-db',
+      profile,
+      trials: five(profile === 'stress' ? 1710 : 1100),
+    }),
+    makeCell({ label: 'postgraphile-express', scenario: 'health-db', profile, trials: five(1000) }),
+  ]);
+  const rs = evaluateClaims([pg], snap(cells));
+  assert.deepEqual(
+    rs.map((r) => [r.profile, r.verdict]),
+    [
+      ['standard', 'refuted'],
+      ['stress', 'confirmed'],
+    ],
+  );
+  assert.equal(formatComparison('increase', rs[1].ours!), '+71.0%');
+});
+
+test('claim values are monotonic in the requests/s ratio, so the band maps to a band', () => {
+  for (const metric of ['rps', 'latency'] as const)
+    for (const compare of ['ratio', 'increase', 'reduction'] as const) {
+      const v = [0.5, 1, 2].map((r) => claimValue({ metric, compare }, r));
+      assert.ok((v[0] < v[1] && v[1] < v[2]) || (v[0] > v[1] && v[1] > v[2]), `${metric} ${compare}`);
+    }
+  assert.equal(
+    measureCommand({ ...fastify, a: 'nestjs-express-axios +interceptor', b: 'nestjs-express-axios' }, 'k6-ramp'),
+    'just bench nestjs-express-axios --scenario json --profile k6-ramp --trials 5',
+  );
+});
+
+test('the rule is stated as text and printed with the table', () => {
+  const rule = claimsRule();
+  for (const s of [
+    /pipelined for the Nexus\/Express\/Fastify report/,
+    /k6-ramp for the nestjs-undici-performance report/,
+    /k6-vus for the NestJS\/LoopBack\/Nhost comparison/,
+    /standard and stress for the PostGraphile template perf runner/,
+    /at least 5 trials/,
+    /inconclusive \(client-bound\), never refuted/,
+    /Little's law/,
+  ])
+    assert.match(rule, s);
+  const md = renderClaims(evaluateClaims([fastify], snap([json('x', 1)]))).join('\n');
+  assert.match(
+    md,
+    /\| pipelined \| – \| not measured: .*`just bench fastify express --scenario json --profile pipelined --trials 5`/,
+  );
+  assert.ok(md.includes(rule));
+});
+
+test('the claims data file: stable ids, docs/sources.md names, each source in its own load shape', () => {
+  const claims = loadClaims();
+  const ids = claims.map((c) => c.id);
   for (const id of [
     's000-undici-vs-axios',
     's000-fastify-vs-express',
     's001-interceptor-express-axios',
+    's001-interceptor-fastify-axios',
+    's001-interceptor-fastify-undici',
     's002-nestjs-vs-loopback',
     's002-nestjs-graphql-vs-hasura',
     's003-json',
+    's003-echo',
+    's003-users',
     's003-post',
+    's004-postgraphile-typename',
     's004-postgraphile-query',
   ])
     assert.ok(ids.includes(id), id);
+  assert.equal(new Set(ids).size, ids.length, 'ids are unique');
+  const shape: Record<string, string[]> = {
+    'nestjs-undici-performance report': ['k6-ramp'],
+    'NestJS/LoopBack/Nhost comparison': ['k6-vus'],
+    'Nexus/Express/Fastify report': ['pipelined'],
+    'PostGraphile template perf runner': ['standard', 'stress'],
+  };
+  for (const c of claims) {
+    assert.ok(shape[c.source], `${c.id}: unknown source ${c.source}`);
+    assert.ok(c.profiles.length && c.profiles.every((p) => shape[c.source].includes(p)), `${c.id}: ${c.profiles}`);
+    assert.ok(c.expected[0] <= c.expected[1], c.id);
+  }
+  // The __typename claim no longer repeats the +90% query claim's range; +49% lies inside its own.
+  const typename = claims.find((c) => c.id === 's004-postgraphile-typename')!;
+  const query = claims.find((c) => c.id === 's004-postgraphile-query')!;
+  assert.notDeepEqual(typename.expected, query.expected);
+  assert.ok(typename.expected[0] <= 0.49 && 0.49 <= typename.expected[1] && typename.expected[1] < 0.9);
+  assert.match(typename.sourceFigure, /\+49%/);
 });

@@ -1,103 +1,123 @@
-// Run comparison (criterion-style) and exports, on fixed result data and through the CLI.
+// Run comparison: change of each cell's ratio to its own run's baseline (drift cancels), Welch
+// interval, 5% threshold; the baseline by absolute figure, flagged host-sensitive. Also through the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { compareRuns } from '../harness/report/compare.ts';
+import { compareRuns, renderComparison } from '../harness/report/compare.ts';
 import { exportCsv, exportJson } from '../harness/report/export.ts';
-import { trialStats } from '../harness/analysis/stats.ts';
 import { createRunDir, writeJsonAtomic, type CellResult } from '../harness/store/results.ts';
 import { runCli, tmpDir } from './helpers.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
 
-function cell(id: string, trials: number[], status: CellResult['status'] = 'ok'): CellResult {
-  const one = (rps: number) =>
-    ({
-      schemaVersion: 1,
-      runId: 'r',
-      cellId: id,
-      contender: id,
-      variant: null,
-      label: id,
-      displayName: id,
-      tags: { framework: 'fw', httpClient: 'c', language: 'javascript' },
-      scenario: 'json',
-      driver: 'autocannon',
-      profile: 'standard-3',
-      node: { version: 'v24.21.0', major: 24 },
-      status,
-      verification: { level: 'pass', reasons: [] },
-      startupMs: 100,
-      overheadMs: null,
-      load: {
-        driver: 'autocannon',
-        requestsPerSec: { mean: rps, stddev: 0, samples: [rps] },
-        latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 4 },
-        latencyHistogramUs: null,
-        requests: { total: rps, sent: rps },
-        errors: 0,
-        timeouts: 0,
-        non2xx: 0,
-        bytes: 1,
-        durationS: 5,
-        bodyChecks: { sampled: 1, mismatched: 0 },
-        driverCpuMs: null,
-        profile: {} as any,
-      },
-      failure: null,
-      cpuPlan: {} as any,
-      logFile: null,
-      target: { kind: 'local', url: null },
-      startedAt: '',
-      finishedAt: '2026-01-01T00:00:00Z',
-    }) as CellResult;
-  return { ...one(trials[1] ?? trials[0]), stats: trialStats(trials.map(one)) };
-}
+const wobble = [1, 1.006, 0.994, 1.003, 0.997];
+/** Five rounds at `rps`; `drift` multiplies each round (a host that slows down in round 3, say). */
+const rounds = (rps: number, drift = [1, 1, 1, 1, 1], w = wobble) => w.map((x, i) => rps * x * drift[i]);
+const cell = (label: string, trials: number[], patch: Parameters<typeof makeCell>[0] = {}) =>
+  makeCell({ label, scenario: 'json', trials, ...patch });
+const runOf = (runId: string, cells: CellResult[], cpuModel = 'AMD EPYC') => ({
+  meta: makeMeta({ runId, machine: { cpuModel, cores: 2, memoryBytes: 1, os: 'Linux', arch: 'x64' } }),
+  cells: cells.map((c) => ({ ...c, runId })),
+});
 
-test('improved, regressed and no change need both the threshold and an interval that excludes 1', () => {
-  const old = [
-    cell('same', [1000, 1010, 990]),
-    cell('faster', [1000, 1010, 990]),
-    cell('slower', [1000, 1010, 990]),
-    cell('wobbly', [1000, 1300, 800]),
-    cell('small', [1000, 1001, 999]),
-    cell('gone', [1, 1, 1]),
-  ];
-  const neu = [
-    cell('same', [1005, 995, 1000]),
-    cell('faster', [1300, 1310, 1290]),
-    cell('slower', [700, 710, 690]),
-    cell('wobbly', [1100, 900, 1400]),
-    cell('small', [1030, 1031, 1029]),
-    cell('new', [1, 1, 1]),
-  ];
-  const c = compareRuns('a', old, 'b', neu, 0.05);
-  const v = Object.fromEntries(c.changes.map((x) => [x.cellId, x.verdict]));
+test('host drift cancels: a 2× slower host changes no ratio; the baseline itself is flagged host-sensitive', () => {
+  const old = runOf('o', [cell('node-http', rounds(60_000)), cell('x', rounds(30_000))]);
+  const slow = [1, 0.9, 1.1, 0.95, 1.05].map((d) => d * 0.5); // slower host, and drifting within the run
+  const neu = runOf('n', [cell('node-http', rounds(60_000, slow)), cell('x', rounds(30_000, slow))]);
+  const c = compareRuns(old, neu, 0.05);
+  const by = Object.fromEntries(c.changes.map((x) => [x.label, x]));
+  assert.equal(by.x.verdict, 'no change');
+  assert.equal(by.x.basis, 'ratio-to-baseline');
+  assert.equal(by.x.baseline, 'node-http');
+  assert.equal(by.x.hostSensitive, false);
+  assert.ok(Math.abs(by.x.change) < 1e-9);
+  assert.ok(Math.abs(by.x.old - 0.5) < 1e-9 && Math.abs(by.x.new - 0.5) < 1e-9);
+  assert.equal(by['node-http'].basis, 'absolute');
+  assert.equal(by['node-http'].hostSensitive, true);
+  assert.equal(by['node-http'].verdict, 'regressed');
+  assert.deepEqual(c.counts, { improved: 0, regressed: 1, 'no change': 1 });
+  assert.equal(c.machinesDiffer, false);
+});
+
+test('improved / regressed need |change| > 5% AND an interval that excludes 0', () => {
+  const old = runOf('o', [
+    cell('node-http', rounds(60_000)),
+    cell('faster', rounds(30_000)),
+    cell('slower', rounds(30_000)),
+    cell('small', rounds(30_000)),
+    cell('wobbly', rounds(30_000)),
+    cell('gone', rounds(30_000)),
+    cell('broke', rounds(30_000)),
+  ]);
+  const neu = runOf('n', [
+    cell('node-http', rounds(60_000)),
+    cell('faster', rounds(33_000)),
+    cell('slower', rounds(27_000)),
+    cell('small', rounds(30_900)), // +3%: tight, but under the threshold
+    cell('wobbly', rounds(33_000, [1, 1.3, 0.7, 1.25, 0.8])), // +10% but all over the place
+    cell('new', rounds(30_000)),
+    cell('broke', rounds(30_000), { load: { non2xx: 30_000 } }),
+  ]);
+  const c = compareRuns(old, neu);
+  assert.equal(c.threshold, 0.05);
+  const v = Object.fromEntries(c.changes.map((x) => [x.label, x.verdict]));
   assert.deepEqual(v, {
     faster: 'improved',
-    same: 'no change',
+    'node-http': 'no change',
     slower: 'regressed',
     small: 'no change',
     wobbly: 'no change',
   });
-  assert.deepEqual(c.unmatched, ['gone', 'new']);
-  assert.deepEqual(c.counts, { improved: 1, regressed: 1, 'no change': 3 });
-  assert.equal(c.noChangeFraction, 0.6);
+  const faster = c.changes.find((x) => x.label === 'faster')!;
+  assert.ok(Math.abs(faster.change - 0.1) < 1e-9);
+  assert.equal(faster.kind, 'ci95');
+  assert.ok(faster.interval![0] > 0.05 && faster.interval![1] < 0.15);
+  assert.deepEqual(
+    c.unmatched.map((u) => [u.cellId.split('__')[0], u.reason]),
+    [
+      ['broke', 'new run: 100% of requests failed (0 errors, 0 timeouts, 30000 non-2xx)'],
+      ['gone', 'not in the new run'],
+      ['new', 'not in the old run'],
+    ],
+  );
+  assert.deepEqual(JSON.parse(JSON.stringify(c)), c, 'plain JSON');
+  const md = renderComparison(c);
+  assert.match(md, /5 cells: 1 improved, 1 regressed, 3 no change \(60% no change\)/);
+  assert.match(
+    md,
+    /\| faster \| json \| ratio to node-http \| 0\.500× \| 0\.550× \| \+10\.0% \(\+\d+\.\d% … \+\d+\.\d%\) \| \*\*improved\*\* \|/,
+  );
+});
+
+test('a cell whose run lacks the baseline is compared by absolute figure, host-sensitive; machines that differ are said', () => {
+  const c = compareRuns(runOf('o', [cell('x', rounds(1000))]), runOf('n', [cell('x', rounds(1200))], 'Other CPU'));
+  assert.equal(c.changes[0].basis, 'absolute');
+  assert.equal(c.changes[0].hostSensitive, true);
+  assert.equal(c.changes[0].verdict, 'improved');
+  assert.equal(c.machinesDiffer, true);
+  assert.match(renderComparison(c), /different machines/);
+  // One trial: no interval, never a change.
+  const one = compareRuns(runOf('o', [cell('x', [1000])]), runOf('n', [cell('x', [2000])]));
+  assert.equal(one.changes[0].kind, 'none');
+  assert.equal(one.changes[0].verdict, 'no change');
+});
+
+test('the older call shape (names and cell lists) still works', () => {
+  const c = compareRuns('a', [cell('x', rounds(1000))], 'b', [cell('x', rounds(700))], 0.05);
+  assert.equal(c.a, 'a');
+  assert.equal(c.b, 'b');
+  assert.equal(c.changes[0].verdict, 'regressed');
 });
 
 test('exports: versioned JSON and CSV with one row per cell', () => {
-  const cells = [cell('a', [1000, 1010, 990]), cell('b', [0], 'crashed')];
+  const cells = [cell('a', rounds(1000)), cell('b', [1], { status: 'crashed' })];
   const j = JSON.parse(exportJson(cells));
   assert.equal(j.schema, 'bakeoff-export');
-  assert.equal(j.version, 1);
   assert.equal(j.rows.length, 2);
-  assert.equal(j.rows[0].rps, 1000);
+  assert.ok(Math.abs(j.rows[0].rps - 1000) < 5);
   assert.equal(j.rows[1].rps, null);
   const csv = exportCsv(cells).trim().split('\n');
   assert.equal(csv.length, 3);
-  assert.match(
-    csv[0],
-    /^run_id,cell_id,contender,variant,label,scenario,driver,profile,node_version,status,target,trials,rps,/,
-  );
   assert.match(csv[2], /,crashed,/);
 });
 
@@ -105,15 +125,18 @@ test('the CLI compares two runs, saves baselines, and fails on a regression when
   const results = tmpDir('compare');
   const write = (id: string, cells: CellResult[]) => {
     const dir = createRunDir(results, id);
-    writeJsonAtomic(path.join(dir, 'meta.json'), { runId: id });
-    for (const c of cells) writeJsonAtomic(path.join(dir, 'cells', `${c.cellId}.json`), c);
+    writeJsonAtomic(path.join(dir, 'meta.json'), makeMeta({ runId: id }));
+    for (const c of cells) writeJsonAtomic(path.join(dir, 'cells', `${c.cellId}.json`), { ...c, runId: id });
   };
-  write('run-1', [cell('x', [1000, 1010, 990])]);
-  write('run-2', [cell('x', [700, 710, 690])]);
+  write('run-1', [cell('x', rounds(1000))]);
+  write('run-2', [cell('x', rounds(700))]);
   const plain = await runCli(['--results-dir', results, 'compare', 'run-1', 'run-2']);
   assert.equal(plain.code, 0, plain.stderr);
   assert.match(plain.stdout, /1 cells: 0 improved, 1 regressed, 0 no change/);
-  assert.match(plain.stdout, /\| x \| json \| 1,000 \| 700 \| −30\.0% .* \| \*\*regressed\*\* \|/);
+  assert.match(
+    plain.stdout,
+    /\| x \| json \| req\/s \(host-sensitive\) \| 1,000 \| 700 \| −30\.0% .* \| \*\*regressed\*\* \|/,
+  );
   const strict = await runCli(['--results-dir', results, 'compare', 'run-1', 'run-2', '--fail-on-regression']);
   assert.equal(strict.code, 1);
   assert.equal((await runCli(['--results-dir', results, 'baseline', 'main', 'run-1'])).code, 0);
@@ -122,7 +145,5 @@ test('the CLI compares two runs, saves baselines, and fails on a regression when
   const missing = await runCli(['--results-dir', results, 'compare', 'nope', 'run-2']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /no run 'nope' .*Known: run-1, run-2/);
-  const csv = await runCli(['--results-dir', results, 'export', '--format', 'csv']);
-  assert.match(csv.stdout, /^run_id,/);
-  assert.ok(fs.existsSync(path.join(results, 'baselines', 'main', 'cells', 'x.json')));
+  assert.ok(fs.existsSync(path.join(results, 'baselines', 'main', 'cells')));
 });

@@ -1,5 +1,6 @@
 // Docker Compose, statically (no Docker engine needed): compose/docker-compose.yml against the
-// Compose Specification schema; one service per local contender and vice versa; build contexts,
+// Compose Specification schema; its contender services and compose/README.md's port map are what
+// compose/gen-compose.ts generates from the manifests; one service per local contender and vice versa; build contexts,
 // Dockerfiles and mounted files exist; published ports only on 127.0.0.1; secrets only from
 // compose/.env; the PostgreSQL init script is seedSql(); the entrypoint starts a real contender;
 // hasura-init against a fake Hasura; the k6 Operator TestRun and its job generator.
@@ -19,6 +20,16 @@ import { loadManifest } from '../harness/core/manifest.ts';
 import { loadScenarios, loadParams, loadSharedSchemas } from '../harness/contract/scenarios.ts';
 import { K6_VERSION, k6Expectation } from '../harness/drivers/k6.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
+import {
+  assignPorts,
+  COMPOSE_MARKERS,
+  composePaths,
+  generate,
+  currentPorts,
+  parseCompose,
+  staleFiles,
+  writeGenerated,
+} from '../compose/gen-compose.ts';
 import { ROOT, tmpDir } from './helpers.ts';
 
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -37,7 +48,7 @@ type Compose = { services: Record<string, any>; [k: string]: any };
 
 function readYaml(file: string): any {
   // merge: true resolves the `<<: *anchor` merge keys the way Docker Compose does.
-  return YAML.parse(fs.readFileSync(file, 'utf8'), { merge: true });
+  return YAML.parse(fs.readFileSync(file, 'utf8'), { merge: true, maxAliasCount: -1 });
 }
 const compose: Compose = readYaml(COMPOSE_FILE);
 
@@ -64,13 +75,10 @@ function coverageProblems(c: Compose, contenders: string[]): string[] {
   return [
     ...contenders
       .filter((n) => !services.includes(n))
-      .map(
-        (n) =>
-          `contenders/${n} has no service in compose/docker-compose.yml (add one: same name, next free port, README port map)`,
-      ),
+      .map((n) => `contenders/${n} has no service in compose/docker-compose.yml: run \`node compose/gen-compose.ts\``),
     ...services
       .filter((s) => !contenders.includes(s))
-      .map((s) => `service '${s}' has no local contender folder contenders/${s}`),
+      .map((s) => `service '${s}' has no local contender folder contenders/${s}: run \`node compose/gen-compose.ts\``),
   ];
 }
 
@@ -186,6 +194,106 @@ test('docker-compose.yml is valid against the Compose Specification schema, with
   const badCondition = structuredClone(compose);
   badCondition.services.hasura.depends_on.postgres.condition = 'healthy';
   assert.equal(validate(badCondition), false);
+});
+
+/**
+ * A scratch repository for the generator: package.json and compose/{docker-compose.yml,README.md}
+ * copied from this one, and contenders/ with a copy of each manifest (plus `extra` ones).
+ */
+function scratchRepo(extra: Record<string, object> = {}, drop: string[] = []): string {
+  const root = tmpDir('gen-compose');
+  fs.mkdirSync(path.join(root, 'compose'));
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
+  for (const f of ['docker-compose.yml', 'README.md'])
+    fs.copyFileSync(path.join(COMPOSE_DIR, f), path.join(root, 'compose', f));
+  for (const d of fs.readdirSync(CONTENDERS, { withFileTypes: true })) {
+    const file = path.join(CONTENDERS, d.name, 'contender.json');
+    if (!d.isDirectory() || drop.includes(d.name) || !fs.existsSync(file)) continue;
+    fs.mkdirSync(path.join(root, 'contenders', d.name), { recursive: true });
+    fs.copyFileSync(file, path.join(root, 'contenders', d.name, 'contender.json'));
+  }
+  for (const [name, m] of Object.entries(extra)) {
+    fs.mkdirSync(path.join(root, 'contenders', name), { recursive: true });
+    fs.writeFileSync(path.join(root, 'contenders', name, 'contender.json'), JSON.stringify({ name, ...m }));
+  }
+  return root;
+}
+
+test('the contender services and the README port map are what compose/gen-compose.ts generates', () => {
+  // Regenerated in a scratch copy, then compared byte for byte with the committed files.
+  const root = scratchRepo();
+  const scratch = composePaths(root);
+  writeGenerated(scratch, root);
+  for (const f of ['docker-compose.yml', 'README.md'])
+    assert.ok(
+      fs.readFileSync(path.join(root, 'compose', f), 'utf8') === fs.readFileSync(path.join(COMPOSE_DIR, f), 'utf8'),
+      `compose/${f} is not what the manifests generate: run \`node compose/gen-compose.ts\``,
+    );
+  assert.deepEqual(staleFiles(composePaths(ROOT), ROOT), []);
+  const check = spawnSync(process.execPath, [path.join(COMPOSE_DIR, 'gen-compose.ts'), '--check'], {
+    encoding: 'utf8',
+  });
+  assert.equal(check.status, 0, check.stderr);
+  // Generated services carry the marker lines, and nothing outside them is generated.
+  const raw = fs.readFileSync(COMPOSE_FILE, 'utf8');
+  assert.ok(raw.includes(COMPOSE_MARKERS.begin) && raw.includes(COMPOSE_MARKERS.end));
+});
+
+test('gen-compose: a new manifest gets a service and the lowest free port, and no other port moves', () => {
+  const before = currentPorts(fs.readFileSync(COMPOSE_FILE, 'utf8'));
+  const root = scratchRepo({ 'zz-db': { requires: ['database'] }, 'aa-new': {}, 'img-only': { composeOnly: true } });
+  const paths = composePaths(root);
+  assert.deepEqual(staleFiles(paths, root).sort(), ['compose/README.md', 'compose/docker-compose.yml']);
+  const check = spawnSync(process.execPath, [path.join(COMPOSE_DIR, 'gen-compose.ts'), '--check'], {
+    encoding: 'utf8',
+    env: { ...process.env },
+  });
+  assert.equal(check.status, 0, 'the real repository stays up to date');
+  const g = generate(paths);
+  const used = new Set([...before.contenders.values(), ...before.reserved]);
+  const firstFree = (from: number) => {
+    let p = from;
+    while (used.has(p)) p++;
+    return p;
+  };
+  const aa = firstFree(18080);
+  const zz = firstFree(aa + 1);
+  assert.equal(g.ports.get('aa-new'), aa, 'the lowest free port, in name order');
+  assert.equal(g.ports.get('zz-db'), zz);
+  assert.equal(g.ports.has('img-only'), false, 'composeOnly contenders get no built service');
+  for (const [name, port] of before.contenders) assert.equal(g.ports.get(name), port, `${name} keeps its port`);
+  const doc: Compose = parseCompose(g.compose);
+  assert.equal(doc.services['zz-db'].environment.DATABASE_URL !== undefined, true, 'requires database → DATABASE_URL');
+  assert.equal(doc.services['aa-new'].environment.DATABASE_URL, undefined);
+  assert.deepEqual(doc.services['aa-new'].ports, [`127.0.0.1:${aa}:8080`]);
+  assert.match(g.readme, new RegExp(`^\\| \`aa-new\` \\| ${aa} \\| 8080 \\|$`, 'm'));
+  writeGenerated(paths, root);
+  assert.deepEqual(staleFiles(paths, root), [], 'a second run changes nothing');
+  // A removed contender's service goes; a missing manifest or marker is an error.
+  const dropped = composePaths(scratchRepo({}, ['fastify']));
+  assert.equal('fastify' in parseCompose(generate(dropped).compose).services, false);
+  const broken = scratchRepo({});
+  fs.mkdirSync(path.join(broken, 'contenders', 'no-manifest'));
+  assert.throws(() => generate(composePaths(broken)), /no-manifest.*contender\.json: cannot read the manifest/);
+  const noMarkers = scratchRepo({});
+  fs.writeFileSync(
+    path.join(noMarkers, 'compose', 'docker-compose.yml'),
+    fs.readFileSync(COMPOSE_FILE, 'utf8').replace(COMPOSE_MARKERS.end, ''),
+  );
+  assert.throws(() => generate(composePaths(noMarkers)), /marker lines are missing/);
+});
+
+test("gen-compose assignPorts: kept ports win, other services' ports are never given out", () => {
+  const current = { contenders: new Map([['a', 18081]]), reserved: new Set([18080, 13001]) };
+  assert.deepEqual(
+    [...assignPorts(['a', 'b', 'c'], current)],
+    [
+      ['a', 18081],
+      ['b', 18082],
+      ['c', 18083],
+    ],
+  );
+  assert.deepEqual([...assignPorts(['b'], current)], [['b', 18081]], 'a removed contender frees its port');
 });
 
 test('every local contender folder has exactly one service and every contender service a folder', () => {
@@ -439,12 +547,12 @@ test('contenders/hasura: a valid compose-only manifest with the GraphQL dialect 
   const m = loadManifest(path.join(CONTENDERS, 'hasura'), SCENARIO_NAMES);
   assert.equal(m.composeOnly, true);
   assert.deepEqual(m.requires, ['database']);
-  assert.deepEqual(m.scenarios, ['graphql-users']);
+  assert.ok(m.scenarios.includes('graphql-users'), 'hasura claims graphql-users');
+  assert.ok(!m.scenarios.includes('graphql-ping'), 'its root type is query_root, not Query');
   assert.deepEqual(m.paths, { '/graphql': '/v1/graphql' });
-  assert.deepEqual(m.graphql, {
-    usersQuery: '{ users(limit: 10, order_by: {id: asc}) { id name email } }',
-    usersPath: 'data.users',
-  });
+  // The GraphQL dialect: Hasura's generated `users` field with order_by, and users_by_pk by id.
+  assert.equal(m.graphql?.usersQuery, '{ users(limit: 10, order_by: {id: asc}) { id name email } }');
+  assert.equal(m.graphql?.usersPath, 'data.users');
   const pkg = JSON.parse(fs.readFileSync(path.join(CONTENDERS, 'hasura', 'package.json'), 'utf8'));
   assert.equal(pkg.name, 'contender-hasura');
   assert.equal(pkg.private, true);

@@ -4,17 +4,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readCells, readMetas, ROOT, runCli, tmpDir } from './helpers.ts';
+import { FIXTURES, readCells, readMetas, ROOT, runCli, tmpDir } from './helpers.ts';
 
 test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderboard', async () => {
   const results = tmpDir('e2e');
   const r = await runCli(['--results-dir', results, 'bench', 'node-http', 'fastify', '--profile', 'smoke']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /\[12\/12\] fastify · fanout · smoke · Node 24\s+elapsed \dm\d\ds, ETA \dm\d\ds/);
+  assert.match(
+    r.stderr,
+    /\[12\/12\] (node-http|fastify) · fanout · smoke · autocannon · Node 24 · round 1\/1\s+elapsed \dm\d\ds, ETA \dm\d\ds/,
+  );
+  assert.doesNotMatch(r.stderr, /also measuring/, 'node-http, the baseline, was asked for');
   assert.match(
     r.stderr,
     /harness overhead per cell \(start \+ verify \+ teardown\): median \d+ ms, max \d+ ms over 12 cells/,
   );
+  assert.match(r.stderr, /finished: 12 cells recorded in \dm\d\ds wall time/);
 
   const cells = readCells(results);
   assert.equal(cells.length, 12);
@@ -29,12 +34,15 @@ test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderbo
         c.load.latencyMs.p50 <= c.load.latencyMs.p90 &&
         c.load.latencyMs.p90 <= c.load.latencyMs.p99 &&
         c.load.latencyMs.p99 <= c.load.latencyMs.max,
+      `${c.cellId}: ${JSON.stringify(c.load.latencyMs)}`,
     );
     assert.ok(c.load.bodyChecks.sampled > 0);
     assert.equal(c.load.bodyChecks.mismatched, 0);
     assert.ok(c.startupMs > 0 && c.overheadMs.total >= c.overheadMs.start);
     assert.equal(typeof c.cpuPlan.pinned, 'boolean');
     assert.ok(fs.existsSync(path.join(results, c.logFile)), 'the server log is kept beside the results');
+    assert.equal(c.burst.failed, 0, 'the concurrency burst checked every response');
+    assert.ok(c.burst.requests >= 2000);
   }
   const [meta] = readMetas(results);
   assert.equal(meta.state, 'complete');
@@ -50,24 +58,16 @@ test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderbo
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
   assert.match(md, /^# Leaderboard/);
   assert.match(md, /\*\*Machine:\*\* .+ cores/);
-  const issues = md.slice(md.indexOf('## Issues found'), md.indexOf('## Seed claims'));
-  assert.doesNotMatch(
-    issues,
-    /\*\*(critical|major)\*\*/,
-    'healthy contenders have no critical or major findings (a client-bound note may appear on 2 cores)',
+  const issuesAt = md.indexOf('## Issues found');
+  assert.ok(issuesAt > 0, 'the leaderboard has an Issues found section');
+  const issues = md.slice(
+    issuesAt,
+    md.indexOf('\n## ', issuesAt + 5) > 0 ? md.indexOf('\n## ', issuesAt + 5) : undefined,
   );
-  for (const s of ['ping', 'json', 'echo', 'users', 'post', 'fanout']) {
-    assert.match(
-      md,
-      new RegExp(
-        `## ${s} · smoke · autocannon · Node 24\\n\\n\`[\\w-]+\` ran [^\\n]*\\.\\n\\n\\| rank \\| contender \\| requests/s \\(95% CI\\) \\| p50 \\(ms\\) \\| p99 \\(ms\\) \\| errors \\| % of node-http \\(95% CI\\) \\| server CPU % \\| RSS peak \\(MiB\\)`,
-      ),
-    );
-  }
-  assert.match(
-    md,
-    /\| 1 \| node-http \| [\d,]+ \([\d,]+–[\d,]+\) \| [\d.]+ \| [\d.]+ \| 0 \| 100% \| \d+ \| \d+ \| [\d,]+ \| \d+ \|/,
-  );
+  assert.doesNotMatch(issues, /\*\*(critical|major)\*\*/, 'healthy contenders have no critical or major findings');
+  for (const s of ['ping', 'json', 'echo', 'users', 'post', 'fanout'])
+    assert.match(md, new RegExp(`${s} · smoke · autocannon · Node 24`), `a table for ${s}`);
+  assert.match(md, /`node-http`[^\n]*100% \(baseline\)/, 'node-http is the baseline of every REST table');
   assert.match(board.stdout, /ping · smoke · autocannon · Node 24/);
 });
 
@@ -88,4 +88,50 @@ test('`new` copies the template and the new contender verifies at once', async (
   const again = await runCli(['--contenders-dir', contenders, 'new', 'my-stack']);
   assert.equal(again.code, 2);
   assert.match(again.stderr, /already exists/);
+});
+
+test('`bench x` measures the baseline beside it, unasked, and says so', async () => {
+  const results = tmpDir('e2e-baseline');
+  const r = await runCli(['--results-dir', results, 'bench', 'hono', '--profile', 'smoke', '--scenario', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /also measuring node-http \(not asked for\): it is the baseline of json/);
+  const cells = readCells(results);
+  assert.deepEqual(cells.map((c) => c.contender).sort(), ['hono', 'node-http']);
+  const [meta] = readMetas(results);
+  assert.equal(meta.design.baselines.json, 'node-http');
+  assert.equal(meta.harnessPid > 0, true);
+});
+
+test('the concurrency burst fails a POST that hangs on keep-alive and a body wrong 1 in 200 times', async () => {
+  const contenders = tmpDir('e2e-burst-contenders');
+  fs.cpSync(path.join(FIXTURES, 'hanging-post'), path.join(contenders, 'hanging-post'), { recursive: true });
+  fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'sched', 'rare-wrong'), path.join(contenders, 'rare-wrong'), {
+    recursive: true,
+  });
+  const results = tmpDir('e2e-burst');
+  const r = await runCli([
+    '--results-dir',
+    results,
+    '--contenders-dir',
+    contenders,
+    'bench',
+    'hanging-post',
+    'rare-wrong',
+    '--profile',
+    'smoke',
+    '--scenario',
+    'json,post',
+  ]);
+  assert.equal(r.code, 1, `a verification failure exits 1\n${r.stderr}`);
+  const by = Object.fromEntries(readCells(results).map((c) => [`${c.contender}·${c.scenario}`, c]));
+  assert.equal(by['hanging-post·json'].status, 'ok');
+  assert.equal(by['hanging-post·post'].status, 'verify-failed');
+  assert.match(
+    by['hanging-post·post'].failure.reason,
+    /concurrency burst \(smoke\): POST \/data: no response within \d+ ms/,
+  );
+  assert.equal(by['hanging-post·post'].load, null, 'not measured');
+  assert.equal(by['rare-wrong·json'].status, 'verify-failed');
+  assert.match(by['rare-wrong·json'].failure.reason, /concurrency burst \(smoke\): GET \/json: .*Hello, Wrong!/);
+  assert.ok(by['rare-wrong·json'].burst.failed >= 1);
 });

@@ -19,12 +19,19 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The run lock of the harnesses this test process starts: one per test file, so test files run
+ * by different people on one machine do not refuse each other (the harness's own lock tests in
+ * faults.test.ts set BENCH_LOCK_FILE themselves).
+ */
+export const TEST_LOCK_FILE = path.join(os.tmpdir(), `bakeoff-test-${process.pid}.lock`);
+
 /** Runs `node harness/cli.ts ...args` to completion (10 min limit). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { BENCH_LOCK_FILE: TEST_LOCK_FILE, ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

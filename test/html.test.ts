@@ -1,385 +1,284 @@
-// results/leaderboard.html: rendered from a real smoke run, opened in headless Chromium
-// (Debian's chromium through playwright-core): the charts draw, the filters change what is
-// shown, the page logs no errors, and a screenshot lands in test-output/leaderboard.png.
+// results/leaderboard.html opened in headless Chromium (Debian's chromium through
+// playwright-core), driven as a reader would: with the keyboard, the contender filter and
+// highlight, sortable tables, the table of contents, the compare view, a 390 px phone width and
+// the print stylesheet. The 1366×768 screenshot of the first screen (the overview above the fold)
+// is written to docs/report-overview.png (the README shows it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
-import { readAllResults, type CellResult, type RunMeta } from '../harness/store/results.ts';
-import { renderHtml } from '../harness/report/html.ts';
-import { ROOT, runCli, tmpDir } from './helpers.ts';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { EXPORTERS } from '../harness/report/exporters/registry.ts';
+import { renderHtmlView } from '../harness/report/exporters/html.ts';
+import { buildView } from '../harness/report/view-build.ts';
+import { reportSnapshot } from './report-fixture.ts';
+import { ROOT } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCENARIOS = ['ping', 'json', 'echo', 'users', 'post', 'fanout'];
-const PROFILES = ['smoke', 'quick', 'nexus-report', 'standard', 'stress'];
+/** Without Debian's chromium the browser tests are skipped with this reason (`npx just tools` installs it as root). */
+const NO_CHROMIUM = fs.existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\` (or \`npx just tools\` as root)`;
 const OUT = path.join(ROOT, 'test-output');
+const SCREENSHOT = path.join(ROOT, 'docs', 'report-overview.png');
+const ASSETS = path.join(ROOT, 'harness', 'report', 'exporters', 'html');
 
-/**
- * A contenders folder holding copies of node-http and fastify only (their dependencies resolve
- * through a node_modules link to the root's), so the run does not depend on every other
- * contender's manifest being valid.
- */
-function twoContenders(): string {
-  const dir = tmpDir('html-contenders');
-  for (const name of ['node-http', 'fastify']) {
-    fs.cpSync(path.join(ROOT, 'contenders', name), path.join(dir, name), {
-      recursive: true,
-      filter: (src) => !src.includes(`${path.sep}node_modules`),
-    });
-  }
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  return dir;
-}
-
-/** The same cells as measured in a `quick` run of 5 trials with resource sampling (synthetic figures). */
-function withStatsAndResources(cells: CellResult[]): CellResult[] {
-  return cells.map((c, i) => {
-    const q = structuredClone(c);
-    const r = q.load!.requestsPerSec.mean;
-    const l = q.load!.latencyMs;
-    q.profile = 'quick';
-    q.cellId = `${q.cellId}-quick`;
-    q.stats = {
-      trials: 5,
-      trialRps: [r * 0.97, r, r * 1.02, r * 0.99, r * 1.03],
-      rps: { median: r, ci95: [r * 0.97, r * 1.025], method: 'bootstrap over trials' },
-      latencyMs: {
-        p50: l.p50,
-        p75: (l.p50 + l.p90) / 2,
-        p90: l.p90,
-        p95: (l.p90 + l.p99) / 2,
-        p99: l.p99,
-        p999: (l.p99 + l.max) / 2,
-        max: l.max,
-      },
-      spread: 0.06,
-      noisy: false,
-    };
-    q.resources = {
-      server: {
-        cpuPctAvg: 85 + i,
-        cpuPctPeak: 99,
-        rssBytesAvg: (70 + 5 * i) * 2 ** 20,
-        rssBytesPeak: (80 + 5 * i) * 2 ** 20,
-        rssSlopeBytesPerS: 0,
-        samples: 20,
-        pinnedCores: 1,
-      },
-      client: { cpuPctAvg: 60, cores: 1 },
-      rpsPerCpuSecond: r / 0.9,
-      clientBound: false,
-    };
-    return q;
-  });
-}
-
-test('renderHtml: one self-contained page; optional stats and resources rendered or omitted', () => {
-  const base = {
-    schemaVersion: 1,
-    runId: 'r1',
-    variant: null,
-    tags: {},
-    driver: 'autocannon',
-    profile: 'quick',
-    node: { version: 'v24.0.0', major: 24 },
-    verification: { level: 'pass', reasons: [] },
-    startupMs: 100,
-    overheadMs: null,
-    target: { kind: 'local', url: null },
-    failure: null,
-    cpuPlan: { pinned: false, server: null, client: null, services: null, allowedCores: [0], note: 'unpinned' },
-    logFile: null,
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:01.000Z',
-  };
-  const load = (rps: number) => ({
-    driver: 'autocannon',
-    requestsPerSec: { mean: rps, stddev: 1, samples: [rps - 10, rps, rps + 10] },
-    latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 9 },
-    latencyHistogramUs: null,
-    requests: { total: rps * 3, sent: rps * 3 },
-    errors: 0,
-    timeouts: 0,
-    non2xx: 0,
-    bytes: 1,
-    durationS: 3,
-    bodyChecks: { sampled: 1, mismatched: 0 },
-    driverCpuMs: null,
-    profile: { name: 'quick' },
-  });
-  const cells = [
-    {
-      ...base,
-      cellId: 'a',
-      contender: 'node-http',
-      label: 'node-http',
-      displayName: 'node',
-      scenario: 'json',
-      status: 'ok',
-      load: load(1000),
-    },
-    {
-      ...base,
-      cellId: 'b',
-      contender: 'fastify',
-      label: 'fastify',
-      displayName: 'fastify',
-      scenario: 'json',
-      status: 'ok',
-      load: load(1200),
-    },
-    {
-      ...base,
-      cellId: 'c',
-      contender: 'express',
-      label: 'express',
-      displayName: 'express',
-      scenario: 'json',
-      status: 'crashed',
-      load: null,
-      failure: { reason: 'server exited </script><script>alert(1)</script>', logTail: 'boom </script>' },
-    },
-  ] as unknown as CellResult[];
-  const run = {
-    schemaVersion: 1,
-    runId: 'r1',
-    startedAt: base.startedAt,
-    finishedAt: base.finishedAt,
-    state: 'complete',
-    command: [],
-    profile: 'quick',
-    machine: { cpuModel: 'Test CPU', cores: 2, memoryBytes: 2 ** 33, os: 'Linux 6', arch: 'x64' },
-    node: { version: 'v24.0.0', execPath: 'node' },
-    git: { commit: 'abcdef1234567890', dirty: false },
-    cpuPlan: base.cpuPlan,
-    upstreamDelayMs: 0,
-    database: null,
-    nodes: [],
-    packages: {},
-  } as unknown as RunMeta;
-
-  const plain = renderHtml(cells, [run], SCENARIOS, PROFILES);
-  assert.match(plain, /^<!doctype html>/);
-  assert.doesNotMatch(plain, /<script[^>]+src=|<link[^>]+href=|@import/i, 'nothing is loaded from elsewhere');
-  assert.ok(plain.length > 500_000, 'the chart library is inlined');
-  assert.equal((plain.match(/<\/script>/gi) ?? []).length, 3, 'a failure reason cannot close a <script> element');
-  assert.doesNotMatch(plain, /<script>alert/);
-  for (const fact of [
-    'Test CPU',
-    '8.0 GiB',
-    'Linux 6 (x64)',
-    'v24.0.0',
-    'abcdef1234',
-    'unpinned',
-    'Seed claims',
-    'Issues found',
-    'crashed under load',
-  ])
-    assert.ok(plain.includes(fact), fact);
-  assert.doesNotMatch(plain, /data-chart="cpu"/, 'no resource charts without resources');
-  assert.match(plain, /data-chart="rps"/);
-  assert.match(plain, /data-chart="latency"/);
-
-  const rich = withStatsAndResources(cells.filter((c) => c.status === 'ok'));
-  const page = renderHtml(rich, [run], SCENARIOS, PROFILES);
-  assert.match(page, /data-chart="cpu"/);
-  assert.match(page, /data-chart="rss"/);
-  assert.match(page, /server CPU avg \(%\)/);
-  const data = JSON.parse(page.match(/<script type="application\/json" id="bench-data">(.*?)<\/script>/s)![1]);
-  const fastify = data.groups[0].rows.find((r: { label: string }) => r.label === 'fastify');
-  assert.deepEqual(
-    fastify.latency.map((p: [string, number]) => p[0]),
-    ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'max'],
-  );
-  assert.ok(fastify.ci[0] < fastify.rps && fastify.rps < fastify.ci[1]);
-  assert.ok(fastify.cpuAvg > 0 && fastify.rssPeakMiB > 0);
-
-  assert.match(renderHtml([], [], SCENARIOS, PROFILES), /No results yet/);
+test('the page: one self-contained file from a template, a stylesheet and a script; nothing can break out of <script>', () => {
+  const s = reportSnapshot();
+  const evil = structuredClone(s);
+  const broken = evil.runs[1].cells.find((c) => c.label === 'broken');
+  assert.ok(broken);
+  Object.assign(broken, { label: 'x</script><script>alert(1)</script>', contender: 'x' });
+  const page = EXPORTERS.html.render(evil);
+  assert.match(page, /^<!doctype html>/);
+  assert.doesNotMatch(page, /<script[^>]+src=|<link[^>]+href=|@import/i, 'nothing is loaded from elsewhere');
+  assert.ok(page.length > 500_000, 'the chart library is inlined');
+  assert.equal((page.match(/<\/script>/gi) ?? []).length, 3, 'a label cannot close a <script> element');
+  assert.doesNotMatch(page, /<script>alert/);
+  assert.ok(page.includes(fs.readFileSync(path.join(ASSETS, 'page.css'), 'utf8').slice(0, 200)), 'page.css inlined');
+  assert.ok(page.includes('// @ts-check'), 'page.js inlined');
+  assert.doesNotMatch(page, /slot:|data-slot/, 'every template slot filled');
+  // The first thing in <main> is the overview.
+  const main = page.slice(page.indexOf('<main>'));
+  assert.match(main.slice(0, 200), /<section id="overview"/);
+  const empty = renderHtmlView(buildView({ runs: [], scenarios: s.scenarios }), '/* no charts */');
+  assert.match(empty, /No results yet/);
 });
 
-test('leaderboard.html in headless Chromium: charts, filters, no console errors, screenshot', {
-  timeout: 300_000,
-}, async () => {
+async function withBrowser(fn: (ctx: BrowserContext) => Promise<void>): Promise<void> {
   assert.ok(
     fs.existsSync(CHROMIUM),
-    `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\` (CI's .ci/run installs it)`,
+    `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\``,
   );
-
-  const results = tmpDir('html');
-  const r = await runCli([
-    '--results-dir',
-    results,
-    '--contenders-dir',
-    twoContenders(),
-    'bench',
-    'node-http',
-    'fastify',
-    '--profile',
-    'smoke',
-    '--scenario',
-    'json,echo',
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  const { runs, cells } = readAllResults(results);
-  assert.equal(
-    cells.filter((c) => c.status === 'ok').length,
-    4,
-    JSON.stringify(cells.map((c) => [c.cellId, c.status, c.failure?.reason])),
-  );
-
-  fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, 'leaderboard.html');
-  fs.writeFileSync(file, renderHtml(cells, runs, SCENARIOS, PROFILES));
-  const richFile = path.join(OUT, 'leaderboard-stats.html');
-  // Beside them the same cells without the optional fields (as older results have): both render.
-  const bare = cells.map((c) => ({ ...c, stats: undefined, resources: undefined }));
-  fs.writeFileSync(richFile, renderHtml([...bare, ...withStatsAndResources(cells)], runs, SCENARIOS, PROFILES));
-  const kinds = (cs: CellResult[]) => ['rps', 'latency', ...(cs.some((c) => c.resources) ? ['cpu', 'rss'] : [])];
-
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bakeoff-chromium-'));
-  const browser = await chromium.launchPersistentContext(userDataDir, {
+  const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1280, height: 900 },
+    viewport: { width: 1366, height: 768 },
     args: [
       '--headless',
       '--no-sandbox',
       '--disable-gpu',
-      '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
-      '--disable-component-update',
       '--disable-sync',
     ],
   });
   try {
-    const errors: string[] = [];
-    const requests: string[] = [];
-    const open = async (f: string): Promise<Page> => {
-      const page = await browser.newPage();
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-      page.on('request', (q) => {
-        if (!q.url().startsWith('file:')) requests.push(q.url());
-      });
-      await page.goto(pathToFileURL(f).href);
-      await page.waitForSelector('body[data-ready="1"]', { timeout: 20_000 });
-      return page;
-    };
-    /** Visible groups: their titles, and per chart its SVG's size and how many shapes it drew. */
-    const visible = (page: Page) =>
-      page.$$eval('section.group:not(.hidden)', (sections) =>
-        sections.map((s) => ({
-          title: s.querySelector('h3')!.textContent!,
-          charts: [...s.querySelectorAll('.chart')].map((c) => {
-            const svg = c.querySelector('svg');
-            const box = svg?.getBoundingClientRect();
-            return {
-              kind: (c as HTMLElement).dataset.chart!,
-              w: box?.width ?? 0,
-              h: box?.height ?? 0,
-              shapes: svg ? svg.querySelectorAll('path, rect, circle, line, polyline').length : 0,
-            };
-          }),
-          rows: [...s.querySelectorAll('table.board tbody tr')].length,
-        })),
-      );
-
-    const page = await open(file);
-    let shown = await visible(page);
-    assert.deepEqual(
-      shown.map((g) => g.title),
-      ['json · smoke · autocannon · Node 24', 'echo · smoke · autocannon · Node 24'],
-    );
-    for (const g of shown) {
-      assert.deepEqual(
-        g.charts.map((c) => c.kind),
-        kinds(cells),
-        g.title,
-      );
-      for (const c of g.charts)
-        assert.ok(
-          c.w > 200 && c.h > 150 && c.shapes > 10,
-          `${g.title} ${c.kind} chart drew nothing: ${JSON.stringify(c)}`,
-        );
-      assert.equal(g.rows, 2);
-    }
-    assert.match((await page.textContent('#machine')) ?? '', /cores/i);
-    assert.ok((await page.isVisible('#issues')) && (await page.isVisible('#claims')));
-
-    // The scenario filter: only echo, then only json; the other group is hidden and its charts drawn when shown.
-    await page.selectOption('#f-scenario', 'echo');
-    shown = await visible(page);
-    assert.deepEqual(
-      shown.map((g) => g.title),
-      ['echo · smoke · autocannon · Node 24'],
-    );
-    assert.equal(await page.textContent('#shown'), '1 of 2 result tables shown');
-    await page.selectOption('#f-scenario', 'json');
-    shown = await visible(page);
-    assert.deepEqual(
-      shown.map((g) => g.title),
-      ['json · smoke · autocannon · Node 24'],
-    );
-    assert.match(page.url(), /#scenario=json$/, 'the filter is kept in the URL');
-    await page.selectOption('#f-scenario', '');
-    assert.equal((await visible(page)).length, 2);
-    await page.screenshot({ path: path.join(OUT, 'leaderboard.png'), fullPage: true });
-
-    // With trials and resource samples: CI whiskers, seven percentiles, CPU and RSS charts; the profile filter.
-    const rich = await open(richFile);
-    await rich.selectOption('#f-profile', 'quick');
-    shown = await visible(rich);
-    assert.deepEqual(
-      shown.map((g) => g.title),
-      ['json · quick · autocannon · Node 24', 'echo · quick · autocannon · Node 24'],
-    );
-    for (const g of shown) {
-      assert.deepEqual(
-        g.charts.map((c) => c.kind),
-        ['rps', 'latency', 'cpu', 'rss'],
-        g.title,
-      );
-      for (const c of g.charts)
-        assert.ok(
-          c.w > 200 && c.h > 150 && c.shapes > 10,
-          `${g.title} ${c.kind} chart drew nothing: ${JSON.stringify(c)}`,
-        );
-    }
-    assert.match((await rich.textContent('section.group:not(.hidden) table.board')) ?? '', /95% CI/);
-    await rich.selectOption('#f-profile', 'smoke');
-    shown = await visible(rich);
-    assert.deepEqual(
-      shown.map((g) => g.title),
-      ['json · smoke · autocannon · Node 24', 'echo · smoke · autocannon · Node 24'],
-    );
-    for (const g of shown) {
-      assert.deepEqual(
-        g.charts.map((c) => c.kind),
-        ['rps', 'latency'],
-        `${g.title}: no CPU or RSS chart without resources`,
-      );
-      for (const c of g.charts)
-        assert.ok(
-          c.w > 200 && c.h > 150 && c.shapes > 10,
-          `${g.title} ${c.kind} chart drew nothing: ${JSON.stringify(c)}`,
-        );
-    }
-    await rich.selectOption('#f-profile', '');
-    await rich.selectOption('#f-node', '24');
-    await rich.selectOption('#f-driver', 'autocannon');
-    assert.equal((await visible(rich)).length, 4);
-    await rich.screenshot({ path: path.join(OUT, 'leaderboard-stats.png'), fullPage: true });
-
-    assert.deepEqual(errors, [], 'the page logged errors');
-    assert.deepEqual(requests, [], 'the page loaded something from outside its file');
+    await fn(ctx);
   } finally {
-    await browser.close();
+    await ctx.close();
     fs.rmSync(userDataDir, { recursive: true, force: true });
   }
+}
+
+/** Opens the page and collects console errors and requests to anything but the file. */
+async function open(ctx: BrowserContext, file: string, errors: string[]): Promise<Page> {
+  const page = await ctx.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('request', (q) => {
+    if (!q.url().startsWith('file:')) errors.push(`request: ${q.url()}`);
+  });
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20_000 });
+  return page;
+}
+
+/** The text of every <text> of a chart's SVG. */
+const chartTexts = (page: Page, sel: string) =>
+  page.$eval(sel, (el) => [...el.querySelectorAll('svg text')].map((t) => t.textContent ?? ''));
+
+/** Visible labels of the rows of a table (by its data-label attribute). */
+const rowLabels = (page: Page, sel: string) =>
+  page.$$eval(`${sel} tbody tr:not(.hidden)`, (trs) => trs.map((tr) => (tr as HTMLElement).dataset.label ?? ''));
+
+test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highlight, sort, marks, scales, chips, matrix, compare, 390 px, print', {
+  timeout: 240_000,
+  skip: NO_CHROMIUM,
+}, async () => {
+  fs.mkdirSync(OUT, { recursive: true });
+  const file = path.join(OUT, 'leaderboard.html');
+  fs.writeFileSync(file, EXPORTERS.html.render(reportSnapshot(), { now: new Date('2026-11-22T01:00:00Z') }));
+  const errors: string[] = [];
+  await withBrowser(async (ctx) => {
+    const page = await open(ctx, file, errors);
+
+    // 1. The first screen is the answer: the overview (how sure, winners, heatmap) ends above the fold.
+    const box = await page.locator('#overview').boundingBox();
+    assert.ok(box && box.y < 120 && box.y + box.height <= 768, `overview at ${JSON.stringify(box)}`);
+    assert.match((await page.textContent('#overview .certainty')) ?? '', /How sure: 3–5 trials per cell/);
+    assert.match((await page.textContent('table.winners')) ?? '', /ping\s*node-http\s*fastify\s*tied/);
+    const heat = await page.$$eval('table.heatmap tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+    );
+    assert.equal(heat.length, 6);
+    assert.match(heat.find((r) => r[0] === 'express')?.[1] ?? '', /^45%45–45$/);
+    assert.match(heat.find((r) => r[0] === 'fastify')?.[1] ?? '', /^9\d% ≥\d+–\d+$/);
+    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    assert.ok(fs.statSync(SCREENSHOT).size < 400_000, 'the committed screenshot stays small');
+
+    // 2. Table of contents: keyboard to the "Issues" link, Enter jumps there.
+    await page.focus('nav.toc a[href="#issues"]');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.hash === '#issues');
+    const issuesTop = await page.$eval('#issues', (el) => el.getBoundingClientRect().top);
+    const navBottom = await page.$eval('nav.toc', (el) => el.getBoundingClientRect().bottom);
+    assert.ok(
+      issuesTop >= navBottom && issuesTop < 200,
+      `#issues below the sticky contents bar (top ${issuesTop}, bar ${navBottom})`,
+    );
+
+    // 3. Every table's charts drew; client-bound bars are marked ≥ and failed rows ✕ on the bars.
+    const post = '#t-post-quick-autocannon-node24';
+    const rpsText = (await chartTexts(page, `${post} .chart[data-chart="rps"]`)).join('|');
+    assert.match(rpsText, /fastify ≥/);
+    assert.match(rpsText, /broken ✕/);
+    assert.match(rpsText, /\|failed(\||$)/);
+    assert.match(rpsText, /requests\/s/);
+    const drawn = await page.$$eval('section.group .chart', (els) =>
+      els.map((e) => (e as HTMLElement).dataset.drawn ?? ''),
+    );
+    assert.ok(drawn.length >= 10 && drawn.every((d) => d === '1'), `charts drawn: ${drawn}`);
+
+    // 4. Resource charts on honest scales: CPU ends at pinned cores × 100, a 112% peak is clamped.
+    const cpu = await page.$eval(`${post} .chart[data-chart="cpu"]`, (el) => {
+      const w = window as unknown as { echarts: { getInstanceByDom(e: Element): { getOption(): unknown } } };
+      const o = w.echarts.getInstanceByDom(el).getOption() as {
+        xAxis: { max: number; name: string }[];
+        series: { data: { value: number }[] }[];
+      };
+      return {
+        max: o.xAxis[0].max,
+        name: o.xAxis[0].name,
+        values: o.series.flatMap((s) => s.data.map((d) => d.value)),
+      };
+    });
+    assert.equal(cpu.max, 100);
+    assert.match(cpu.name, /CPU % of one core \(max 100\)/);
+    assert.ok(cpu.values.length > 0 && Math.max(...cpu.values) <= 100, `CPU bars above the axis: ${cpu.values}`);
+
+    // 5. Latency: a p50/p99 dot plot on a log axis whose title is drawn whole inside the chart.
+    const lat = await page.$eval(`${post} .chart[data-chart="latency"]`, (el) => {
+      const svg = el.querySelector('svg')!.getBoundingClientRect();
+      const title = [...el.querySelectorAll('svg text')].find((t) => t.textContent === 'latency (ms, log scale)');
+      const b = title?.getBoundingClientRect();
+      return {
+        found: Boolean(b),
+        inside: b ? b.left >= svg.left && b.right <= svg.right && b.bottom <= svg.bottom : false,
+      };
+    });
+    assert.deepEqual(lat, { found: true, inside: true }, 'the latency axis title is not clipped');
+    assert.match((await chartTexts(page, `${post} .chart[data-chart="latency"]`)).join('|'), /p50\|p99/);
+
+    // 6. Contender filter with the keyboard: Space on express's checkbox hides it everywhere.
+    await page.focus('input[name="contender"][value="express"]');
+    await page.keyboard.press('Space');
+    assert.equal(await page.isChecked('input[name="contender"][value="express"]'), false);
+    assert.ok(!(await rowLabels(page, `${post} table.board`)).includes('express'));
+    assert.ok(!(await rowLabels(page, 'table.heatmap')).includes('express'));
+    assert.doesNotMatch((await chartTexts(page, `${post} .chart[data-chart="rps"]`)).join('|'), /express/);
+    assert.match(page.url(), /only=/, 'the filter is kept in the URL');
+
+    // 7. Issue chips follow the filters: hiding `broken` leaves no critical finding.
+    assert.equal((await page.textContent('.chips [data-severity="critical"]'))?.trim(), '1 critical');
+    await page.uncheck('input[name="contender"][value="broken"]');
+    assert.equal(await page.isVisible('.chips [data-severity="critical"]'), false);
+    assert.equal(await page.isVisible('#issues-filtered'), true);
+    await page.click('#f-all');
+    assert.equal(await page.isVisible('.chips [data-severity="critical"]'), true);
+
+    // 8. Highlight: fastify's rows are marked in every table and the heatmap.
+    await page.selectOption('#f-highlight', 'fastify');
+    const hl = await page.$$eval('tr.hl', (trs) => [...new Set(trs.map((tr) => (tr as HTMLElement).dataset.label))]);
+    assert.deepEqual(hl, ['fastify']);
+    assert.ok((await page.$$('tr.hl')).length >= 5);
+
+    // 9. Sortable tables, by keyboard: Enter on "requests/s" sorts ascending, again descending.
+    const sortBtn = `${post} table.board thead th:nth-child(3) button`;
+    await page.focus(sortBtn);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.getAttribute(`${post} table.board thead th:nth-child(3)`, 'aria-sort'), 'ascending');
+    const asc = await page.$$eval(`${post} table.board tbody tr td:nth-child(3)`, (tds) =>
+      tds
+        .map((td) => (td as HTMLElement).dataset.v ?? '')
+        .filter(Boolean)
+        .map(Number),
+    );
+    assert.deepEqual(
+      asc,
+      [...asc].sort((a, b) => a - b),
+    );
+    await page.keyboard.press('Enter');
+    assert.equal(await page.getAttribute(`${post} table.board thead th:nth-child(3)`, 'aria-sort'), 'descending');
+    assert.deepEqual((await rowLabels(page, `${post} table.board`)).slice(0, 2), ['node-http', 'fastify']);
+    assert.equal(await page.getAttribute(`${post} table.board thead th:nth-child(1)`, 'aria-sort'), 'none');
+
+    // 10. Scenario filter: only post's table stays.
+    await page.selectOption('#f-scenario', 'post');
+    const shown = await page.$$eval('section.group:not(.hidden)', (s) => s.map((x) => x.id));
+    assert.deepEqual(shown, ['t-post-quick-autocannon-node24']);
+    await page.click('#f-reset');
+    assert.equal((await page.$$('section.group:not(.hidden)')).length, 6);
+
+    // 11. The Node version matrix: ping on Node 22 and 24.
+    const nodes = await page.$$eval('#node-matrix table thead th', (ths) => ths.map((t) => t.textContent?.trim()));
+    assert.ok(
+      nodes.some((t) => t?.startsWith('Node 22')) && nodes.some((t) => t?.startsWith('Node 24')),
+      String(nodes),
+    );
+
+    // 12. Compare view: run A r1, run B r2 → per cell ratio change (ping: node-http, fastify).
+    await page.selectOption('#cmp-a', 'r1');
+    await page.selectOption('#cmp-b', 'r2');
+    const cmp = await page.$$eval('#compare-table tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+    );
+    const fastify = cmp.find((r) => r[0] === 'fastify');
+    assert.ok(fastify, JSON.stringify(cmp));
+    assert.equal(fastify[1], 'ping');
+    assert.match(fastify[5], /^[+−]\d+\.\d%$/);
+    assert.match((await page.textContent('#cmp-status')) ?? '', /^\d+ cells in both runs$/);
+
+    // 13. Print: the stylesheet hides navigation and controls and keeps the results.
+    await page.emulateMedia({ media: 'print' });
+    assert.equal(await page.isVisible('nav.toc'), false);
+    assert.equal(await page.isVisible('#controls'), false);
+    assert.equal(await page.isVisible('#overview'), true);
+    assert.equal(await page.isVisible(post), true);
+    await page.emulateMedia({ media: 'screen' });
+
+    // 14. 390 px wide: nothing wider than the screen, and no chart's labels overlap.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${pathToFileURL(file).href}#`);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="1"]');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(overflow <= 390, `page is ${overflow}px wide at 390`);
+    const overlaps = await page.$$eval('section.group .chart svg', (svgs) =>
+      svgs.flatMap((svg, i) => {
+        const boxes = [...svg.querySelectorAll('text')]
+          .filter((t) => (t.textContent ?? '').trim() !== '')
+          .map((t) => ({ t: t.textContent, b: t.getBoundingClientRect() }));
+        const out: string[] = [];
+        for (let a = 0; a < boxes.length; a++)
+          for (let c = a + 1; c < boxes.length; c++) {
+            const x = boxes[a].b;
+            const y = boxes[c].b;
+            const w = Math.min(x.right, y.right) - Math.max(x.left, y.left);
+            const h = Math.min(x.bottom, y.bottom) - Math.max(x.top, y.top);
+            if (w > 1 && h > 1) out.push(`chart ${i}: '${boxes[a].t}' overlaps '${boxes[c].t}'`);
+          }
+        return out;
+      }),
+    );
+    assert.deepEqual(overlaps, []);
+    await page.screenshot({ path: path.join(OUT, 'leaderboard-390.png'), fullPage: false });
+  });
+  assert.deepEqual(errors, [], 'the page logged errors or loaded something from outside its file');
 });

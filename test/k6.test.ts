@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findK6, k6Expectation, k6Executor, parseK6Summary, runK6 } from '../harness/drivers/k6.ts';
+import { findK6, k6Driver, k6Expectation, k6Executor, parseK6Summary, runK6 } from '../harness/drivers/k6.ts';
 import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../harness/contract/scenarios.ts';
+import type { Profile } from '../harness/core/profiles.ts';
 import { engineProblem } from '../harness/lifecycle/node-runtime.ts';
 import { getProfile } from '../harness/core/profiles.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
@@ -95,6 +96,59 @@ test('the k6 script passes its checks against a live contender and fails them ag
   }
 });
 
+test('a k6 window (LoadDriver): constant-vus runs durationS, the client cores are recorded', {
+  skip: k6.bin ? false : k6.why,
+}, async () => {
+  const good = await serve(path.join(ROOT, 'contenders', 'node-http', 'server.js'));
+  try {
+    const s = scenarios.find((x) => x.name === 'json')!;
+    const params = loadParams(s);
+    const p = { ...(getProfile('quick-k6') as Profile), vus: 5 } as Profile;
+    const out = await k6Driver.window(
+      p,
+      { url: good.url, scenario: 'json', scenariosDir, params, request: buildRequest(s, params), sampleEvery: 10 },
+      {
+        durationS: 1,
+        warmup: false,
+        cpus: '0',
+        threads: 1,
+        signal: new AbortController().signal,
+        scenario: s,
+        sharedSchemas: shared,
+      },
+    );
+    assert.equal(out.driver, 'k6');
+    assert.ok(Math.abs(out.durationS - 1) < 0.6, `window ${out.durationS} s`);
+    assert.ok(out.requests.total > 100 && out.bodyChecks.sampled > 0 && out.bodyChecks.mismatched === 0);
+    assert.deepEqual(out.client, { cores: 1, threads: 1 });
+    assert.equal(k6Driver.probe().available, true);
+    assert.match(k6Driver.probe().version!, /^\d+\.\d+\.\d+$/);
+  } finally {
+    good.stop();
+  }
+});
+
+test('k6 is found in the tool cache outside the clone (BENCH_TOOLS_DIR / ~/.cache/node-http-bakeoff/bin)', {
+  skip: k6.bin ? false : k6.why,
+}, () => {
+  const cache = tmpDir('k6-cache');
+  fs.symlinkSync(k6.bin!, path.join(cache, 'k6'));
+  const saved = { PATH: process.env.PATH, BENCH_TOOLS_DIR: process.env.BENCH_TOOLS_DIR };
+  // PATH without any k6 on it (node and the system tools only).
+  process.env.PATH = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((d) => !fs.existsSync(path.join(d, 'k6')))
+    .join(path.delimiter);
+  process.env.BENCH_TOOLS_DIR = cache;
+  try {
+    assert.deepEqual(findK6({ build: false }), { bin: path.join(cache, 'k6'), why: '' });
+  } finally {
+    process.env.PATH = saved.PATH;
+    if (saved.BENCH_TOOLS_DIR === undefined) delete process.env.BENCH_TOOLS_DIR;
+    else process.env.BENCH_TOOLS_DIR = saved.BENCH_TOOLS_DIR;
+  }
+});
+
 test('a k6 bench records k6 cells in the common result schema', { skip: k6.bin ? false : k6.why }, async () => {
   const results = tmpDir('k6');
   const r = await runCli([
@@ -119,7 +173,10 @@ test('a k6 bench records k6 cells in the common result schema', { skip: k6.bin ?
     assert.ok(c.load.latencyMs.p99 > 0 && c.load.bodyChecks.sampled > 0 && c.load.bodyChecks.mismatched === 0);
   }
   await runCli(['--results-dir', results, 'leaderboard']);
-  assert.match(fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8'), /## fanout · quick-k6 · k6 · Node 24/);
+  assert.match(
+    fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8'),
+    /#+ (<a id="[^"]+"><\/a>)?fanout · quick-k6 · k6 · Node 24/,
+  );
 });
 
 test('without k6 the k6 cells are skipped with instructions and the run still completes', async () => {

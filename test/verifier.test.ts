@@ -2,6 +2,8 @@
 // real servers (the four contenders and fixture contenders) on real sockets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ContractChecker } from '../harness/contract/verify.ts';
 import {
@@ -41,11 +43,95 @@ const users = Array.from({ length: 100 }, (_, i) => ({
   active: true,
 }));
 
-test('the contract has the eight scenarios in order', () => {
+test('the contract has the eleven scenarios in order, each with a baseline contender', () => {
   assert.deepEqual(
     scenarios.map((s) => s.name),
-    ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users'],
+    [
+      'ping',
+      'json',
+      'echo',
+      'users',
+      'post',
+      'fanout',
+      'health-db',
+      'graphql-ping',
+      'graphql-users',
+      'graphql-introspection',
+      'graphql-node',
+    ],
   );
+  for (const s of scenarios) {
+    const want = s.name.startsWith('graphql-') ? 'postgraphile-express' : 'node-http';
+    assert.equal(s.baseline, want, s.name);
+    assert.ok(fs.existsSync(path.join(ROOT, 'contenders', s.baseline, 'contender.json')), s.baseline);
+  }
+});
+
+test('a scenario file without a baseline, or with a bad one, is refused with the file and the field', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bakeoff-scen-'));
+  try {
+    const ping = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', 'ping.json'), 'utf8'));
+    delete ping.baseline;
+    fs.writeFileSync(path.join(dir, 'ping.json'), JSON.stringify(ping));
+    assert.throws(() => loadScenarios(dir), /ping\.json: bad scenario definition[\s\S]*baseline/);
+    fs.writeFileSync(path.join(dir, 'ping.json'), JSON.stringify({ ...ping, baseline: 'Node HTTP' }));
+    assert.throws(() => loadScenarios(dir), /baseline.*contender name/);
+    const pick = { ...ping, baseline: 'node-http', params: { u: { from: 'database.sampleUsers' } } };
+    fs.writeFileSync(path.join(dir, 'ping.json'), JSON.stringify(pick));
+    assert.throws(() => loadScenarios(dir), /params/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('graphql-introspection: the schema shape passes; no __schema, no types, or GraphQL errors fail', () => {
+  const s = S('graphql-introspection');
+  const body = JSON.parse(buildRequest(s, {}).body!);
+  assert.match(body.query, /query IntrospectionQuery \{\s+__schema \{\s+queryType \{ name/);
+  const schema = {
+    queryType: { name: 'Query' },
+    mutationType: null,
+    subscriptionType: null,
+    types: [{ kind: 'OBJECT', name: 'Query', fields: [] }],
+    directives: [],
+  };
+  assert.equal(checker.checkResponse(s, {}, res({ data: { __schema: schema } })).level, 'pass');
+  assert.equal(checker.checkResponse(s, {}, res({ data: { __typename: 'Query' } })).level, 'fail');
+  assert.equal(checker.checkResponse(s, {}, res({ data: { __schema: { ...schema, types: [] } } })).level, 'fail');
+  assert.match(
+    checker.checkResponse(s, {}, res({ data: null, errors: [{ message: 'introspection is disabled' }] })).reasons[0],
+    /GraphQL errors in the reply: .*introspection is disabled/,
+  );
+});
+
+test('graphql-node: the id goes in as a variable; a random row per verification; field-by-field reasons', () => {
+  const s = S('graphql-node');
+  const sample = Array.from({ length: 300 }, (_, i) => ({ id: i * 7 + 1, name: `n${i}`, email: `e${i}@x.y` }));
+  const rt = {
+    graphql: {
+      usersQuery: 'q',
+      usersPath: 'data.x',
+      userByIdQuery: 'query Q($id: Int!) { u(id: $id) { id } }',
+      userByIdPath: 'data.u',
+    },
+    sampleUsers: sample,
+  };
+  const first = loadParams(s, rt);
+  assert.deepEqual(first.user, sample[0]);
+  assert.deepEqual(JSON.parse(buildRequest(s, first).body!), { query: rt.graphql.userByIdQuery, variables: { id: 1 } });
+  const picks = new Set(Array.from({ length: 20 }, () => (randomParams(s, rt).user as { id: number }).id));
+  assert.ok(picks.size > 10, 'random rows');
+  assert.equal(checker.checkResponse(s, first, res({ data: { u: sample[0] } })).level, 'pass');
+  assert.match(
+    checker.checkResponse(s, first, res({ data: { u: { ...sample[0], name: 'someone' } } })).reasons[0],
+    /data\.u: field name "someone", expected "n0"/,
+  );
+  assert.match(
+    checker.checkResponse(s, first, res({ data: { u: null } })).reasons[0],
+    /data\.u: null, expected \{"id":1/,
+  );
+  assert.throws(() => loadParams(s, { graphql: rt.graphql }), /needs database\.sampleUsers/);
+  assert.throws(() => loadParams(s, { sampleUsers: sample }), /needs manifest\.graphql\.userByIdQuery/);
 });
 
 test('GraphQL: rows are compared at the manifest path; a wrong row, a missing field or an errors body fail', () => {

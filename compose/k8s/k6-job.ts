@@ -9,7 +9,7 @@
  *   node compose/k8s/k6-job.ts --url http://192.0.2.10:18092 --scenario graphql-users --profile k6-vus --contender hasura
  *
  * --contender is needed for graphql-users (its manifest's `graphql` dialect; the expected rows
- * come from the seed definition, harness/services/users-seed.ts). --rate is required for k6-rate.
+ * come from the users fixture definition, harness/services/users-seed.ts). --rate is required for k6-rate.
  * --summary <file> sets where k6 writes its end-of-test summary JSON (default "stdout": in the
  * TestRun each runner prints its own, for its share of the VUs or rate; read them with kubectl logs).
  */

@@ -1,5 +1,6 @@
 // hono: the ctx-style contender (c.json(), await c.req.json()), on @hono/node-server.
-// It stands for seed 003's "Nexus" framework, which is not in the registry.
+// It stands in for the Nexus framework of the Nexus/Express/Fastify report (docs/sources.md),
+// which is not in the registry.
 // Contract: scenarios/README.md. Fan-out: undici Pool.
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';

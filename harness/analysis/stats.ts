@@ -1,29 +1,70 @@
 /**
- * Statistics over repeated trials (hyperfine and criterion.rs are the models):
- * - the cell's figure is the median requests/s of its trials, with a 95% confidence interval
- *   from a percentile bootstrap over the trials (N ≥ 3) or, for one trial, over its per-second
- *   samples (labelled as such);
- * - latency percentiles come from the trials' HDR histograms merged (hdr-histogram-js), never
- *   from averaged percentiles;
- * - ratios between two cells ("1.52 ± 0.03 times faster") carry a bootstrap interval, and two
- *   cells whose intervals overlap are tied;
- * - trials that disagree by more than `NOISY_THRESHOLD` make the cell "noisy — re-run".
- * The bootstrap uses a seeded PRNG so the same data always gives the same interval.
+ * One estimator per figure (issue 11; hyperfine and criterion.rs are the models). Rates in
+ * requests/s, latencies in ms.
+ *
+ * - A trial's figure = requests completed ÷ window seconds (`load.requests.total / load.durationS`).
+ * - A cell's figure = the geometric mean of its trials. With ≥ 5 trials its interval is a 95%
+ *   Student-t interval on the logs, exp(mean ± t(0.975, n−1)·sd/√n); with 2–4 trials the min–max
+ *   of the trials (kind 'range', never called an interval); with 1 trial none. Both come from the
+ *   same statistic over the same samples, so the interval always contains the figure.
+ * - A ratio A/B within one run is paired by round: figure = exp(mean of the per-round log
+ *   differences), which equals figure A / figure B when both cells have every round; 95%
+ *   t-interval on the paired differences (≥ 5 pairs), their min–max (2–4), none (1). Cells of
+ *   different runs (or without common rounds) use Welch's t-interval on the logs; the figure is
+ *   then exactly figure A / figure B.
+ * - "A is significantly faster than B" = the ratio A/B has a 95% interval wholly above 1 AND a
+ *   figure ≥ 1 + NOISE_THRESHOLD. Ranks and the summary sentence use this one test.
+ * - Latency percentiles come from the trials' HDR histograms merged (hdr-histogram-js), never
+ *   from averaged percentiles.
  */
 import * as hdr from 'hdr-histogram-js';
 import { mulberry32 } from '../core/prng.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
-/** Trials whose (max − min)/median exceeds this are flagged noisy (10%). */
+/** Ranks and summary sentences: a row is faster only when the ratio is ≥ 1.03 (and its interval excludes 1). */
+export const NOISE_THRESHOLD = 0.03;
+/** `compare` between runs: a change counts only beyond ±5% (and when its interval excludes 0). */
+export const COMPARE_THRESHOLD = 0.05;
+/** Trials whose (max − min) / figure exceeds this make the cell "noisy" (a measurement note, 10%). */
 export const NOISY_THRESHOLD = 0.1;
-const RESAMPLES = 2000;
+/** Trials needed for a 95% interval, and so for a rank or a claim verdict. */
+export const MIN_CI_TRIALS = 5;
+/**
+ * A cell with more than this share of failed requests (errors + timeouts + non-2xx over all
+ * requests) or any wrong body under load is failed: shown as failed, never ranked (0.1%).
+ */
+export const FAILED_REQUEST_SHARE = 0.001;
 
-/** The seeded PRNG of the bootstrap (mulberry32). */
+/** The seeded PRNG (mulberry32), re-exported for the scheduler's per-round shuffle. */
 export const prng = mulberry32;
 
+/** Kind of an uncertainty: a 95% confidence interval, the min–max of 2–4 samples, or nothing (1 sample). */
+export type IntervalKind = 'ci95' | 'range' | 'none';
+
+/** A figure with its uncertainty. `interval` is [low, high] (null when kind is 'none') and always contains `figure`. */
+export interface Estimate {
+  figure: number;
+  interval: [number, number] | null;
+  kind: IntervalKind;
+  /** Samples the estimate is computed from (trials, or round pairs of a paired ratio). */
+  n: number;
+}
+
+/** A ratio A/B (see `ratio`). */
+export interface RatioEstimate extends Estimate {
+  /** true: paired by round within one run; false: Welch on the logs (or too few samples). */
+  paired: boolean;
+  /** Degrees of freedom of the t quantile (null unless kind is 'ci95'). */
+  df: number | null;
+  /** How the figure and interval were computed, for the reader. */
+  estimator: string;
+}
+
+/** The median of `xs` (NaN for an empty list). */
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
+  if (!s.length) return Number.NaN;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
@@ -31,23 +72,379 @@ function mean(xs: number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-function quantile(sorted: number[], q: number): number {
-  const i = (sorted.length - 1) * q;
-  const lo = Math.floor(i);
-  return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (i - lo);
+/** Sample variance (n − 1); 0 for fewer than 2 values. */
+function variance(xs: number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
 }
 
-/** Percentile-bootstrap 95% interval of `stat` over `xs` (seeded). */
-export function bootstrapCI(xs: number[], stat: (s: number[]) => number, seed = 1): [number, number] {
-  if (xs.length < 2) return [xs[0] ?? 0, xs[0] ?? 0];
-  const rnd = prng(seed);
-  const out: number[] = [];
-  for (let r = 0; r < RESAMPLES; r++) {
-    const s = Array.from({ length: xs.length }, () => xs[Math.floor(rnd() * xs.length)]);
-    out.push(stat(s));
+// ---------------------------------------------------------------------------------------------
+// Student t quantile: the regularized incomplete beta by its continued fraction (Lentz's method,
+// Numerical Recipes §6.4), the t CDF from it, and the quantile by bisection (exact to ~1e-12).
+
+function logGamma(x: number): number {
+  // Lanczos approximation (g = 7, n = 9), accurate to ~1e-15 for x > 0.
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const xx = x - 1;
+  let a = c[0];
+  const t = xx + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (xx + i);
+  return 0.5 * Math.log(2 * Math.PI) + (xx + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+function betaContinuedFraction(a: number, b: number, x: number): number {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 300; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-15) break;
   }
-  out.sort((a, b) => a - b);
-  return [quantile(out, 0.025), quantile(out, 0.975)];
+  return h;
+}
+
+/** The regularized incomplete beta function I_x(a, b), 0 ≤ x ≤ 1. */
+export function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const lbt = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x);
+  const bt = Math.exp(lbt);
+  return x < (a + 1) / (a + b + 2)
+    ? (bt * betaContinuedFraction(a, b, x)) / a
+    : 1 - (bt * betaContinuedFraction(b, a, 1 - x)) / b;
+}
+
+/** The CDF of Student's t with `df` (> 0, may be fractional, as Welch's) degrees of freedom. */
+export function tCdf(t: number, df: number): number {
+  const x = df / (df + t * t);
+  const tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+
+/**
+ * The p-quantile of Student's t with `df` degrees of freedom (e.g. tQuantile(0.975, 4) =
+ * 2.776445). Throws a RangeError for p outside (0, 1) or df ≤ 0.
+ */
+export function tQuantile(p: number, df: number): number {
+  if (!(p > 0 && p < 1)) throw new RangeError(`tQuantile: p must be in (0, 1), got ${p}`);
+  if (!(df > 0)) throw new RangeError(`tQuantile: df must be > 0, got ${df}`);
+  if (p === 0.5) return 0;
+  if (p < 0.5) return -tQuantile(1 - p, df);
+  const key = `${p}|${df}`;
+  const hit = T_CACHE.get(key);
+  if (hit !== undefined) return hit;
+  let lo = 0;
+  let hi = 1;
+  while (tCdf(hi, df) < p) hi *= 2;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1, hi); i++) {
+    const mid = (lo + hi) / 2;
+    if (tCdf(mid, df) < p) lo = mid;
+    else hi = mid;
+  }
+  const q = (lo + hi) / 2;
+  if (T_CACHE.size < 10_000) T_CACHE.set(key, q);
+  return q;
+}
+
+const T_CACHE = new Map<string, number>();
+
+// ---------------------------------------------------------------------------------------------
+// Cells
+
+/** A trial's figure: requests completed ÷ window seconds (requests/s); the driver's mean when the window length is unknown. */
+export function trialFigure(t: CellResult): number {
+  const l = t.load;
+  if (!l) return 0;
+  if (l.durationS > 0 && Number.isFinite(l.requests?.total)) return l.requests.total / l.durationS;
+  return l.requestsPerSec.mean;
+}
+
+/**
+ * The geometric mean of positive samples with its uncertainty: a 95% t-interval on the logs
+ * (n ≥ 5), the min–max (2–4), none (1). Zero or negative samples are clamped to 1e-9 (a window
+ * that completed no request).
+ */
+export function geometricEstimate(xs: number[]): Estimate {
+  const logs = xs.map((x) => Math.log(Math.max(x, 1e-9)));
+  const n = logs.length;
+  if (!n) return { figure: Number.NaN, interval: null, kind: 'none', n: 0 };
+  const m = mean(logs);
+  const figure = Math.exp(m);
+  if (n === 1) return { figure: xs[0], interval: null, kind: 'none', n };
+  if (n < MIN_CI_TRIALS) {
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    return { figure: clamp(figure, lo, hi), interval: [lo, hi], kind: 'range', n };
+  }
+  const h = (tQuantile(0.975, n - 1) * Math.sqrt(variance(logs))) / Math.sqrt(n);
+  return { figure, interval: [Math.min(figure, Math.exp(m - h)), Math.max(figure, Math.exp(m + h))], kind: 'ci95', n };
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
+
+/** The estimator sentence of each kind, stored in CellStats.rps.estimator. */
+export const ESTIMATOR_TEXT: Record<IntervalKind, string> = {
+  ci95: 'geometric mean of the trials (requests completed ÷ window seconds); 95% Student-t interval on the logs',
+  range: 'geometric mean of 2–4 trials; range = min–max of the trials (not a confidence interval)',
+  none: 'one trial: requests completed ÷ window seconds; no interval',
+};
+
+/**
+ * Statistics of one cell from its trials (all `ok`, same cell, in run order), as the scheduler
+ * stores them in `CellResult.stats`. `rounds` gives each trial's round (1-based; default 1..n,
+ * one trial per round); a trial record carrying a numeric `round` field overrides the default.
+ */
+export function trialStats(trials: CellResult[], rounds?: number[]): CellStats {
+  const rps = trials.map(trialFigure);
+  const est = geometricEstimate(rps);
+  const rs =
+    rounds ??
+    trials.map((t, i) => {
+      const r = (t as CellResult & { round?: unknown }).round;
+      return typeof r === 'number' ? r : i + 1;
+    });
+  const spread = trials.length > 1 ? (Math.max(...rps) - Math.min(...rps)) / est.figure : 0;
+  return {
+    trials: trials.length,
+    trialRps: rps,
+    rounds: rs,
+    rps: { figure: est.figure, interval: est.interval, kind: est.kind, estimator: ESTIMATOR_TEXT[est.kind] },
+    latencyMs: mergeLatency(trials.map((t) => t.load?.latencyHistogramUs ?? null)),
+    spread,
+    noisy: spread > NOISY_THRESHOLD,
+  };
+}
+
+/** A cell's trials as (requests/s, round) pairs, from its stats (or its one window when it has none). */
+export function cellSamples(c: CellResult): { rps: number[]; rounds: number[] } {
+  const s = c.stats;
+  if (s?.trialRps?.length) {
+    const rounds =
+      Array.isArray(s.rounds) && s.rounds.length === s.trialRps.length ? s.rounds : s.trialRps.map((_, i) => i + 1);
+    return { rps: s.trialRps, rounds };
+  }
+  return { rps: c.load ? [trialFigure(c)] : [], rounds: c.load ? [1] : [] };
+}
+
+/** Number of trials behind a cell's figure. */
+export function cellTrialCount(c: CellResult): number {
+  return cellSamples(c).rps.length;
+}
+
+/** A cell's figure and uncertainty (recomputed from its trials, so old cell files get the same estimator). */
+export function cellEstimate(c: CellResult): Estimate {
+  return geometricEstimate(cellSamples(c).rps);
+}
+
+/** The cell's requests/s figure: the geometric mean of its trials. */
+export function cellFigure(c: CellResult): number {
+  return cellEstimate(c).figure;
+}
+
+/** The cell's uncertainty: `{ interval, kind }` (ci95 with ≥ 5 trials, range with 2–4, none with 1). */
+export function cellInterval(c: CellResult): { interval: [number, number] | null; kind: IntervalKind } {
+  const e = cellEstimate(c);
+  return { interval: e.interval, kind: e.kind };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ratios
+
+/**
+ * The ratio of two sets of samples. Paired (`roundsA`/`roundsB` given and ≥ 2 common rounds):
+ * exp(mean of the per-round log differences) with a t-interval (≥ 5 pairs) or the min–max of the
+ * per-round ratios (2–4). Unpaired: figure = geomean(A) / geomean(B); Welch's t-interval on the
+ * logs when both sides have ≥ 5 samples, else [min A / max B, max A / min B] when both have ≥ 2,
+ * else none. The interval always contains the figure.
+ */
+export function sampleRatio(
+  a: number[],
+  b: number[],
+  roundsA: number[] | null = null,
+  roundsB: number[] | null = null,
+): RatioEstimate {
+  const la = a.map((x) => Math.log(Math.max(x, 1e-9)));
+  const lb = b.map((x) => Math.log(Math.max(x, 1e-9)));
+  if (roundsA && roundsB) {
+    const byRound = new Map<number, number>();
+    for (const [i, r] of roundsB.entries()) byRound.set(r, lb[i]);
+    const diffs: number[] = [];
+    const seen = new Set<number>();
+    roundsA.forEach((r, i) => {
+      const v = byRound.get(r);
+      if (v !== undefined && !seen.has(r)) {
+        seen.add(r);
+        diffs.push(la[i] - v);
+      }
+    });
+    if (diffs.length >= 2) {
+      const n = diffs.length;
+      const m = mean(diffs);
+      const figure = Math.exp(m);
+      if (n < MIN_CI_TRIALS) {
+        const lo = Math.exp(Math.min(...diffs));
+        const hi = Math.exp(Math.max(...diffs));
+        return {
+          figure,
+          interval: [Math.min(lo, figure), Math.max(hi, figure)],
+          kind: 'range',
+          n,
+          paired: true,
+          df: null,
+          estimator: `paired by round (${n} rounds): exp(mean log difference); range = min–max of the per-round ratios`,
+        };
+      }
+      const h = (tQuantile(0.975, n - 1) * Math.sqrt(variance(diffs))) / Math.sqrt(n);
+      return {
+        figure,
+        interval: [Math.min(figure, Math.exp(m - h)), Math.max(figure, Math.exp(m + h))],
+        kind: 'ci95',
+        n,
+        paired: true,
+        df: n - 1,
+        estimator: `paired by round (${n} rounds): exp(mean log difference), 95% t-interval on the differences`,
+      };
+    }
+  }
+  const n = Math.min(a.length, b.length);
+  if (!n)
+    return { figure: Number.NaN, interval: null, kind: 'none', n: 0, paired: false, df: null, estimator: 'no samples' };
+  const ma = mean(la);
+  const mb = mean(lb);
+  const figure = Math.exp(ma - mb);
+  if (a.length >= MIN_CI_TRIALS && b.length >= MIN_CI_TRIALS) {
+    const va = variance(la) / la.length;
+    const vb = variance(lb) / lb.length;
+    const se = Math.sqrt(va + vb);
+    const df =
+      se > 0 ? (va + vb) ** 2 / (va ** 2 / (la.length - 1) + vb ** 2 / (lb.length - 1)) : la.length + lb.length - 2;
+    const h = tQuantile(0.975, df) * se;
+    return {
+      figure,
+      interval: [Math.min(figure, Math.exp(ma - mb - h)), Math.max(figure, Math.exp(ma - mb + h))],
+      kind: 'ci95',
+      n,
+      paired: false,
+      df,
+      estimator: 'unpaired: geometric means; 95% Welch t-interval on the logs',
+    };
+  }
+  if (a.length >= 2 && b.length >= 2) {
+    const lo = Math.min(...a) / Math.max(...b);
+    const hi = Math.max(...a) / Math.min(...b);
+    return {
+      figure,
+      interval: [Math.min(lo, figure), Math.max(hi, figure)],
+      kind: 'range',
+      n,
+      paired: false,
+      df: null,
+      estimator: 'unpaired, fewer than 5 trials: geometric means; range = min A / max B … max A / min B',
+    };
+  }
+  return {
+    figure,
+    interval: null,
+    kind: 'none',
+    n,
+    paired: false,
+    df: null,
+    estimator: 'one trial on a side: no interval',
+  };
+}
+
+/** Per-round requests/s ratios a/b over the rounds both cells have (cells of one run), in round order. */
+export function roundRatios(a: CellResult, b: CellResult): number[] {
+  const sa = cellSamples(a);
+  const sb = cellSamples(b);
+  const byRound = new Map<number, number>();
+  for (const [i, r] of sb.rounds.entries()) byRound.set(r, sb.rps[i]);
+  const out: [number, number][] = [];
+  const seen = new Set<number>();
+  sa.rounds.forEach((r, i) => {
+    const v = byRound.get(r);
+    if (v !== undefined && !seen.has(r)) {
+      seen.add(r);
+      out.push([r, Math.max(sa.rps[i], 1e-9) / Math.max(v, 1e-9)]);
+    }
+  });
+  return out.sort((x, y) => x[0] - y[0]).map(([, q]) => q);
+}
+
+/**
+ * Ratio of requests/s A/B of two cells: paired by round when both come from the same run (same
+ * runId) and share ≥ 2 rounds, else unpaired (Welch). See `sampleRatio`.
+ */
+export function ratio(a: CellResult, b: CellResult): RatioEstimate {
+  const sa = cellSamples(a);
+  const sb = cellSamples(b);
+  const sameRun = a.runId === b.runId;
+  return sampleRatio(sa.rps, sb.rps, sameRun ? sa.rounds : null, sameRun ? sb.rounds : null);
+}
+
+/**
+ * The one significance test of ranks and summary sentences: A is significantly faster than B
+ * when the ratio A/B has a 95% interval (kind 'ci95') wholly above 1 AND a figure ≥ 1 + threshold.
+ */
+export function significantlyFaster(a: CellResult, b: CellResult, threshold = NOISE_THRESHOLD): boolean {
+  return isSignificant(ratio(a, b), threshold);
+}
+
+/** `significantlyFaster` on a computed ratio A/B. */
+export function isSignificant(r: RatioEstimate, threshold = NOISE_THRESHOLD): boolean {
+  return r.kind === 'ci95' && r.interval !== null && r.interval[0] > 1 && r.figure >= 1 + threshold;
+}
+
+/**
+ * Ranks without chains: rank of row i = 1 + the number of rows significantly faster than it
+ * (`significantlyFaster`). Returns the ranks in input order; the caller passes only rankable
+ * cells (ok, not failed, ≥ 5 trials, one run).
+ */
+export function rankRows(cells: CellResult[], threshold = NOISE_THRESHOLD): number[] {
+  return cells.map((c, i) => 1 + cells.filter((o, j) => j !== i && significantlyFaster(o, c, threshold)).length);
+}
+
+/**
+ * Why a cell is failed, or null: a non-ok status, more than FAILED_REQUEST_SHARE of its requests
+ * failed (errors + timeouts + non-2xx), or any wrong body under load. Reads the cell's `load`
+ * (the last trial's window).
+ */
+export function cellFailure(c: CellResult): string | null {
+  if (c.status !== 'ok') return c.status;
+  const l = c.load;
+  if (!l) return 'no measurement';
+  const bad = l.errors + l.timeouts + l.non2xx;
+  const all = Math.max(1, l.requests.total + l.errors + l.timeouts);
+  if (bad / all > FAILED_REQUEST_SHARE)
+    return `${((100 * bad) / all).toFixed(bad / all >= 0.1 ? 0 : 2)}% of requests failed (${l.errors} errors, ${l.timeouts} timeouts, ${l.non2xx} non-2xx)`;
+  if (l.bodyChecks.mismatched > 0)
+    return `${l.bodyChecks.mismatched} of ${l.bodyChecks.sampled} checked bodies broke the contract`;
+  return null;
 }
 
 /** Merges HDR histograms (compressed base64, µs) and reads percentiles in ms; null without histograms. */
@@ -72,89 +469,43 @@ export function mergeLatency(encoded: (string | null)[]): CellStats['latencyMs']
   };
 }
 
-/**
- * Statistics of one cell from its trials (all `ok`, same cell, in run order). The returned
- * figure replaces nothing: the caller keeps the last trial's `load` and adds `stats`.
- */
-export function trialStats(trials: CellResult[]): CellStats {
-  const rps = trials.map((t) => t.load!.requestsPerSec.mean);
-  const med = median(rps);
-  const perSecond = trials.length === 1 ? steadySamples(trials[0]) : [];
-  const rpsStat =
-    trials.length >= 3
-      ? { median: med, ci95: bootstrapCI(rps, median), method: 'bootstrap over trials' as const }
-      : perSecond.length >= 2
-        ? { median: med, ci95: bootstrapCI(perSecond, mean), method: 'per-second samples (one trial)' as const }
-        : {
-            median: med,
-            ci95: [Math.min(...rps), Math.max(...rps)] as [number, number],
-            method: 'bootstrap over trials' as const,
-          };
-  const spread = trials.length > 1 ? (Math.max(...rps) - Math.min(...rps)) / med : 0;
-  return {
-    trials: trials.length,
-    trialRps: rps,
-    rps: rpsStat,
-    latencyMs: mergeLatency(trials.map((t) => t.load!.latencyHistogramUs)),
-    spread,
-    noisy: spread > NOISY_THRESHOLD,
-  };
+/** A cell's latency percentiles, ms: merged over its trials when known, else its last window's. */
+export function cellLatency(c: CellResult): {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+} | null {
+  return c.stats?.latencyMs ?? c.load?.latencyMs ?? null;
 }
 
-/**
- * A trial's per-second requests/s without its first second: autocannon's first tick comes
- * before all connections are up (measured ~15% low on every contender here), which would
- * inflate the noise estimate. The reported mean is autocannon's own, first second included.
- */
-export function steadySamples(c: CellResult): number[] {
-  const s = c.load!.requestsPerSec.samples;
-  return s.length >= 3 ? s.slice(1) : s;
-}
+// ---------------------------------------------------------------------------------------------
+// Compatibility wrappers for callers not yet moved to the names above (same estimator).
 
-/** The values a cell's requests/s is resampled from: its trials, or its steady per-second samples. */
-function rpsSamples(c: CellResult): number[] {
-  if (c.stats && c.stats.trials >= 3) return c.stats.trialRps;
-  const s = steadySamples(c);
-  return s.length >= 2 ? s : [c.load!.requestsPerSec.mean];
-}
-
-/** True when the cell's requests/s has an interval (≥ 3 trials, or ≥ 2 steady per-second samples; k6 gives none). */
-export function hasInterval(c: CellResult): boolean {
-  return Boolean(c.stats && c.stats.trials >= 3) || steadySamples(c).length >= 2;
-}
-
-/** The cell's headline requests/s: the median of its trials (or the single trial's mean). */
+/** @deprecated use cellFigure. */
 export function cellRps(c: CellResult): number {
-  return c.stats?.rps.median ?? c.load!.requestsPerSec.mean;
+  return cellFigure(c);
 }
 
-/** The cell's 95% interval of requests/s (over trials when there are ≥ 3, else over its steady seconds). */
+/** @deprecated use cellInterval (this returns [figure, figure] when the cell has no interval). */
 export function cellCI(c: CellResult): [number, number] {
-  return c.stats && c.stats.trials >= 3 ? c.stats.rps.ci95 : bootstrapCI(rpsSamples(c), mean);
+  const e = cellEstimate(c);
+  return e.interval ?? [e.figure, e.figure];
 }
 
-/** Ratio a/b of requests/s with a bootstrap 95% interval and its ± half-width (hyperfine style). */
-export function ratioCI(a: CellResult, b: CellResult, seed = 7): { ratio: number; ci95: [number, number]; pm: number } {
-  const sa = rpsSamples(a);
-  const sb = rpsSamples(b);
-  // Each side resamples what its own figure is: the median of trials, or the mean of per-second samples.
-  const statOf = (c: CellResult) => (c.stats && c.stats.trials >= 3 ? median : mean);
-  const [fa, fb] = [statOf(a), statOf(b)];
-  const rnd = prng(seed);
-  const out: number[] = [];
-  for (let r = 0; r < RESAMPLES; r++) {
-    const ra = fa(Array.from({ length: sa.length }, () => sa[Math.floor(rnd() * sa.length)]));
-    const rb = fb(Array.from({ length: sb.length }, () => sb[Math.floor(rnd() * sb.length)]));
-    out.push(ra / rb);
-  }
-  out.sort((x, y) => x - y);
-  const ci95: [number, number] = [quantile(out, 0.025), quantile(out, 0.975)];
-  return { ratio: cellRps(a) / cellRps(b), ci95, pm: (ci95[1] - ci95[0]) / 2 };
+/** @deprecated use cellInterval(c).kind !== 'none'. True when the cell has 2 or more trials. */
+export function hasInterval(c: CellResult): boolean {
+  return cellEstimate(c).kind !== 'none';
 }
 
-/** True when the two cells' 95% intervals overlap: not ranked apart. */
+/** @deprecated use ratio. Ratio a/b with its interval ([figure, figure] when none) and half-width. */
+export function ratioCI(a: CellResult, b: CellResult): { ratio: number; ci95: [number, number]; pm: number } {
+  const r = ratio(a, b);
+  const ci95 = r.interval ?? [r.figure, r.figure];
+  return { ratio: r.figure, ci95, pm: (ci95[1] - ci95[0]) / 2 };
+}
+
+/** @deprecated ties are "neither significantly faster" (the rank test). */
 export function tied(a: CellResult, b: CellResult): boolean {
-  const [alo, ahi] = cellCI(a);
-  const [blo, bhi] = cellCI(b);
-  return alo <= bhi && blo <= ahi;
+  return !significantlyFaster(a, b) && !significantlyFaster(b, a);
 }

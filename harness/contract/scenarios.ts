@@ -5,7 +5,14 @@
  *
  * Template rule: in a request or expected body, a string that is exactly `{{p}}` is replaced by
  * the value of parameter `p` (any JSON value); `{{p}}` inside a longer string is replaced by the
- * value as text (URL-encoded when it stands in a request path).
+ * value as text (URL-encoded when it stands in a request path). `{{p.field}}` (a dot path) takes
+ * a member of an object value, e.g. `{{user.id}}` of a sampled user row.
+ *
+ * Per-request random values: a parameter `{ "from": "database.sampleUsers", "pick": "random" }`
+ * is one seeded row (`{id, name, email}`) of the run's sample (`RuntimeValues.sampleUsers`, read
+ * from the database, services/database.ts). The verifier draws fresh random rows; under load
+ * `loadVariants()` gives one request per sampled row and the driver sends a random one each time
+ * (`LoadJob.variants`), so no cache can answer the scenario.
  *
  * Throws UserError when a scenario file is unreadable or does not match the scenario format.
  */
@@ -26,10 +33,22 @@ const ParamSpec = z.union([
   z.strictObject({
     /**
      * A value supplied at run time: `manifest.graphql.usersQuery` / `manifest.graphql.usersPath`
-     * (the contender's GraphQL dialect) or `database.firstUsers` (rows 1..10 of `users`, read
-     * from the database by the harness).
+     * / `manifest.graphql.userByIdQuery` / `manifest.graphql.userByIdPath` (the contender's
+     * GraphQL dialect) or `database.firstUsers` (rows 1..10 of `users`, read from the database
+     * by the harness).
      */
-    from: z.enum(['manifest.graphql.usersQuery', 'manifest.graphql.usersPath', 'database.firstUsers']),
+    from: z.enum([
+      'manifest.graphql.usersQuery',
+      'manifest.graphql.usersPath',
+      'manifest.graphql.userByIdQuery',
+      'manifest.graphql.userByIdPath',
+      'database.firstUsers',
+    ]),
+  }),
+  z.strictObject({
+    /** One row of the run's sampled seeded users, a different random one per request. */
+    from: z.literal('database.sampleUsers'),
+    pick: z.literal('random'),
   }),
 ]);
 
@@ -52,6 +71,12 @@ export const ScenarioSchema = z.object({
   name: z.string().regex(/^[a-z][a-z0-9-]*$/),
   title: z.string(),
   source: z.string(),
+  /**
+   * The scenario's baseline contender: every ratio of the scenario's tables is taken against it
+   * and the scheduler starts it with every group (`node-http` for REST scenarios, a GraphQL
+   * contender for GraphQL ones; scenarios/README.md says which and why).
+   */
+  baseline: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a contender name (lower-case letters, digits and dashes)'),
   needs: z.array(z.enum(['upstream', 'database'])).default([]),
   params: z.record(z.string(), ParamSpec).default({}),
   request: z.object({
@@ -71,6 +96,21 @@ export const ScenarioSchema = z.object({
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ParamValues = Record<string, unknown>;
 
+/** The contract order of the scenarios (others sort after these, by name). */
+export const SCENARIO_ORDER = [
+  'ping',
+  'json',
+  'echo',
+  'users',
+  'post',
+  'fanout',
+  'health-db',
+  'graphql-ping',
+  'graphql-users',
+  'graphql-introspection',
+  'graphql-node',
+];
+
 /** A concrete HTTP request: method, path (with query), headers, body text (or undefined). */
 export interface ConcreteRequest {
   method: string;
@@ -81,7 +121,7 @@ export interface ConcreteRequest {
 
 /** Reads and validates every `*.json` scenario (not `*.schema.json`) in `dir`, sorted by a fixed order. */
 export function loadScenarios(dir: string): Scenario[] {
-  const order = ['ping', 'json', 'echo', 'users', 'post', 'fanout', 'graphql-ping', 'graphql-users'];
+  const order = SCENARIO_ORDER;
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'));
   const list = files.map((f) => {
     const file = path.join(dir, f);
@@ -109,39 +149,76 @@ export function loadSharedSchemas(dir: string): object[] {
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
+/** One request of a load job with the parameter values it was made from (drivers/types.ts has the same shape). */
+export interface RequestVariant {
+  request: ConcreteRequest;
+  params: ParamValues;
+}
+
+/** A seeded user row as the GraphQL scenarios compare it. */
+export interface UserRow {
+  id: number;
+  name: string;
+  email: string;
+}
+
 /** Run-time values for `from` parameters: the contender's GraphQL dialect and rows read from the database. */
 export interface RuntimeValues {
-  graphql?: { usersQuery: string; usersPath: string };
+  graphql?: { usersQuery: string; usersPath: string; userByIdQuery?: string; userByIdPath?: string };
   firstUsers?: unknown[];
+  /** The run's sample of seeded rows (≥ 200, deterministic ids) for `database.sampleUsers` parameters. */
+  sampleUsers?: UserRow[];
   /** The contender's own paths for contract paths (Hasura serves /graphql at /v1/graphql). */
   paths?: Record<string, string>;
 }
 
 function fromValue(s: Scenario, key: string, from: string, rt: RuntimeValues): unknown {
-  const v =
-    from === 'manifest.graphql.usersQuery'
-      ? rt.graphql?.usersQuery
-      : from === 'manifest.graphql.usersPath'
-        ? rt.graphql?.usersPath
-        : rt.firstUsers;
+  const g = rt.graphql;
+  const values: Record<string, unknown> = {
+    'manifest.graphql.usersQuery': g?.usersQuery,
+    'manifest.graphql.usersPath': g?.usersPath,
+    'manifest.graphql.userByIdQuery': g?.userByIdQuery,
+    'manifest.graphql.userByIdPath': g?.userByIdPath,
+    'database.firstUsers': rt.firstUsers,
+    'database.sampleUsers': rt.sampleUsers?.length ? rt.sampleUsers : undefined,
+  };
+  const v = values[from];
   if (v === undefined)
     throw new Error(`scenario ${s.name}: parameter '${key}' needs ${from}, which this run does not have`);
   return v;
 }
 
-/** The parameter values used under load (fixed seed values, and run-time `from` values). */
+/** True for a parameter drawn at random per request (`pick: "random"`). */
+function isPicked(p: Scenario['params'][string]): p is { from: 'database.sampleUsers'; pick: 'random' } {
+  return 'pick' in p;
+}
+
+/**
+ * The parameter values used under load (fixed seed values, and run-time `from` values); a
+ * `pick: "random"` parameter takes the first sampled row (the job's `request`; the variants
+ * cover the rest). Throws Error when a run-time value is missing.
+ */
 export function loadParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
   return Object.fromEntries(
-    Object.entries(s.params).map(([k, p]) => [k, 'load' in p ? p.load : fromValue(s, k, p.from, rt)]),
+    Object.entries(s.params).map(([k, p]) => {
+      if ('load' in p) return [k, p.load];
+      const v = fromValue(s, k, p.from, rt);
+      return [k, isPicked(p) ? (v as unknown[])[0] : v];
+    }),
   );
 }
 
-/** Fresh random values for the `verify` parameters (run-time `from` values stay as they are). */
+/** Fresh random values for the `verify` parameters and a random sampled row for `pick` ones (other `from` values stay). */
 export function randomParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
   const word = () => `v${randomBytes(5).toString('hex')}`;
   return Object.fromEntries(
     Object.entries(s.params).map(([k, p]) => {
-      if (!('verify' in p)) return [k, fromValue(s, k, p.from, rt)];
+      if (!('verify' in p)) {
+        const v = fromValue(s, k, p.from, rt);
+        if (!isPicked(p)) return [k, v];
+        const rows = v as unknown[];
+        return [k, rows[randomInt(rows.length)]];
+      }
       if (p.verify === 'word') return [k, word()];
       return [
         k,
@@ -151,16 +228,42 @@ export function randomParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
   );
 }
 
-/** True when the scenario has parameters the verifier randomises. */
+/**
+ * The per-request variants of a scenario under load: one request per sampled row (every
+ * `pick: "random"` parameter takes row i), with the parameter values it was made from, so a
+ * sampled response is checked against its own row. Undefined when the scenario has no `pick`
+ * parameter. Throws Error when the run has no sample (`rt.sampleUsers`).
+ */
+export function loadVariants(s: Scenario, rt: RuntimeValues = {}): RequestVariant[] | undefined {
+  const picked = Object.entries(s.params).filter(([, p]) => isPicked(p));
+  if (picked.length === 0) return undefined;
+  const base = loadParams(s, rt);
+  const rows = fromValue(s, picked[0][0], 'database.sampleUsers', rt) as unknown[];
+  return rows.map((row) => {
+    const params: ParamValues = { ...base };
+    for (const [k] of picked) params[k] = row;
+    return { request: buildRequest(s, params, rt.paths), params };
+  });
+}
+
+/** True when the scenario has parameters the verifier randomises (`verify` kinds and `pick: "random"`). */
 export function hasRandomParams(s: Scenario): boolean {
-  return Object.values(s.params).some((p) => 'verify' in p);
+  return Object.values(s.params).some((p) => 'verify' in p || isPicked(p));
+}
+
+/** The value of `{{name}}` or `{{name.path.to.field}}`. */
+function paramValue(params: ParamValues, ref: string): unknown {
+  const [k, ...rest] = ref.split('.');
+  let cur: unknown = params[k];
+  for (const key of rest) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+  return cur;
 }
 
 function substitute(value: unknown, params: ParamValues, encode: (s: string) => string): unknown {
   if (typeof value === 'string') {
-    const whole = /^\{\{(\w+)\}\}$/.exec(value);
-    if (whole) return params[whole[1]];
-    return value.replace(/\{\{(\w+)\}\}/g, (_, k: string) => encode(String(params[k])));
+    const whole = /^\{\{(\w+(?:\.\w+)*)\}\}$/.exec(value);
+    if (whole) return paramValue(params, whole[1]);
+    return value.replace(/\{\{(\w+(?:\.\w+)*)\}\}/g, (_, k: string) => encode(String(paramValue(params, k))));
   }
   if (Array.isArray(value)) return value.map((v) => substitute(v, params, encode));
   if (value && typeof value === 'object') {

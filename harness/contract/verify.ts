@@ -132,15 +132,33 @@ export class ContractChecker {
     }
     if (exp.exact !== undefined) {
       const want = expectedExact(s, params);
-      return isDeepStrictEqual(parsed, want)
-        ? undefined
-        : `${at ? `${at}: ` : 'body '}${clip(JSON.stringify(parsed))}, expected ${clip(JSON.stringify(want))}`;
+      if (isDeepStrictEqual(parsed, want)) return undefined;
+      const fields = fieldDifferences(parsed, want);
+      if (fields) return `${at ? `${at}: ` : 'body: '}${fields}`;
+      return `${at ? `${at}: ` : 'body '}${clip(JSON.stringify(parsed))}, expected ${clip(JSON.stringify(want))}`;
     }
     const validate = this.validator(s);
     if (validate(parsed)) return undefined;
     const e = validate.errors?.[0];
     return `body does not match the schema: ${e?.instancePath || '(root)'} ${e?.message ?? ''} (body ${clip(text)})`;
   }
+}
+
+/**
+ * Field by field, for two plain objects (e.g. a user row by id): "field name 'x', expected 'y';
+ * field phone unexpected", or undefined when either is not a plain object.
+ */
+function fieldDifferences(got: unknown, want: unknown): string | undefined {
+  const plain = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+  if (!plain(got) || !plain(want)) return undefined;
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(want)) {
+    if (!(k in got)) out.push(`field ${k} missing, expected ${clip(JSON.stringify(v), 60)}`);
+    else if (!isDeepStrictEqual(got[k], v))
+      out.push(`field ${k} ${clip(JSON.stringify(got[k]), 60)}, expected ${clip(JSON.stringify(v), 60)}`);
+  }
+  for (const k of Object.keys(got)) if (!(k in want)) out.push(`field ${k} not in the contract`);
+  return out.join('; ');
 }
 
 function headerValue(h: string | string[] | undefined): string | undefined {
@@ -151,10 +169,14 @@ function clip(s: string, n = 160): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 }
 
+/** Random sampled rows the verifier asks for in a scenario with a `pick: "random"` parameter (graphql-node). */
+export const RANDOM_PICKS = 3;
+
 /**
  * Verifies scenario `s` against a running contender at `baseUrl`: the load request (seed values)
  * and, when the scenario has parameters, a request with fresh random values (so a hard-coded
- * answer fails); `deterministic` scenarios are fetched twice and must return identical bodies.
+ * answer fails; RANDOM_PICKS requests with random sampled rows when a parameter is picked per
+ * request); `deterministic` scenarios are fetched twice and must return identical bodies.
  */
 export async function verifyScenario(
   checker: ContractChecker,
@@ -163,7 +185,8 @@ export async function verifyScenario(
   rt: RuntimeValues = {},
 ): Promise<Verdict> {
   const paramSets: ParamValues[] = [loadParams(s, rt)];
-  if (hasRandomParams(s)) paramSets.push(randomParams(s, rt));
+  const picked = Object.values(s.params).some((p) => 'pick' in p);
+  if (hasRandomParams(s)) for (let i = 0; i < (picked ? RANDOM_PICKS : 1); i++) paramSets.push(randomParams(s, rt));
   const verdicts: Verdict[] = [];
   const bodies: string[] = [];
   for (const params of paramSets) {

@@ -3,6 +3,11 @@
  *
  * A bad manifest gives a UserError naming the file, the field and what was expected. A folder
  * whose name starts with `_` (the template) is not a contender.
+ *
+ * The harness owns HOST, PORT, UPSTREAM_URL, DATABASE_URL and NODE_ENV (RESERVED_ENV): they keep
+ * every server on loopback, on the port the harness chose, talking to the harness's own upstream
+ * mock and database. A manifest `env` or variant `env` that sets one is a manifest error naming
+ * the field (issue 13: `"env": {"HOST": "0.0.0.0"}` once made a server listen on every interface).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,11 +56,19 @@ export const ManifestSchema = z.strictObject({
     .default({}),
   /** Services the contender needs to start: `database` = PostgreSQL with the seeded `users` table (DATABASE_URL). */
   requires: z.array(z.enum(['database'])).default([]),
-  /** GraphQL dialect for the graphql-users scenario: the query text and the dot path of the rows in the reply. */
+  /**
+   * GraphQL dialect: graphql-users' query text and the dot path of the rows in the reply;
+   * graphql-node's one-user query (a `$id: Int!` variable) and the dot path of the row.
+   */
   graphql: z
     .strictObject({
       usersQuery: z.string().min(1),
       usersPath: z.string().regex(/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/, 'a dot path such as data.allUsers.nodes'),
+      userByIdQuery: z.string().min(1).optional(),
+      userByIdPath: z
+        .string()
+        .regex(/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/, 'a dot path such as data.userById')
+        .optional(),
     })
     .optional(),
   /** The contender's own path for a contract path, e.g. Hasura's `{"/graphql": "/v1/graphql"}`. */
@@ -65,6 +78,24 @@ export const ManifestSchema = z.strictObject({
   /** How long the server may take to answer `GET /ping` after start, in ms. */
   readyTimeoutMs: z.number().int().positive().max(300_000).default(30_000),
 });
+
+/** Environment variables only the harness sets (see the module comment). */
+export const RESERVED_ENV = ['HOST', 'PORT', 'UPSTREAM_URL', 'DATABASE_URL', 'NODE_ENV'] as const;
+
+/** "env.HOST", "variants.interceptor.env.PORT": every reserved variable a manifest sets. */
+export function reservedEnvFields(m: {
+  env?: Record<string, string>;
+  variants?: Record<string, { env: Record<string, string> }>;
+}): string[] {
+  const hits = (env: Record<string, string> | undefined, at: string) =>
+    Object.keys(env ?? {})
+      .filter((k) => (RESERVED_ENV as readonly string[]).includes(k))
+      .map((k) => `${at}.${k}`);
+  return [
+    ...hits(m.env, 'env'),
+    ...Object.entries(m.variants ?? {}).flatMap(([v, spec]) => hits(spec.env, `variants.${v}.env`)),
+  ];
+}
 
 /** A validated manifest plus the folder it came from. */
 export type Manifest = z.infer<typeof ManifestSchema> & { dir: string };
@@ -94,6 +125,11 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   const folder = path.basename(dir);
   if (m.name !== folder)
     throw new UserError(`${file}: bad manifest\n  - name: is '${m.name}', expected the folder name '${folder}'`);
+  const reserved = reservedEnvFields(m);
+  if (reserved.length)
+    throw new UserError(
+      `${file}: bad manifest\n${reserved.map((f) => `  - ${f}: reserved; the harness sets ${f.split('.').pop()} itself (${RESERVED_ENV.join(', ')} keep every server on loopback and on the harness's port, upstream and database). Remove it from the manifest.`).join('\n')}`,
+    );
   const unknown = m.scenarios.filter((s) => !knownScenarios.includes(s));
   if (m.scenarios.includes('graphql-users') && !m.graphql)
     throw new UserError(

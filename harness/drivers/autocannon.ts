@@ -1,15 +1,19 @@
 /**
- * Runs one autocannon measurement (or warm-up) in a separate, pinned process.
+ * autocannon behind the LoadDriver interface: one window runs in a separate, pinned process
+ * (autocannon-worker.ts) so its CPU use is separate from the orchestrator's. With
+ * `threads` > 1 it uses autocannon's `workers` (worker threads; connections are divided among them).
  *
- * `runAutocannon` resolves with a LoadOutput; it rejects when the worker fails, and stops
- * the worker when `signal` aborts (e.g. the server crashed mid-run).
+ * `runAutocannon` resolves with a LoadOutput; it rejects when the worker fails, and stops the
+ * worker when `signal` aborts (e.g. the server crashed mid-run).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { LoadJob, LoadOutput } from './types.ts';
-import { runTracked, pinnedCommand } from '../lifecycle/processes.ts';
+import type { Profile } from '../core/profiles.ts';
+import { pinnedCommand, runTracked } from '../lifecycle/processes.ts';
+import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './types.ts';
 
 /** The job the worker reads: a LoadJob plus the autocannon shape. Durations in seconds. */
 export interface AutocannonJob extends LoadJob {
@@ -17,6 +21,10 @@ export interface AutocannonJob extends LoadJob {
   pipelining: number;
   durationS: number;
   timeoutS: number;
+  /** autocannon worker threads (1 = none). */
+  workers?: number;
+  /** The client CPU list it runs on (recorded as LoadOutput.client). */
+  cpus?: string | null;
 }
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'autocannon-worker.ts');
@@ -32,7 +40,7 @@ export async function runAutocannon(
   try {
     const cfg = path.join(dir, 'job.json');
     const out = path.join(dir, 'out.json');
-    fs.writeFileSync(cfg, JSON.stringify(job));
+    fs.writeFileSync(cfg, JSON.stringify({ ...job, cpus }));
     const [cmd, ...args] = pinnedCommand(cpus, [
       process.execPath,
       '--disable-warning=ExperimentalWarning',
@@ -53,3 +61,36 @@ export async function runAutocannon(
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** autocannon's installed version (from its package.json). */
+export function autocannonVersion(): string {
+  try {
+    return createRequire(import.meta.url)('autocannon/package.json').version as string;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** autocannon behind the LoadDriver interface (connection profiles; always available: an npm dependency). */
+export const autocannonDriver: LoadDriver = {
+  name: 'autocannon',
+  probe(): DriverProbe {
+    return { name: 'autocannon', available: true, version: autocannonVersion(), why: '', install: 'npm ci' };
+  },
+  window(p: Profile, job: LoadJob, o: WindowOptions): Promise<LoadOutput> {
+    if (p.driver === 'k6') return Promise.reject(new Error(`autocannon runs connection profiles, not ${p.name}`));
+    return runAutocannon(
+      {
+        ...job,
+        connections: p.connections,
+        pipelining: p.pipelining,
+        timeoutS: p.timeoutS,
+        durationS: o.durationS,
+        workers: o.threads,
+      },
+      o.cpus,
+      o.signal,
+      o.onSpawn,
+    );
+  },
+};

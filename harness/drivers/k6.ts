@@ -3,28 +3,46 @@
  * (k6-script.js), runs k6 pinned to the client cores, and parses its handleSummary JSON into
  * the common LoadOutput.
  *
- * k6 is taken from PATH when its version is at least K6_VERSION, else from the project's
- * git-ignored `.tools/bin/`, built there from the Go module `go.k6.io/k6` when Go is available
+ * k6 is taken from PATH when its version is at least K6_VERSION, else from the tool cache
+ * outside the clone (`cacheBin()`, e.g. ~/.cache/node-http-bakeoff/bin) or the project's old
+ * `.tools/bin/`, built into the cache from the Go module `go.k6.io/k6` when Go is available
  * (`just tools`). Without k6 and Go, `findK6` says how to install k6 and k6 cells are skipped.
+ *
+ * `k6Driver` runs one window (LoadDriver): constant-vus windows last `durationS`; ramping-vus and
+ * constant-arrival-rate windows keep the profile's own shape; k6 schedules its own threads.
+ * With `job.variants` each iteration draws one variant at random and checks its response against
+ * that variant's expectation.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { K6Profile } from '../core/profiles.ts';
+import type { K6Profile, Profile } from '../core/profiles.ts';
 import type { Scenario } from '../contract/scenarios.ts';
 import { expectedAt, expectedExact } from '../contract/scenarios.ts';
 import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { ROOT } from '../core/paths.ts';
-import type { LoadJob, LoadOutput } from './types.ts';
+import { coresOf } from './checks.ts';
+import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './types.ts';
 
 /** The pinned k6 release (built from go.k6.io/k6 at this version). */
 export const K6_VERSION = '1.8.1';
 /** Oldest Go that builds it (k6 1.8's go.mod). */
 export const GO_FOR_K6 = '1.25';
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'k6-script.js');
+/** The project's old, git-ignored tool folder (still searched). */
 export const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
+
+/**
+ * The tool cache outside the clone, so a fresh clone (CI) reuses what an earlier one built:
+ * `$BENCH_TOOLS_DIR`, else `${XDG_CACHE_HOME:-$HOME/.cache}/node-http-bakeoff/bin`.
+ */
+export function cacheBin(): string {
+  if (process.env.BENCH_TOOLS_DIR) return process.env.BENCH_TOOLS_DIR;
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'node-http-bakeoff', 'bin');
+}
 
 /** "1.8.1" from `k6 version` output, or null. */
 export function k6VersionOf(bin: string): string | null {
@@ -46,7 +64,8 @@ export function versionAtLeast(a: string, b: string): boolean {
  * when Go is available.
  */
 export function findK6(opts: { build: boolean; log?: (l: string) => void }): { bin: string | null; why: string } {
-  const how = `install k6 ≥ ${K6_VERSION} on PATH, or Go ≥ ${GO_FOR_K6} and run \`npx just tools\` (builds go.k6.io/k6@v${K6_VERSION} into .tools/bin)`;
+  const bin = cacheBin();
+  const how = `install k6 ≥ ${K6_VERSION} on PATH, or Go ≥ ${GO_FOR_K6} and run \`npx just tools\` (builds go.k6.io/k6@v${K6_VERSION} into ${bin})`;
   if (process.env.BENCH_K6 !== undefined) {
     const v = process.env.BENCH_K6 ? k6VersionOf(process.env.BENCH_K6) : null;
     return v && versionAtLeast(v, K6_VERSION)
@@ -56,9 +75,12 @@ export function findK6(opts: { build: boolean; log?: (l: string) => void }): { b
   const sys = onPath('k6');
   const sysV = sys ? k6VersionOf(sys) : null;
   if (sys && sysV && versionAtLeast(sysV, K6_VERSION)) return { bin: sys, why: '' };
-  const local = path.join(TOOLS_BIN, 'k6');
-  const localV = fs.existsSync(local) ? k6VersionOf(local) : null;
-  if (localV && versionAtLeast(localV, K6_VERSION)) return { bin: local, why: '' };
+  for (const dir of [bin, TOOLS_BIN]) {
+    const candidate = path.join(dir, 'k6');
+    const v = fs.existsSync(candidate) ? k6VersionOf(candidate) : null;
+    if (v && versionAtLeast(v, K6_VERSION)) return { bin: candidate, why: '' };
+  }
+  const local = path.join(bin, 'k6');
   const go = onPath('go');
   if (!go)
     return {
@@ -66,11 +88,11 @@ export function findK6(opts: { build: boolean; log?: (l: string) => void }): { b
       why: `k6 not found${sys ? ` (k6 on PATH is ${sysV ?? 'unreadable'})` : ''} and Go is not installed: ${how}`,
     };
   if (!opts.build) return { bin: null, why: `k6 not built yet: run \`npx just tools\` (${how})` };
-  opts.log?.(`building k6 v${K6_VERSION} from go.k6.io/k6 into ${TOOLS_BIN} (a few minutes, once)…`);
-  fs.mkdirSync(TOOLS_BIN, { recursive: true });
+  opts.log?.(`building k6 v${K6_VERSION} from go.k6.io/k6 into ${bin} (a few minutes, once)…`);
+  fs.mkdirSync(bin, { recursive: true });
   const r = spawnSync(go, ['install', `go.k6.io/k6@v${K6_VERSION}`], {
     encoding: 'utf8',
-    env: { ...process.env, GOBIN: TOOLS_BIN, GOFLAGS: '-mod=mod' },
+    env: { ...process.env, GOBIN: bin, GOFLAGS: '-mod=mod' },
   });
   if (r.status !== 0)
     return {
@@ -176,7 +198,13 @@ export function parseK6Summary(summary: any, firstMismatch?: string): LoadOutput
 /** Runs k6 pinned to `cpus` with the job; rejects when k6 fails or writes no summary. */
 export async function runK6(
   bin: string,
-  job: LoadJob & { timeoutS: number; expect: Record<string, unknown>; executor: Record<string, unknown> },
+  job: LoadJob & {
+    timeoutS: number;
+    expect: Record<string, unknown>;
+    executor: Record<string, unknown>;
+    /** Per-variant request and expectation (k6-script.js draws one per iteration). */
+    variantExpect?: { request: LoadJob['request']; expect: Record<string, unknown> }[];
+  },
   cpus: string | null,
   signal?: AbortSignal,
   onSpawn?: (pid: number) => void,
@@ -203,3 +231,56 @@ export async function runK6(
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+let k6Cache: { key: string; found: { bin: string | null; why: string } } | null = null;
+
+/** findK6 without building, cached per BENCH_K6/PATH value (a window must not spawn `k6 version` each time). */
+function k6Found(): { bin: string | null; why: string } {
+  const key = `${process.env.BENCH_K6 ?? '\u0000'}|${process.env.PATH ?? ''}|${process.env.BENCH_TOOLS_DIR ?? ''}`;
+  if (k6Cache?.key !== key) k6Cache = { key, found: findK6({ build: false }) };
+  return k6Cache.found;
+}
+
+/** k6 behind the LoadDriver interface (k6 profiles only). */
+export const k6Driver: LoadDriver = {
+  name: 'k6',
+  probe(): DriverProbe {
+    const f = k6Found();
+    const install = `npx just tools (Go ≥ ${GO_FOR_K6} builds go.k6.io/k6@v${K6_VERSION} into ${cacheBin()})`;
+    return f.bin
+      ? { name: 'k6', available: true, version: k6VersionOf(f.bin), why: '', install }
+      : { name: 'k6', available: false, version: null, why: f.why, install };
+  },
+  async window(p: Profile, job: LoadJob, o: WindowOptions): Promise<LoadOutput> {
+    if (p.driver !== 'k6') throw new Error(`k6 runs the k6 profiles, not ${p.name}`);
+    const f = k6Found();
+    if (!f.bin) throw new Error(`k6 not available: ${f.why}`);
+    const executor =
+      o.warmup || p.executor === 'constant-vus'
+        ? k6Executor(p, o.rate ?? null, o.durationS)
+        : k6Executor(p, o.rate ?? null);
+    const variantExpect =
+      job.variants && job.variants.length > 1
+        ? job.variants.map((v) => ({
+            request: v.request,
+            expect: k6Expectation(o.scenario, v.params, o.sharedSchemas),
+          }))
+        : undefined;
+    const out = await runK6(
+      f.bin,
+      {
+        ...job,
+        variants: undefined,
+        timeoutS: p.timeoutS,
+        expect: k6Expectation(o.scenario, job.params, o.sharedSchemas),
+        executor,
+        variantExpect,
+      },
+      o.cpus,
+      o.signal,
+      o.onSpawn,
+    );
+    // k6 schedules its own goroutines over every core it is given (GOMAXPROCS = cores).
+    return { ...out, client: { cores: coresOf(o.cpus), threads: coresOf(o.cpus) } };
+  },
+};

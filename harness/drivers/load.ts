@@ -1,36 +1,39 @@
 /**
- * Runs a cell's warm-up and measurement with the profile's driver (autocannon or k6) and
- * returns the measured LoadOutput. Rejects when the driver fails; `signal` stops it.
+ * A cell's warm-up and one measured window with the profile's driver (drivers/registry.ts):
+ * the one-call form for callers that do not schedule windows themselves. Rejects when the
+ * driver fails; `signal` stops it.
  */
-import type { Profile } from '../core/profiles.ts';
 import type { Scenario } from '../contract/scenarios.ts';
-import { runAutocannon } from './autocannon.ts';
-import { k6Executor, k6Expectation, runK6 } from './k6.ts';
-import type { LoadJob, LoadOutput } from './types.ts';
+import { measuredSeconds, type Profile } from '../core/profiles.ts';
+import { resolveDriver } from './registry.ts';
+import type { LoadJob, LoadOutput, WindowOptions } from './types.ts';
 
 export interface LoadContext {
   cpus: string | null;
   signal: AbortSignal;
   scenario: Scenario;
   sharedSchemas: object[];
-  /** The k6 binary (k6 profiles). */
+  /** Client threads (CpuPlan.clientThreads); default 1. */
+  threads?: number;
+  /** Unused (k6 is found by the k6 driver); kept for older callers. */
   k6Bin?: string;
   /** The resolved constant-arrival rate, requests/s (k6-rate). */
   rate?: number | null;
-  /** Called with the driver's PID when the measured run (not the warm-up) starts. */
+  /** Called with the driver's PID when the measured window (not the warm-up) starts. */
   onMeasure?: (pid: number) => void;
 }
 
-/** Warm-up (when the profile has one), then the measured run. */
+/** Warm-up (when the profile has one), then one measured window of the profile's `durationS`. */
 export async function runLoad(p: Profile, job: LoadJob, c: LoadContext): Promise<LoadOutput> {
-  if (p.driver === 'autocannon') {
-    const shape = { ...job, connections: p.connections, pipelining: p.pipelining, timeoutS: p.timeoutS };
-    if (p.warmupS > 0) await runAutocannon({ ...shape, durationS: p.warmupS }, c.cpus, c.signal);
-    return runAutocannon({ ...shape, durationS: p.durationS }, c.cpus, c.signal, c.onMeasure);
-  }
-  if (!c.k6Bin) throw new Error('k6 is not available');
-  const k6Job = { ...job, timeoutS: p.timeoutS, expect: k6Expectation(c.scenario, job.params, c.sharedSchemas) };
-  if (p.warmupS > 0)
-    await runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null, p.warmupS) }, c.cpus, c.signal);
-  return runK6(c.k6Bin, { ...k6Job, executor: k6Executor(p, c.rate ?? null) }, c.cpus, c.signal, c.onMeasure);
+  const { driver } = resolveDriver(p);
+  const base: Omit<WindowOptions, 'durationS' | 'warmup'> = {
+    cpus: c.cpus,
+    threads: c.threads ?? 1,
+    signal: c.signal,
+    scenario: c.scenario,
+    sharedSchemas: c.sharedSchemas,
+    rate: c.rate ?? null,
+  };
+  if (p.warmupS > 0) await driver.window(p, job, { ...base, durationS: p.warmupS, warmup: true });
+  return driver.window(p, job, { ...base, durationS: measuredSeconds(p), warmup: false, onSpawn: c.onMeasure });
 }

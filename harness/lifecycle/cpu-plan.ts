@@ -1,10 +1,13 @@
 /**
- * The CPU plan: which cores the server gets and which the load driver and the services
+ * The CPU plan: which core the server gets and which cores the load driver and the services
  * (upstream mock, database) share, so they do not compete. Recorded with every result.
  *
- * Rule: with `taskset` available and at least 2 allowed cores, the server gets the upper half
- * of the allowed cores and the client and services the lower half (2 cores: server 1, client 0).
- * Otherwise everything runs unpinned and the plan says why.
+ * Rule (issue 12.5; the one-server-core rule): with `taskset` available and at least 2 allowed
+ * cores, the server gets ONE core (the highest allowed) and the client and services all the
+ * others; the load driver runs `clientThreads` = client cores threads/workers (wrk -t,
+ * autocannon workers; k6 schedules its own). 2 cores: server 1, client 0; 8 cores: server 7,
+ * client 0-6 with 7 threads. Otherwise everything runs unpinned, the plan says why, and the
+ * driver gets one thread per core but one (at least 1).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +20,8 @@ export interface CpuPlan {
   client: string | null;
   services: string | null;
   allowedCores: number[];
+  /** Threads/workers the load driver may use = client cores (unpinned: cores − 1, at least 1). */
+  clientThreads: number;
   note: string;
 }
 
@@ -47,31 +52,51 @@ function hasTaskset(): boolean {
   return spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Builds the plan for this machine. `BENCH_NO_PIN=1` forces an unpinned plan. */
-export function makeCpuPlan(): CpuPlan {
-  const cores = allowedCores();
+/** A taskset CPU list for `cores`: runs of 3 or more consecutive cores become ranges ("0-6", "0,2"). */
+export function cpuList(cores: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < cores.length; ) {
+    let j = i;
+    while (j + 1 < cores.length && cores[j + 1] === cores[j] + 1) j++;
+    if (j - i >= 2) parts.push(`${cores[i]}-${cores[j]}`);
+    else for (let k = i; k <= j; k++) parts.push(String(cores[k]));
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * Builds the plan. `cores` defaults to this process's allowed cores (tests pass fake lists);
+ * `taskset` defaults to whether `taskset` runs here. `BENCH_NO_PIN=1` forces an unpinned plan.
+ */
+export function makeCpuPlan(cores: number[] = allowedCores(), taskset?: boolean): CpuPlan {
+  const sorted = [...new Set(cores)].sort((a, b) => a - b);
   const unpinned = (note: string): CpuPlan => ({
     pinned: false,
     server: null,
     client: null,
     services: null,
-    allowedCores: cores,
+    allowedCores: sorted,
+    clientThreads: Math.max(1, sorted.length - 1),
     note,
   });
   if (process.env.BENCH_NO_PIN === '1') return unpinned('unpinned: BENCH_NO_PIN=1');
-  if (cores.length < 2)
-    return unpinned(`unpinned: only ${cores.length} core available, server and load driver share it`);
-  if (!hasTaskset())
+  if (sorted.length < 2)
+    return unpinned(`unpinned: only ${sorted.length} core available, server and load driver share it`);
+  if (!(taskset ?? hasTaskset()))
     return unpinned('unpinned: taskset not found (install util-linux); server and load driver compete for cores');
-  const half = Math.floor(cores.length / 2);
-  const client = cores.slice(0, half).join(',');
-  const server = cores.slice(half).join(',');
+  const serverCore = sorted[sorted.length - 1];
+  const clientCores = sorted.slice(0, -1);
+  const client = cpuList(clientCores);
+  const server = String(serverCore);
+  const threads = clientCores.length;
   return {
     pinned: true,
     server,
     client,
     services: client,
-    allowedCores: cores,
-    note: `server on CPU ${server}; load driver and services on CPU ${client}`,
+    allowedCores: sorted,
+    clientThreads: threads,
+    note: `server on CPU ${server} (one core); load driver (${threads} thread${threads === 1 ? '' : 's'}) and services on CPU ${client}`,
   };
 }

@@ -3,19 +3,95 @@
  * of the harness or a normal exit stops all of them: servers, load drivers, the upstream mock
  * and build commands. Each child leads its own process group, and the whole group is signalled
  * (a start command such as `npm start` may fork the real server).
+ *
+ * Even a SIGKILLed (or OOM-killed) harness leaves nothing behind (issue 13, item 1), by two guards:
+ * - every child runs under `setpriv --pdeathsig KILL --` (util-linux) when it is installed, so
+ *   the kernel kills it the moment the harness dies (Linux PR_SET_PDEATHSIG);
+ * - a process that a child forks (a grandchild) has no such signal, so one tiny watchdog per
+ *   harness (`sh`, in its own session, ignoring INT/TERM/HUP) is told the process group of every
+ *   child over a pipe; when that pipe closes — the harness exited, however it died — the watchdog
+ *   SIGKILLs every group still listed, then exits. Groups are struck from the list once empty.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const live = new Set<ChildProcess>();
 
-/** Spawns `cmd args` in its own process group and tracks it until it exits. */
+let pdeathsig: string[] | undefined;
+/** `['setpriv', '--pdeathsig', 'KILL', '--']` when this machine's setpriv supports it, else []. Cached. */
+export function orphanGuardPrefix(): string[] {
+  if (pdeathsig === undefined) {
+    const r = spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' });
+    pdeathsig = r.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  }
+  return pdeathsig;
+}
+
+// The watchdog reads "+PGID" / "-PGID" lines; at end of input it SIGKILLs the groups still listed.
+const WATCHDOG_SCRIPT = `trap '' INT TERM HUP
+g=' '
+while IFS= read -r l; do
+  case "$l" in
+    +*) g="$g\${l#+} " ;;
+    -*) n=" \${l#-} "; case "$g" in *"$n"*) g="\${g%%"$n"*} \${g#*"$n"}" ;; esac ;;
+  esac
+done
+for p in $g; do kill -9 "-$p" 2>/dev/null; done
+exit 0`;
+
+let watchdog: ChildProcess | null | undefined;
+/** Tells the watchdog (started on first use) a line; a no-op when it could not be started. */
+function tellWatchdog(line: string): void {
+  if (watchdog === undefined) {
+    try {
+      watchdog = spawn('sh', ['-c', WATCHDOG_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+      watchdog.once('error', () => {
+        watchdog = null;
+      });
+      watchdog.stdin?.on('error', () => {});
+      watchdog.unref();
+      (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    } catch {
+      watchdog = null;
+    }
+  }
+  if (watchdog?.stdin?.writable) watchdog.stdin.write(`${line}\n`);
+}
+
+/** The pid of this harness's watchdog (see the module comment), or null when none runs. */
+export function watchdogPid(): number | null {
+  return watchdog?.pid ?? null;
+}
+
+/** True while any process of group `pgid` exists. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Spawns `cmd args` in its own process group, under the orphan guards of the module comment,
+ * and tracks it until it exits. A command line that already starts with (or contains) `setpriv`
+ * is not wrapped again. The child's pid is that of `cmd` itself (setpriv and taskset exec).
+ */
 export function spawnTracked(cmd: string, args: string[], opts: SpawnOptions = {}): ChildProcess {
-  const child = spawn(cmd, args, { ...opts, detached: true });
+  const guard = cmd === 'setpriv' || args.includes('setpriv') ? [] : orphanGuardPrefix();
+  const [c, ...a] = [...guard, cmd, ...args];
+  const child = spawn(c, a, { ...opts, detached: true });
   live.add(child);
-  child.once('exit', () => live.delete(child));
+  const pgid = child.pid;
+  if (pgid !== undefined) tellWatchdog(`+${pgid}`);
+  const forget = () => {
+    live.delete(child);
+    if (pgid !== undefined && !groupExists(pgid)) tellWatchdog(`-${pgid}`);
+  };
+  child.once('exit', forget);
   child.once('error', () => live.delete(child));
   return child;
 }
@@ -56,6 +132,10 @@ export async function stopGroup(child: ChildProcess, graceMs = 3000): Promise<vo
   }
   // Reap anything the group leader left behind.
   signalGroup(child, 'SIGKILL');
+  if (child.pid !== undefined) {
+    for (let i = 0; i < 40 && groupExists(child.pid); i++) await sleep(5);
+    if (!groupExists(child.pid)) tellWatchdog(`-${child.pid}`);
+  }
 }
 
 /** Stops every tracked child (SIGTERM, then SIGKILL after `graceMs`). */

@@ -30,6 +30,8 @@ export interface ResourceUse {
     rssBytesAvg: number;
     rssBytesPeak: number;
     rssSlopeBytesPerS: number;
+    /** Least-squares RSS slope over the second half of the window only, bytes/s (growth that persists after start-up). */
+    rssSlopeSecondHalfBytesPerS?: number;
     samples: number;
     pinnedCores: number;
   };
@@ -106,11 +108,18 @@ export class Sampler {
     const cpu = s.map((x) => x.serverCpu);
     const rss = s.map((x) => x.serverRss);
     const client = s.map((x) => x.clientCpu).filter((x): x is number => x !== null);
-    // Least-squares slope of RSS over time, bytes/s.
-    const tm = avg(s.map((x) => x.t));
+    // Least-squares slope of RSS over time, bytes/s (whole window, and its second half alone).
+    const slopeOf = (xs: Sample[]): number => {
+      if (xs.length < 2) return 0;
+      const tm = avg(xs.map((x) => x.t));
+      const rm = avg(xs.map((x) => x.serverRss));
+      const den = xs.reduce((a, x) => a + (x.t - tm) ** 2, 0);
+      return den > 0 ? xs.reduce((a, x) => a + (x.t - tm) * (x.serverRss - rm), 0) / den : 0;
+    };
     const rm = avg(rss);
-    const den = s.reduce((a, x) => a + (x.t - tm) ** 2, 0);
-    const slope = den > 0 ? s.reduce((a, x) => a + (x.t - tm) * (x.serverRss - rm), 0) / den : 0;
+    const slope = slopeOf(s);
+    const half = s[s.length - 1].t / 2;
+    const secondHalf = s.filter((x) => x.t >= half);
     const cpuAvg = avg(cpu);
     const cpuSeconds = (cpuAvg / 100) * durationS;
     const clientAvg = client.length ? avg(client) : 0;
@@ -121,6 +130,7 @@ export class Sampler {
         rssBytesAvg: rm,
         rssBytesPeak: Math.max(...rss),
         rssSlopeBytesPerS: slope,
+        rssSlopeSecondHalfBytesPerS: slopeOf(secondHalf),
         samples: s.length,
         pinnedCores: serverCores,
       },

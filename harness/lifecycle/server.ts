@@ -6,6 +6,13 @@
  * `GET /ping` until it answers 200. It throws StartError (with the log's tail) when the server
  * exits early or is not ready within the manifest's `readyTimeoutMs`, and UserError when the
  * port is busy.
+ *
+ * Loopback only (issue 13, item 2): HOST, PORT, UPSTREAM_URL and NODE_ENV are set by the harness
+ * after the manifest's and the caller's env (manifest.ts already refuses them in a manifest), and
+ * once the server is ready the listening sockets of its whole process tree are read from /proc
+ * (ports.ts `listeningAddresses`); one that listens off loopback (0.0.0.0, ::, a public address)
+ * stops the server and throws StartError, so the cell is recorded start-failed with the reason.
+ * `stop()` caps the log at its first and last MiB (logs.ts `capLog`, idempotent).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +22,8 @@ import type { Manifest } from '../core/manifest.ts';
 import { UserError } from '../core/errors.ts';
 import { fetchOnce } from '../contract/http.ts';
 import { hasExited, pinnedCommand, spawnTracked, stopGroup } from './processes.ts';
-import { describePortHolder, isPortFree, waitPortFree } from './ports.ts';
+import { describePortHolder, isPortFree, listeningAddresses, processTree, waitPortFree } from './ports.ts';
+import { capLog } from './logs.ts';
 
 export class StartError extends Error {
   logTail: string;
@@ -51,15 +59,24 @@ export interface StartOptions {
   nodePath: string;
 }
 
-/** The last `lines` lines of a log file ('' when missing). */
+/** The last `lines` lines of a log file ('' when missing); reads at most its last 64 KiB. */
 export function logTail(file: string, lines = 25): string {
   try {
-    const text = fs.readFileSync(file, 'utf8');
-    return text
-      .split('\n')
-      .slice(-lines - 1)
-      .join('\n')
-      .trim();
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const len = Math.min(size, 64 * 1024);
+      const buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, size - len);
+      return buf
+        .toString('utf8')
+        .split('\n')
+        .slice(-lines - 1)
+        .join('\n')
+        .trim();
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return '';
   }
@@ -80,12 +97,12 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   const argv = m.start.map((a, i) => (i === 0 && a === 'node' ? o.nodePath : a));
   const env: Record<string, string> = {};
   for (const k of PASS_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-  Object.assign(
-    env,
-    { NODE_ENV: 'production', HOST: o.host, PORT: String(o.port), UPSTREAM_URL: o.upstreamUrl },
-    m.env,
-    o.env,
-  );
+  Object.assign(env, m.env, o.env, {
+    NODE_ENV: 'production',
+    HOST: o.host,
+    PORT: String(o.port),
+    UPSTREAM_URL: o.upstreamUrl,
+  });
   const [cmd, ...args] = pinnedCommand(o.cpus, argv);
   const t0 = performance.now();
   const child = spawnTracked(cmd, args, { cwd: m.dir, env, stdio: ['ignore', fd, fd] });
@@ -103,7 +120,11 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   const deadline = t0 + m.readyTimeoutMs;
   for (;;) {
     const died = exitInfo();
-    if (died) throw new StartError(`${m.name} ${died} before it was ready`, logTail(o.logFile));
+    if (died) {
+      await stopGroup(child, 500);
+      capLog(o.logFile);
+      throw new StartError(`${m.name} ${died} before it was ready`, logTail(o.logFile));
+    }
     try {
       const res = await fetchOnce(baseUrl, { method: 'GET', path: '/ping' }, 1000);
       if (res.status === 200) break;
@@ -112,6 +133,7 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     }
     if (performance.now() > deadline) {
       await stopGroup(child, 1000);
+      capLog(o.logFile);
       throw new StartError(
         `${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms`,
         logTail(o.logFile),
@@ -120,6 +142,16 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     await sleep(10);
   }
   const startupMs = performance.now() - t0;
+  const offLoopback = listeningAddresses(processTree(child.pid!)).filter((l) => !l.loopback);
+  if (offLoopback.length) {
+    await stopGroup(child, 1000);
+    await waitPortFree(o.port, o.host, 2000);
+    capLog(o.logFile);
+    throw new StartError(
+      `${m.name} listens off loopback on ${offLoopback.map((l) => `${l.address.includes(':') ? `[${l.address}]` : l.address}:${l.port} (pid ${l.pid})`).join(', ')}; the harness allows only 127.0.0.1 and ::1. Listen on the HOST and PORT the harness passes in the environment.`,
+      logTail(o.logFile),
+    );
+  }
   return {
     child,
     pid: child.pid!,
@@ -132,6 +164,7 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
       const s = performance.now();
       await stopGroup(child, 3000);
       await waitPortFree(o.port, o.host, 5000);
+      capLog(o.logFile);
       return performance.now() - s;
     },
   };

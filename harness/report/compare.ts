@@ -1,131 +1,233 @@
 /**
- * Comparing two runs, criterion.rs style: per cell present in both, "improved", "regressed" or
- * "no change". A change counts only when it is larger than the noise threshold (default 5%)
- * AND the bootstrap 95% interval of the ratio new/old excludes 1; otherwise "no change".
+ * Comparing two runs (criterion.rs style), per cell present and ok in both: "improved",
+ * "regressed" or "no change" (issue 11 item 3).
  *
- * Runs are named by run id (a folder of results/runs/), a path to a run folder, or a saved
- * baseline (`results/baselines/<name>/`, a copy of a run's cells and meta made by
- * `just baseline <name> [run]`).
+ * - The change of a cell is the change in its ratio to its OWN run's baseline contender
+ *   (node-http for REST; the scenario's `baseline` for GraphQL): host drift between the runs
+ *   hits both and cancels. In each run the ratio is paired by round (per-round ratios
+ *   cell/baseline); the change = geomean(new per-round ratios) / geomean(old ones) − 1 with a
+ *   95% Welch t-interval on the logs (analysis/stats.ts `sampleRatio`, unpaired).
+ * - The baseline's own cells (and cells whose run lacks a baseline) are compared by absolute
+ *   requests/s (Welch on the logs of the trials) and flagged `hostSensitive`: a faster or slower
+ *   host moves them.
+ * - Verdict improved/regressed only when |change| > threshold (COMPARE_THRESHOLD = 5% by
+ *   default) AND the interval excludes 0; cells without an interval (one trial) are "no change".
+ *
+ * The result is plain JSON (no cell objects), for `--format json|md` and the selftest.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { UserError } from '../core/errors.ts';
-import { cellRps, ratioCI } from '../analysis/stats.ts';
+import { baselineOf } from '../analysis/tables.ts';
+import {
+  COMPARE_THRESHOLD,
+  cellFailure,
+  cellFigure,
+  cellSamples,
+  type IntervalKind,
+  type RatioEstimate,
+  roundRatios,
+  sampleRatio,
+} from '../analysis/stats.ts';
+
+export { readRun, saveBaseline } from '../store/runs.ts';
 
 export type ChangeVerdict = 'improved' | 'regressed' | 'no change';
 
+/** One cell's change between the two runs. Rates in requests/s; changes as fractions (0.05 = +5%). */
 export interface CellChange {
   cellId: string;
   label: string;
   scenario: string;
+  profile: string;
+  driver: string;
+  nodeMajor: number;
+  /** 'ratio-to-baseline': change of cell/baseline (drift cancels); 'absolute': change of requests/s. */
+  basis: 'ratio-to-baseline' | 'absolute';
+  /** The baseline contender of the scenario (null for 'absolute' without a baseline). */
+  baseline: string | null;
+  /** true for absolute comparisons: a faster or slower host moves them. */
+  hostSensitive: boolean;
+  /** The compared figure in the old and new run (ratio to baseline, or requests/s). */
   old: number;
   new: number;
-  /** new/old − 1 */
+  /** Requests/s figures of the cell in each run (for the reader). */
+  oldRps: number;
+  newRps: number;
+  /** new/old − 1. */
   change: number;
-  ci95: [number, number];
+  /** Interval of `change` ([low, high], contains it); null without one. */
+  interval: [number, number] | null;
+  /** 'ci95' (Welch, ≥ 5 rounds in each run), 'range' (2–4), 'none'. */
+  kind: IntervalKind;
   verdict: ChangeVerdict;
 }
 
+/** The comparison of two runs. */
 export interface Comparison {
+  /** Old run (or baseline) name and new run name. */
   a: string;
   b: string;
   threshold: number;
   changes: CellChange[];
-  /** Cells measured in only one of the runs, or not ok in one. */
-  unmatched: string[];
+  /** Cells measured in only one of the runs, or failed in one, with the reason. */
+  unmatched: { cellId: string; reason: string }[];
   counts: Record<ChangeVerdict, number>;
-  /** Fraction of matched cells with "no change". */
+  /** Fraction of compared cells with "no change". */
   noChangeFraction: number;
+  /** The runs' machines differ (CPU model or cores): absolute (host-sensitive) changes mean little. */
+  machinesDiffer: boolean;
 }
 
-/** Reads a run (or baseline) folder: its meta and ok cells. Throws UserError when missing. */
-export function readRun(
-  resultsDir: string,
-  ref: string,
-  kind: 'run' | 'baseline' = 'run',
-): { meta: RunMeta; cells: CellResult[]; dir: string } {
-  const candidates =
-    kind === 'baseline'
-      ? [path.join(resultsDir, 'baselines', ref)]
-      : [path.join(resultsDir, 'runs', ref), path.resolve(ref)];
-  const dir = candidates.find((d) => fs.existsSync(path.join(d, 'meta.json')));
-  if (!dir) {
-    const where = kind === 'baseline' ? path.join(resultsDir, 'baselines') : path.join(resultsDir, 'runs');
-    const known = fs.existsSync(where) ? fs.readdirSync(where).slice(-10) : [];
-    throw new UserError(
-      `no ${kind} '${ref}' (looked in ${where}). ${known.length ? `Known: ${known.join(', ')}` : `No ${kind}s yet.`}`,
-    );
-  }
-  const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
-  const cellDir = path.join(dir, 'cells');
-  const cells = fs.existsSync(cellDir)
-    ? fs
-        .readdirSync(cellDir)
-        .filter((f) => f.endsWith('.json'))
-        .map((f) => JSON.parse(fs.readFileSync(path.join(cellDir, f), 'utf8')) as CellResult)
-    : [];
-  return { meta, cells, dir };
+/** A run as compareRuns takes it: the store's read of a run. */
+export interface RunInput {
+  meta: RunMeta;
+  cells: CellResult[];
 }
 
-/** Saves a run's cells and meta as baseline `name` (overwrites an older baseline of that name). */
-export function saveBaseline(resultsDir: string, runRef: string, name: string): string {
-  if (!/^[\w.-]+$/.test(name))
-    throw new UserError(`baseline name '${name}' may use letters, digits, '.', '_' and '-' only`);
-  const { dir } = readRun(resultsDir, runRef);
-  const dest = path.join(resultsDir, 'baselines', name);
-  fs.rmSync(dest, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(dest), { recursive: true });
-  fs.cpSync(dir, dest, { recursive: true, filter: (src) => !src.includes(`${path.sep}logs`) });
-  return dest;
+/** Options of compareRuns. */
+export interface CompareOptions {
+  /** Scenario list with baselines (Scenario.baseline). */
+  scenarios?: { name: string; baseline?: string }[];
+  /** Display names of the runs (default: their run ids). */
+  names?: { old?: string; new?: string };
 }
 
-/** Compares cells of run `a` (old) with run `b` (new). */
+/** Per-round requests/s ratios of cell / base, same run (paired by round). */
+function perRound(c: CellResult, base: CellResult): number[] {
+  return roundRatios(c, base);
+}
+
+/**
+ * Compares run `oldRun` with `newRun` (see the module docstring). `threshold` defaults to
+ * COMPARE_THRESHOLD (5%). Also accepts the older call shape
+ * `compareRuns(oldName, oldCells, newName, newCells, threshold?)`.
+ */
+export function compareRuns(oldRun: RunInput, newRun: RunInput, threshold?: number, opts?: CompareOptions): Comparison;
 export function compareRuns(
   aName: string,
   a: CellResult[],
   bName: string,
   b: CellResult[],
-  threshold = 0.05,
-): Comparison {
-  const key = (c: CellResult) => c.cellId;
-  const oldMap = new Map(a.filter((c) => c.status === 'ok').map((c) => [key(c), c]));
-  const newMap = new Map(b.filter((c) => c.status === 'ok').map((c) => [key(c), c]));
+  threshold?: number,
+): Comparison;
+export function compareRuns(...args: unknown[]): Comparison {
+  if (typeof args[0] === 'string') {
+    const [aName, a, bName, b, threshold] = args as [string, CellResult[], string, CellResult[], number | undefined];
+    const pseudo = (name: string, cells: CellResult[]): RunInput => ({
+      meta: { runId: cells[0]?.runId ?? name, machine: { cpuModel: '', cores: 0 } } as RunMeta,
+      cells,
+    });
+    return compareImpl(pseudo(aName, a), pseudo(bName, b), threshold ?? COMPARE_THRESHOLD, {
+      names: { old: aName, new: bName },
+    });
+  }
+  const [oldRun, newRun, threshold, opts] = args as [
+    RunInput,
+    RunInput,
+    number | undefined,
+    CompareOptions | undefined,
+  ];
+  return compareImpl(oldRun, newRun, threshold ?? COMPARE_THRESHOLD, opts ?? {});
+}
+
+function groupKey(c: CellResult): string {
+  return `${c.scenario}|${c.profile}|${c.driver}|${c.node.major}`;
+}
+
+function compareImpl(oldRun: RunInput, newRun: RunInput, threshold: number, opts: CompareOptions): Comparison {
+  const byId = (cells: CellResult[]) => new Map(cells.map((c) => [c.cellId, c]));
+  const oldMap = byId(oldRun.cells);
+  const newMap = byId(newRun.cells);
+  const baseIn = (cells: CellResult[]) => {
+    const m = new Map<string, CellResult>();
+    for (const c of cells)
+      if (c.label === baselineOf(c.scenario, opts.scenarios) && !cellFailure(c)) m.set(groupKey(c), c);
+    return m;
+  };
+  const oldBase = baseIn(oldRun.cells);
+  const newBase = baseIn(newRun.cells);
   const changes: CellChange[] = [];
-  for (const [id, nc] of newMap) {
+  const unmatched: Comparison['unmatched'] = [];
+  for (const id of [...new Set([...oldMap.keys(), ...newMap.keys()])].sort()) {
     const oc = oldMap.get(id);
-    if (!oc) continue;
-    const r = ratioCI(nc, oc);
-    const change = r.ratio - 1;
-    const excludesOne = r.ci95[0] > 1 || r.ci95[1] < 1;
+    const nc = newMap.get(id);
+    if (!oc || !nc) {
+      unmatched.push({ cellId: id, reason: oc ? 'not in the new run' : 'not in the old run' });
+      continue;
+    }
+    const fo = cellFailure(oc);
+    const fn = cellFailure(nc);
+    if (fo || fn) {
+      unmatched.push({
+        cellId: id,
+        reason: [fo && `old run: ${fo}`, fn && `new run: ${fn}`].filter(Boolean).join('; '),
+      });
+      continue;
+    }
+    const baseline = baselineOf(nc.scenario, opts.scenarios);
+    const ob = oldBase.get(groupKey(oc));
+    const nb = newBase.get(groupKey(nc));
+    const relative = nc.label !== baseline && ob && nb;
+    let r: RatioEstimate;
+    let oldFig: number;
+    let newFig: number;
+    if (relative) {
+      const ro = perRound(oc, ob);
+      const rn = perRound(nc, nb);
+      r = sampleRatio(rn, ro);
+      oldFig = geo(ro);
+      newFig = geo(rn);
+    } else {
+      r = sampleRatio(cellSamples(nc).rps, cellSamples(oc).rps);
+      oldFig = cellFigure(oc);
+      newFig = cellFigure(nc);
+    }
+    const change = r.figure - 1;
+    const interval: [number, number] | null = r.interval ? [r.interval[0] - 1, r.interval[1] - 1] : null;
+    const excludesZero = interval !== null && r.kind !== 'none' && (interval[0] > 0 || interval[1] < 0);
     const verdict: ChangeVerdict =
-      Math.abs(change) > threshold && excludesOne ? (change > 0 ? 'improved' : 'regressed') : 'no change';
+      Math.abs(change) > threshold && excludesZero ? (change > 0 ? 'improved' : 'regressed') : 'no change';
     changes.push({
       cellId: id,
       label: nc.label,
       scenario: nc.scenario,
-      old: cellRps(oc),
-      new: cellRps(nc),
+      profile: nc.profile,
+      driver: nc.driver,
+      nodeMajor: nc.node.major,
+      basis: relative ? 'ratio-to-baseline' : 'absolute',
+      baseline: relative || nc.label === baseline ? baseline : null,
+      hostSensitive: !relative,
+      old: oldFig,
+      new: newFig,
+      oldRps: cellFigure(oc),
+      newRps: cellFigure(nc),
       change,
-      ci95: [r.ci95[0] - 1, r.ci95[1] - 1],
+      interval,
+      kind: r.kind,
       verdict,
     });
   }
-  const unmatched = [...new Set([...oldMap.keys(), ...newMap.keys(), ...a.map(key), ...b.map(key)])]
-    .filter((id) => !(oldMap.has(id) && newMap.has(id)))
-    .sort();
-  const counts = { improved: 0, regressed: 0, 'no change': 0 } as Record<ChangeVerdict, number>;
+  const counts: Record<ChangeVerdict, number> = { improved: 0, regressed: 0, 'no change': 0 };
   for (const c of changes) counts[c.verdict]++;
-  changes.sort((x, y) => x.label.localeCompare(y.label) || x.scenario.localeCompare(y.scenario));
+  changes.sort(
+    (x, y) =>
+      x.label.localeCompare(y.label) || x.scenario.localeCompare(y.scenario) || x.cellId.localeCompare(y.cellId),
+  );
+  const mo = oldRun.meta.machine;
+  const mn = newRun.meta.machine;
   return {
-    a: aName,
-    b: bName,
+    a: opts.names?.old ?? oldRun.meta.runId,
+    b: opts.names?.new ?? newRun.meta.runId,
     threshold,
     changes,
     unmatched,
     counts,
     noChangeFraction: changes.length ? counts['no change'] / changes.length : 0,
+    machinesDiffer: Boolean(mo && mn && (mo.cpuModel !== mn.cpuModel || mo.cores !== mn.cores)),
   };
+}
+
+function geo(xs: number[]): number {
+  return xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : Number.NaN;
 }
 
 /** The comparison as Markdown (also printed by `just compare`). */
@@ -133,18 +235,22 @@ export function renderComparison(c: Comparison): string {
   const lines = [
     `# ${c.b} vs ${c.a}`,
     '',
-    `Noise threshold ±${(c.threshold * 100).toFixed(0)}%; a change also needs its 95% bootstrap interval to exclude 0.`,
+    `Each cell's change is the change of its ratio to its own run's baseline (host drift cancels); the baseline's own cells are compared by absolute requests/s and marked host-sensitive. A change counts only beyond ±${(c.threshold * 100).toFixed(0)}% and when its 95% interval (Welch, on the logs) excludes 0.`,
     '',
     `${c.changes.length} cells: ${c.counts.improved} improved, ${c.counts.regressed} regressed, ${c.counts['no change']} no change (${(c.noChangeFraction * 100).toFixed(0)}% no change).`,
+    ...(c.machinesDiffer ? ['', 'The two runs ran on different machines: host-sensitive rows mean little.'] : []),
     '',
-    '| contender | scenario | old req/s | new req/s | change (95% CI) | verdict |',
-    '|---|---|---:|---:|---:|---|',
+    '| contender | scenario | compared | old | new | change (interval) | verdict |',
+    '|---|---|---|---:|---:|---:|---|',
   ];
   const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
+  const fig = (ch: CellChange, v: number) =>
+    ch.basis === 'absolute' ? Math.round(v).toLocaleString('en-US') : `${v.toFixed(3)}×`;
   for (const ch of c.changes)
     lines.push(
-      `| ${ch.label} | ${ch.scenario} | ${Math.round(ch.old).toLocaleString('en-US')} | ${Math.round(ch.new).toLocaleString('en-US')} | ${pct(ch.change)} (${pct(ch.ci95[0])} … ${pct(ch.ci95[1])}) | ${ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`} |`,
+      `| ${ch.label} | ${ch.scenario} | ${ch.basis === 'absolute' ? 'req/s (host-sensitive)' : `ratio to ${ch.baseline}`} | ${fig(ch, ch.old)} | ${fig(ch, ch.new)} | ${pct(ch.change)}${ch.interval ? ` (${pct(ch.interval[0])} … ${pct(ch.interval[1])}${ch.kind === 'range' ? ', range' : ''})` : ' (no interval)'} | ${ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`} |`,
     );
-  if (c.unmatched.length) lines.push('', `Not compared (missing or failed in one run): ${c.unmatched.join(', ')}`);
+  if (c.unmatched.length)
+    lines.push('', `Not compared: ${c.unmatched.map((u) => `${u.cellId} (${u.reason})`).join(', ')}`);
   return `${lines.join('\n')}\n`;
 }

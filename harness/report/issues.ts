@@ -1,51 +1,73 @@
 /**
- * The issue analysis: a rules module that turns cell results into findings, worst first. Seed
- * 003's analysis of the 'Nexus' POST failure (910 timeouts, 8 requests/s, root cause in the
- * body parser) is the model: each finding names the cell, gives the evidence in numbers, and a
- * hint specific to the contender's tags.
+ * The issue analysis (issue 11 item 6): "Issues found" lists contender problems only, worst
+ * first, each with the evidence in numbers and a hint tied to the contender's tags. The
+ * Nexus/Express/Fastify report's analysis of the POST failure (910 timeouts, 8 requests/s, root
+ * cause in the body parser) is the model.
  *
- * Rules (thresholds in RULES): build/start failures, crashes and failed verification; errors,
- * timeouts and non-2xx under load; wrong bodies under load; a scenario collapsing against the
- * same contender's other scenarios; tail latency (p99/p50); RSS growing through the window;
- * client-bound cells; a server idle while latency is high (waiting on I/O); variant overhead;
- * HTTP-client overhead on fan-out; startup-time outliers; noisy trials.
+ * Findings (`findIssues`), thresholds in RULES:
+ * - critical: build / start failures, crashes, failed verification (incl. the concurrency burst),
+ *   more than 1% failed requests (errors, timeouts, non-2xx) or any wrong body under load, a
+ *   scenario collapsing (< 10% of the contender's median over its other REST scenarios, same run);
+ * - major: 0.1–1% failed requests; a load run that failed; the database went away during the
+ *   cell (servicesLost: said as such, never as a slow contender);
+ * - minor: a few failed requests (≤ 0.1%), tail latency (p99 > 20 × p50 and ≥ 5 ms), RSS growth
+ *   that persists (in the second half of the window in every trial, or over a long window ≥ 30 s),
+ *   startup outliers (> 3 × the run's median and > 500 ms), verification warnings.
+ * Measurement conditions (client-bound, noisy, few trials, other runs / machines) are not
+ * findings: `measurementNotes(table)` gives them per table. Variant overhead is data with its
+ * ratio interval (`variantOverheads`), "no measurable overhead" when the interval includes 0.
  */
 import type { CellResult } from '../store/results.ts';
-import { cellRps, median } from '../analysis/stats.ts';
+import type { ResourceUse } from '../lifecycle/sampler.ts';
+import {
+  cellFailure,
+  cellFigure,
+  cellLatency,
+  FAILED_REQUEST_SHARE,
+  median,
+  type RatioEstimate,
+  ratio,
+} from '../analysis/stats.ts';
+import type { RankedTable } from '../analysis/tables.ts';
 import { oneLine } from './format.ts';
 
-export type Severity = 'critical' | 'major' | 'minor' | 'info';
+export type Severity = 'critical' | 'major' | 'minor';
 
+/** One contender problem. */
 export interface Finding {
   severity: Severity;
+  /** Stable rule id, e.g. 'errors-under-load', 'database-lost'. */
+  rule: string;
   label: string;
   scenario: string;
   profile: string;
+  runId: string;
   title: string;
   evidence: string;
 }
 
 /** Thresholds of the rules. */
 export const RULES = {
-  /** A REST scenario below this fraction of the contender's median REST rate collapses (seed 003: POST at 0.01×). */
+  /** Failed requests (errors + timeouts + non-2xx) above this share make a cell failed (0.1%). */
+  failedShare: FAILED_REQUEST_SHARE,
+  /** Above this share the finding is critical (1%). */
+  criticalShare: 0.01,
+  /** A REST scenario below this fraction of the contender's median REST rate collapses. */
   collapseFraction: 0.1,
   /** p99/p50 above this is a tail-latency finding (when p99 ≥ tailMinP99Ms). */
   tailRatio: 20,
   tailMinP99Ms: 5,
-  /** RSS growing faster than this (bytes/s) and by more than rssGrowthFraction over the window: possible leak. */
+  /** RSS growing faster than this (bytes/s) and by more than rssGrowthFraction over the window. */
   rssSlopeBytesPerS: 1024 * 1024,
   rssGrowthFraction: 0.2,
-  /** Server CPU below this % of its cores with p50 above ioWaitP50Ms: waiting on I/O. */
-  ioWaitCpuPct: 50,
-  ioWaitP50Ms: 2,
-  /** Startup above this multiple of the median startup (and above startupMinMs) is an outlier. */
+  /** A window at least this long is a long profile (stress: 60 s): growth over it persists. */
+  longWindowS: 30,
+  /** Startup above this multiple of the run's median startup (and above startupMinMs) is an outlier. */
   startupFactor: 3,
   startupMinMs: 500,
 };
 
-/** Findings on another Node major than the harness's own name it beside the profile. */
-const CURRENT_NODE = Number(process.versions.node.split('.')[0]);
-const ORDER: Record<Severity, number> = { critical: 0, major: 1, minor: 2, info: 3 };
+const ORDER: Record<Severity, number> = { critical: 0, major: 1, minor: 2 };
 const REST_REFERENCE = ['ping', 'json', 'echo', 'users', 'post'];
 
 function hintFor(c: CellResult): string {
@@ -53,198 +75,339 @@ function hintFor(c: CellResult): string {
     return `look at how ${c.tags.framework} reads and parses the request body (a parser waiting for a stream that was already consumed hangs keep-alive requests)`;
   if (c.scenario === 'fanout')
     return `look at the fan-out client (${c.tags.httpClient}): pool size, keep-alive, and whether every body is read`;
-  if (c.scenario.startsWith('graphql'))
+  if (c.scenario.startsWith('graphql') || c.scenario === 'health-db')
     return `look at the database pool${c.tags.database ? ` (${c.tags.database})` : ''} and the resolver path`;
   return `look at ${c.tags.framework}${c.tags.adapter ? ` on ${c.tags.adapter}` : ''} under concurrency`;
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-/** Log tails keep their end: that is where the error is. */
+const pct = (x: number) => `${(x * 100).toFixed(x < 0.01 ? 2 : 1)}%`;
 const tailLine = (s: string) => oneLine(s, 400, 'tail');
-const sameRun = (a: CellResult, b: CellResult) =>
-  a.profile === b.profile && a.driver === b.driver && a.node.major === b.node.major;
+/** Same run and load shape (the only cells whose figures may be compared). */
+const sameGroup = (a: CellResult, b: CellResult) =>
+  a.runId === b.runId && a.profile === b.profile && a.driver === b.driver && a.node.major === b.node.major;
 
-/** Every finding for the given (latest) cells, ordered by severity, then contender, then scenario. */
-export function findIssues(cells: CellResult[]): Finding[] {
+/** The server's RSS slope over the second half of the window, when the sampler recorded it (bytes/s). */
+function secondHalfSlope(r: ResourceUse): number | null {
+  const v = (r.server as ResourceUse['server'] & { rssSlopeSecondHalfBytesPerS?: number }).rssSlopeSecondHalfBytesPerS;
+  return typeof v === 'number' ? v : null;
+}
+
+function grows(r: ResourceUse, slope: number, windowS: number): boolean {
+  return slope > RULES.rssSlopeBytesPerS && slope * windowS > RULES.rssGrowthFraction * r.server.rssBytesAvg;
+}
+
+/** Options of findIssues. */
+export interface FindOptions {
+  /** Each cell's trial records (the store's trials/ files) by cellId: RSS growth is judged across them. */
+  trials?: Map<string, CellResult[]>;
+}
+
+/** Every contender problem in the given cells, ordered by severity, then contender, then scenario. */
+export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding[] {
   const out: Finding[] = [];
-  const ok = cells.filter((c) => c.status === 'ok' && c.load);
+  const healthy = cells.filter((c) => !cellFailure(c) && !(c.servicesLost ?? []).length);
   for (const c of cells) {
-    const f = (severity: Severity, title: string, evidence: string) =>
+    const f = (severity: Severity, rule: string, title: string, evidence: string) =>
       out.push({
         severity,
+        rule,
         label: c.label,
         scenario: c.scenario,
-        profile: c.node.major === CURRENT_NODE ? c.profile : `${c.profile}, Node ${c.node.major}`,
+        profile: c.profile,
+        runId: c.runId,
         title,
         evidence,
       });
     const tail = c.failure?.logTail ? ` Log tail: ${tailLine(c.failure.logTail)}` : '';
+    const reason = c.failure?.reason ?? '';
     switch (c.status) {
       case 'build-failed':
-        f('critical', 'build failed', `${c.failure?.reason}. Compiler output: ${tailLine(c.failure?.logTail ?? '')}`);
+        f(
+          'critical',
+          'build-failed',
+          'build failed',
+          `${reason}. Compiler output: ${tailLine(c.failure?.logTail ?? '')}`,
+        );
         continue;
       case 'start-failed':
-        f('critical', 'failed to start', `${c.failure?.reason}.${tail}`);
+        f('critical', 'start-failed', 'failed to start', `${reason}.${tail}`);
         continue;
       case 'crashed':
-        f('critical', 'crashed under load', `${c.failure?.reason}.${tail}`);
+        f('critical', 'crashed', 'crashed under load', `${reason}.${tail}`);
         break;
       case 'error':
-        f('major', 'load run failed', `${c.failure?.reason}.${tail}`);
+        f('major', 'load-failed', 'load run failed', `${reason}.${tail}`);
         continue;
       case 'skipped':
       case 'unsupported':
         continue; // not the contender's fault: listed under its table
-      case 'verify-failed':
-        f('critical', 'verification failed (not measured)', c.verification?.reasons.join('; ') ?? '');
+      case 'verify-failed': {
+        const burstRecord = (c as CellResult & { burst?: { failed?: number } }).burst;
+        const burst =
+          (burstRecord?.failed ?? 0) > 0 ||
+          [reason, ...(c.verification?.reasons ?? [])].some((x) => /concurrency burst/i.test(x));
+        f(
+          'critical',
+          burst ? 'burst-failed' : 'verify-failed',
+          burst ? 'failed the concurrency burst (not measured)' : 'verification failed (not measured)',
+          [reason, ...(c.verification?.reasons ?? [])].filter(Boolean).join('; '),
+        );
         continue;
+      }
       default:
         break;
     }
-    if (c.verification?.level === 'warn') f('minor', 'verification warning', c.verification.reasons.join('; '));
+    const lost = c.servicesLost ?? [];
+    if (lost.includes('database')) {
+      f(
+        'major',
+        'database-lost',
+        'the database went away during the measurement',
+        `PostgreSQL stopped answering during this cell (servicesLost: ${lost.join(', ')}); its figures describe the missing database, not ${c.label}. Re-run the cell.`,
+      );
+      continue; // no latency, collapse or error finding would be the contender's
+    }
+    if (c.verification?.level === 'warn')
+      f('minor', 'verify-warn', 'verification warning', c.verification.reasons.join('; '));
     const l = c.load;
     if (!l) continue;
     const bad = l.errors + l.timeouts + l.non2xx;
     if (bad > 0) {
-      const good = l.requests.total - l.non2xx;
-      const share = bad / Math.max(1, bad + good);
+      const all = Math.max(1, l.requests.total + l.errors + l.timeouts);
+      const share = bad / all;
       f(
-        share > 0.01 ? 'critical' : 'major',
-        'errors under load',
-        `${l.timeouts} timeouts, ${l.errors} errors, ${l.non2xx} non-2xx against ${good} good responses (${pct(share)} failed) at ${Math.round(l.requestsPerSec.mean)} req/s; ${hintFor(c)}`,
+        share > RULES.criticalShare ? 'critical' : share > RULES.failedShare ? 'major' : 'minor',
+        'errors-under-load',
+        share > RULES.failedShare ? 'errors under load (cell failed, not ranked)' : 'occasional errors under load',
+        `${l.timeouts} timeouts, ${l.errors} errors, ${l.non2xx} non-2xx of ${all} requests (${pct(share)} failed) at ${Math.round(cellFigure(c))} req/s; ${hintFor(c)}`,
       );
     }
-    if (l.bodyChecks.mismatched > 0) {
+    if (l.bodyChecks.mismatched > 0)
       f(
         'critical',
-        'wrong bodies under load',
-        `${l.bodyChecks.mismatched} of ${l.bodyChecks.sampled} sampled responses broke the contract; first: ${l.bodyChecks.firstMismatch}`,
+        'wrong-bodies',
+        'wrong bodies under load (cell failed, not ranked)',
+        `${l.bodyChecks.mismatched} of ${l.bodyChecks.sampled} checked responses broke the contract; first: ${l.bodyChecks.firstMismatch ?? '(not recorded)'}`,
       );
-    }
-    if (c.status !== 'ok') continue;
-    // A scenario collapsing against the same contender's other REST scenarios.
+    if (cellFailure(c)) continue;
+    // A scenario collapsing against the same contender's other REST scenarios (same run).
     if (REST_REFERENCE.includes(c.scenario)) {
-      const others = ok
-        .filter((o) => o.label === c.label && o !== c && sameRun(o, c) && REST_REFERENCE.includes(o.scenario))
-        .map(cellRps);
+      const others = healthy
+        .filter((o) => o.label === c.label && o !== c && sameGroup(o, c) && REST_REFERENCE.includes(o.scenario))
+        .map(cellFigure);
       if (others.length >= 2) {
         const ref = median(others);
-        const frac = cellRps(c) / ref;
+        const frac = cellFigure(c) / ref;
         if (frac < RULES.collapseFraction)
           f(
             'critical',
+            'collapse',
             'scenario collapses',
-            `${Math.round(cellRps(c))} req/s is ${frac.toFixed(2)}× the median of its other scenarios (${Math.round(ref)} req/s); ${hintFor(c)}`,
+            `${Math.round(cellFigure(c))} req/s is ${frac.toFixed(2)}× the median of its other scenarios (${Math.round(ref)} req/s); ${hintFor(c)}`,
           );
       }
     }
-    const lat = c.stats?.latencyMs ?? l.latencyMs;
-    if (lat.p50 > 0 && lat.p99 >= RULES.tailMinP99Ms && lat.p99 / lat.p50 > RULES.tailRatio) {
+    const lat = cellLatency(c);
+    if (lat && lat.p50 > 0 && lat.p99 >= RULES.tailMinP99Ms && lat.p99 / lat.p50 > RULES.tailRatio)
       f(
         'minor',
+        'tail-latency',
         'tail latency',
         `p99 ${lat.p99.toFixed(1)} ms is ${(lat.p99 / lat.p50).toFixed(0)}× p50 ${lat.p50.toFixed(2)} ms (GC pauses, event-loop stalls or a queue in front of ${c.scenario === 'fanout' ? c.tags.httpClient : 'the handler'})`,
       );
-    }
-    const r = c.resources;
-    if (r) {
-      const growth = r.server.rssSlopeBytesPerS * l.durationS;
-      // Without a warm-up, pools and JIT fill up inside the window: judge growth only after one (or over ≥ 10 s).
-      const settled = (l.profile?.warmupS ?? 0) > 0 || l.durationS >= 10;
-      if (
-        settled &&
-        r.server.rssSlopeBytesPerS > RULES.rssSlopeBytesPerS &&
-        growth > RULES.rssGrowthFraction * r.server.rssBytesAvg
-      ) {
-        f(
-          l.durationS >= 30 ? 'major' : 'minor',
-          'RSS grows through the window (possible leak)',
-          `+${(r.server.rssSlopeBytesPerS / 2 ** 20).toFixed(1)} MiB/s over ${l.durationS.toFixed(0)} s (avg ${(r.server.rssBytesAvg / 2 ** 20).toFixed(0)} MiB, peak ${(r.server.rssBytesPeak / 2 ** 20).toFixed(0)} MiB); a longer profile (stress) tells a leak from heap growth before GC settles`,
-        );
+    const rss = rssGrowth(c, opts.trials?.get(c.cellId));
+    if (rss) f(rss.long ? 'major' : 'minor', 'rss-growth', 'RSS keeps growing (possible leak)', rss.evidence);
+  }
+  // Startup outliers, per run (one per contender label).
+  const runs = new Set(cells.map((c) => c.runId));
+  for (const runId of runs) {
+    const startups = new Map<string, { ms: number; cell: CellResult }>();
+    for (const c of cells)
+      if (c.runId === runId && c.startupMs !== null && c.status === 'ok' && c.target?.kind !== 'external') {
+        const prev = startups.get(c.label);
+        if (!prev || c.startupMs > prev.ms) startups.set(c.label, { ms: c.startupMs, cell: c });
       }
-      if (r.clientBound)
-        f(
-          'minor',
-          'client-bound: the figure is a lower bound',
-          `the load driver used ${r.client.cpuPctAvg.toFixed(0)}% of its ${r.client.cores} core(s); the server may be faster than measured`,
-        );
-      if (r.server.cpuPctAvg < RULES.ioWaitCpuPct * r.server.pinnedCores && lat.p50 > RULES.ioWaitP50Ms) {
-        f(
-          'minor',
-          'server idle while latency is high (waiting on I/O)',
-          `server CPU ${r.server.cpuPctAvg.toFixed(0)}% of ${r.server.pinnedCores} core(s) with p50 ${lat.p50.toFixed(1)} ms; ${hintFor(c)}`,
-        );
-      }
-    }
-    if (c.stats?.noisy)
-      f(
-        'minor',
-        'noisy — re-run',
-        `trials disagree by ${pct(c.stats.spread)} (${c.stats.trialRps.map((x) => Math.round(x)).join(', ')} req/s)`,
-      );
-  }
-
-  // Variant overhead (interceptors) and HTTP-client overhead on fan-out.
-  for (const v of ok.filter((c) => c.variant)) {
-    const base = ok.find(
-      (b) => b.contender === v.contender && !b.variant && b.scenario === v.scenario && sameRun(b, v),
-    );
-    if (!base) continue;
-    const over = cellRps(base) / cellRps(v) - 1;
-    out.push({
-      severity: 'info',
-      label: v.label,
-      scenario: v.scenario,
-      profile: v.profile,
-      title: 'variant overhead',
-      evidence: `${Math.round(cellRps(v))} vs ${Math.round(cellRps(base))} req/s without the variant: ${over >= 0 ? '+' : ''}${pct(over)} time per request (p50 ${(v.stats?.latencyMs ?? v.load!.latencyMs).p50.toFixed(2)} vs ${(base.stats?.latencyMs ?? base.load!.latencyMs).p50.toFixed(2)} ms)`,
-    });
-  }
-  const fan = ok.filter((c) => c.scenario === 'fanout' && !c.variant);
-  for (const a of fan) {
-    for (const b of fan) {
-      if (
-        a === b ||
-        !sameRun(a, b) ||
-        a.tags.framework !== b.tags.framework ||
-        a.tags.adapter !== b.tags.adapter ||
-        a.tags.httpClient === b.tags.httpClient
-      )
-        continue;
-      if (cellRps(a) <= cellRps(b)) continue; // report each pair once, from the faster side
-      out.push({
-        severity: 'info',
-        label: b.label,
-        scenario: 'fanout',
-        profile: b.profile,
-        title: 'HTTP-client overhead on fan-out',
-        evidence: `${b.tags.httpClient}: ${Math.round(cellRps(b))} req/s vs ${a.tags.httpClient} (\`${a.label}\`): ${Math.round(cellRps(a))} req/s, ${(cellRps(a) / cellRps(b)).toFixed(2)}× with the same ${a.tags.framework}${a.tags.adapter ? ` on ${a.tags.adapter}` : ''}`,
-      });
-    }
-  }
-  // Startup-time outliers (one per contender label).
-  const startups = new Map<string, number>();
-  for (const c of cells)
-    if (c.startupMs !== null && c.status === 'ok')
-      startups.set(c.label, Math.max(startups.get(c.label) ?? 0, c.startupMs));
-  if (startups.size >= 3) {
-    const med = median([...startups.values()]);
-    for (const [label, ms] of startups) {
-      if (ms > RULES.startupMinMs && ms > RULES.startupFactor * med) {
-        const c = cells.find((x) => x.label === label)!;
+    if (startups.size < 3) continue;
+    const med = median([...startups.values()].map((s) => s.ms));
+    for (const [label, { ms, cell }] of startups)
+      if (ms > RULES.startupMinMs && ms > RULES.startupFactor * med)
         out.push({
           severity: 'minor',
+          rule: 'slow-startup',
           label,
           scenario: '(all)',
-          profile: c.profile,
+          profile: cell.profile,
+          runId,
           title: 'slow startup',
-          evidence: `up to ${Math.round(ms)} ms to answer GET /ping, ${(ms / med).toFixed(1)}× the median contender (${Math.round(med)} ms)`,
+          evidence: `up to ${Math.round(ms)} ms to answer GET /ping, ${(ms / med).toFixed(1)}× the run's median contender (${Math.round(med)} ms)`,
         });
-      }
-    }
   }
   return out.sort(
     (a, b) =>
       ORDER[a.severity] - ORDER[b.severity] || a.label.localeCompare(b.label) || a.scenario.localeCompare(b.scenario),
   );
+}
+
+/**
+ * RSS growth that persists: over a long window (≥ RULES.longWindowS; the second-half slope when
+ * recorded, else the whole window's), or in the second half of the window of EVERY trial (≥ 2
+ * trials with a recorded second-half slope). Growth over a short window alone (pools and JIT
+ * filling, heap before GC settles) is not a finding. Null when it does not persist.
+ */
+export function rssGrowth(c: CellResult, trials: CellResult[] = []): { long: boolean; evidence: string } | null {
+  const r = c.resources;
+  const l = c.load;
+  if (!r || !l) return null;
+  const mib = (b: number) => (b / 2 ** 20).toFixed(1);
+  if (l.durationS >= RULES.longWindowS) {
+    const half = secondHalfSlope(r);
+    const slope = half ?? r.server.rssSlopeBytesPerS;
+    const windowS = half !== null ? l.durationS / 2 : l.durationS;
+    if (grows(r, slope, windowS))
+      return {
+        long: true,
+        evidence: `+${mib(slope)} MiB/s over ${half !== null ? 'the second half of ' : ''}a ${l.durationS.toFixed(0)} s window (avg ${mib(r.server.rssBytesAvg)} MiB, peak ${mib(r.server.rssBytesPeak)} MiB)`,
+      };
+  }
+  const withRes = trials.filter((t) => t.resources && t.load);
+  if (withRes.length >= 2) {
+    const halves = withRes.map((t) => secondHalfSlope(t.resources!));
+    if (halves.every((h, i) => h !== null && grows(withRes[i].resources!, h, withRes[i].load!.durationS / 2)))
+      return {
+        long: false,
+        evidence: `RSS grew in the second half of the window in all ${withRes.length} trials (${halves.map((h) => `+${mib(h!)}`).join(', ')} MiB/s; avg ${mib(r.server.rssBytesAvg)} MiB); a stress run tells a leak from heap growth`,
+      };
+  }
+  return null;
+}
+
+/** A measurement condition of a table: not a contender problem; said once per table. */
+export interface MeasurementNote {
+  kind: 'client-bound' | 'noisy' | 'few-trials' | 'other-runs' | 'other-machines' | 'no-baseline' | 'services-lost';
+  /** Rows it concerns (labels); empty for table-wide notes. */
+  labels: string[];
+  /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
+  detail: string;
+}
+
+/**
+ * The measurement notes of one table: client-bound rows (their figure is a lower bound), noisy
+ * rows (trials > 10% apart), rows with fewer than 5 trials (not ranked), rows from other runs,
+ * a missing baseline, lost services, and — given every table — the same group measured on other
+ * machines (shown in their own tables).
+ */
+export function measurementNotes(table: RankedTable, allTables: RankedTable[] = []): MeasurementNote[] {
+  const notes: MeasurementNote[] = [];
+  const bound = table.rows.filter((r) => r.flags.clientBound);
+  if (bound.length)
+    notes.push({
+      kind: 'client-bound',
+      labels: bound.map((r) => r.label),
+      detail: `the load driver used ≥ 90% of its core: ${bound
+        .map((r) => `${r.label} ${r.cell.resources ? `${r.cell.resources.client.cpuPctAvg.toFixed(0)}%` : ''}`.trim())
+        .join(', ')}; their figures are lower bounds`,
+    });
+  const noisy = table.rows.filter((r) => r.flags.noisy);
+  if (noisy.length)
+    notes.push({
+      kind: 'noisy',
+      labels: noisy.map((r) => r.label),
+      detail: `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
+    });
+  const few = table.rows.filter((r) => r.notRanked?.reason === 'few-trials');
+  if (few.length)
+    notes.push({
+      kind: 'few-trials',
+      labels: few.map((r) => r.label),
+      detail: `fewer than 5 trials, not ranked: ${few.map((r) => `${r.label} (${r.trials})`).join(', ')}`,
+    });
+  const lost = table.rows.filter((r) => r.flags.servicesLost.length);
+  if (lost.length)
+    notes.push({
+      kind: 'services-lost',
+      labels: lost.map((r) => r.label),
+      detail: `a service went away during: ${lost.map((r) => `${r.label} (${r.flags.servicesLost.join(', ')})`).join(', ')}`,
+    });
+  if (!table.baselineRow)
+    notes.push({
+      kind: 'no-baseline',
+      labels: [],
+      detail: `run ${table.runId} has no ${table.baseline} cell here: no ratios`,
+    });
+  if (table.otherRuns.length)
+    notes.push({
+      kind: 'other-runs',
+      labels: table.otherRuns.map((r) => r.label),
+      detail: `${table.otherRuns.length} row(s) from other runs (${[...new Set(table.otherRuns.map((r) => r.runId))].join(', ')}), shown only as ratios to their own run's baseline`,
+    });
+  const elsewhere = allTables.filter(
+    (t) =>
+      t !== table &&
+      t.key.scenario === table.key.scenario &&
+      t.key.profile === table.key.profile &&
+      t.key.driver === table.key.driver &&
+      t.key.nodeMajor === table.key.nodeMajor &&
+      t.key.machine.label !== table.key.machine.label,
+  );
+  if (elsewhere.length)
+    notes.push({
+      kind: 'other-machines',
+      labels: [],
+      detail: `also measured on ${elsewhere.map((t) => t.key.machine.label).join('; ')}: separate tables`,
+    });
+  return notes;
+}
+
+/** A variant's cost against its own contender without the variant (same run, paired by round). */
+export interface VariantOverhead {
+  label: string;
+  base: string;
+  scenario: string;
+  profile: string;
+  runId: string;
+  /** Extra time per request = base/variant requests/s − 1 (0.1 = 10% more time per request). */
+  overhead: number;
+  /** Interval of `overhead` (contains it); null without one. */
+  interval: [number, number] | null;
+  kind: RatioEstimate['kind'];
+  /** false when the interval includes 0 (or there is none): "no measurable overhead". */
+  measurable: boolean;
+}
+
+/** Every variant's overhead over its base contender, same run and load shape; failed cells are skipped. */
+export function variantOverheads(cells: CellResult[]): VariantOverhead[] {
+  const ok = cells.filter((c) => !cellFailure(c) && !(c.servicesLost ?? []).length);
+  const out: VariantOverhead[] = [];
+  for (const v of ok.filter((c) => c.variant)) {
+    const base = ok.find(
+      (b) => b.contender === v.contender && !b.variant && b.scenario === v.scenario && sameGroup(b, v),
+    );
+    if (!base) continue;
+    const r = ratio(base, v);
+    const interval: [number, number] | null = r.interval ? [r.interval[0] - 1, r.interval[1] - 1] : null;
+    out.push({
+      label: v.label,
+      base: base.label,
+      scenario: v.scenario,
+      profile: v.profile,
+      runId: v.runId,
+      overhead: r.figure - 1,
+      interval,
+      kind: r.kind,
+      measurable: r.kind === 'ci95' && interval !== null && (interval[0] > 0 || interval[1] < 0),
+    });
+  }
+  return out;
+}
+
+/** "+12.3% time per request (95% interval +8.1% … +16.5%)" or "no measurable overhead (…)". */
+export function describeOverhead(o: VariantOverhead): string {
+  const s = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
+  const iv = o.interval
+    ? `${o.kind === 'ci95' ? '95% interval' : 'range'} ${s(o.interval[0])} … ${s(o.interval[1])}`
+    : 'no interval: one trial';
+  if (!o.measurable) return `no measurable overhead (${iv})`;
+  return o.overhead > 0
+    ? `${s(o.overhead)} time per request (${iv})`
+    : `${s(-o.overhead)} less time per request than without the variant (${iv})`;
 }

@@ -90,3 +90,48 @@ export function planCells(
   }
   return cells;
 }
+
+/** The baseline contender of scenario `s` (the contract's `baseline`: node-http for REST). */
+export function baselineOf(s: Scenario): string {
+  return s.baseline;
+}
+
+/**
+ * Adds each scenario's baseline contender (no variants) to the plan when it is not already in
+ * it, for the same profile and Node runtimes, so that every ratio is taken within one run
+ * (issue 11, item 4). A baseline missing from `all` (a fixture folder) or not supporting the
+ * scenario is left out and listed in `missing`. `added`: baseline → the scenarios it was added for.
+ */
+export function withBaselines(
+  cells: CellSpec[],
+  all: Manifest[],
+): { cells: CellSpec[]; added: Map<string, string[]>; missing: Map<string, string[]> } {
+  const out = [...cells];
+  const added = new Map<string, string[]>();
+  const missing = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const c of cells) {
+    const key = `${c.scenario.name}|${c.node.major}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const name = baselineOf(c.scenario);
+    const has = cells.some(
+      (x) =>
+        x.manifest.name === name &&
+        x.variant === null &&
+        x.scenario.name === c.scenario.name &&
+        x.node.major === c.node.major,
+    );
+    if (has) continue;
+    const m = all.find((x) => x.name === name);
+    const note = (map: Map<string, string[]>) =>
+      map.set(name, [...new Set([...(map.get(name) ?? []), c.scenario.name])]);
+    if (!m || m.composeOnly || !m.scenarios.includes(c.scenario.name)) {
+      note(missing);
+      continue;
+    }
+    out.push({ manifest: m, variant: null, scenario: c.scenario, profile: c.profile, node: c.node });
+    note(added);
+  }
+  return { cells: out, added, missing };
+}

@@ -25,7 +25,18 @@ import { freePort } from '../lifecycle/ports.ts';
 import { hasExited, pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
 import { maskUrl, withClient } from './users-seed.ts';
 
-export { checkSeed, EXPECTED_SEED, firstUsers, generateUsers, maskUrl, seedSql, seedUsers } from './users-seed.ts';
+export {
+  checkSeed,
+  databaseAlive,
+  EXPECTED_SEED,
+  firstUsers,
+  generateUsers,
+  maskUrl,
+  sampleUserIds,
+  sampleUsers,
+  seedSql,
+  seedUsers,
+} from './users-seed.ts';
 
 export interface Database {
   url: string;

@@ -1,6 +1,6 @@
 /**
- * The upstream mock for the fan-out scenario (seeds 000/001: "5 parallel calls to a mock
- * service"). `GET /data` returns seed 000's mock shape
+ * The upstream mock for the fan-out scenario (the nestjs-undici-performance report's "5 parallel
+ * calls to a mock service", docs/sources.md). `GET /data` returns that report's mock shape
  * `{"id","name","timestamp","data":{"status","message","value"}}` (contract:
  * scenarios/upstream-body.schema.json), after UPSTREAM_DELAY_MS (default 0) ms.
  *

@@ -1,8 +1,8 @@
 /**
- * The ONE definition of the `users` table that the database scenarios read: 10,000 rows made
- * deterministically from a fixed seed (mulberry32, seed 20260101). `seedUsers()` (postgres.ts)
- * runs `seedSql()`, and a Docker Compose init script can run the same text, so the embedded
- * database and the compose one can never disagree.
+ * The users fixture: the ONE definition of the `users` table that the database scenarios read,
+ * 10,000 rows made deterministically from a fixed PRNG seed (mulberry32, seed 20260101).
+ * `seedUsers()` (postgres.ts) runs `seedSql()`, and a Docker Compose init script can run the
+ * same text, so the embedded database and the compose one can never disagree.
  *
  * Values: `name` is "<first> <last>" from two fixed lists (a few non-ASCII names, so a server
  * that gets UTF-8 or content-length wrong fails the verifier), `email` is derived from the name
@@ -228,4 +228,59 @@ export async function firstUsers(url: string, n = 10): Promise<{ id: number; nam
     url,
     async (c) => (await c.query('SELECT id, name, email FROM users ORDER BY id LIMIT $1', [n])).rows,
   );
+}
+
+/** How many seeded rows the run samples for the per-request random ids of graphql-node. */
+export const SAMPLE_SIZE = 256;
+
+/**
+ * The ids of the run's sample: SAMPLE_SIZE distinct ids in 1..USER_COUNT drawn with
+ * mulberry32(SEED + 16), sorted ascending: the same ids on every run and machine.
+ */
+export function sampleUserIds(n = SAMPLE_SIZE): number[] {
+  const rand = mulberry32(SEED + 16);
+  const ids = new Set<number>();
+  while (ids.size < Math.min(n, USER_COUNT)) ids.add(1 + Math.floor(rand() * USER_COUNT));
+  return [...ids].sort((a, b) => a - b);
+}
+
+/** The sampled rows (id, name, email) read from the database, in id order; what graphql-node expects per id. */
+export async function sampleUsers(
+  url: string,
+  n = SAMPLE_SIZE,
+): Promise<{ id: number; name: string; email: string }[]> {
+  return withClient(
+    url,
+    async (c) =>
+      (await c.query('SELECT id, name, email FROM users WHERE id = ANY($1::int[]) ORDER BY id', [sampleUserIds(n)]))
+        .rows,
+  );
+}
+
+/**
+ * True when the database answers `SELECT 1` within `timeoutMs` (connect and query together);
+ * false on any error or timeout. Never throws.
+ */
+export async function databaseAlive(url: string, timeoutMs = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on('error', () => {
+    /* a lost connection: the query below fails or the timer wins */
+  });
+  try {
+    return await Promise.race([
+      client
+        .connect()
+        .then(() => client.query('SELECT 1 AS ok'))
+        .then((r) => r.rows[0]?.ok === 1),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs + 100);
+      }),
+    ]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+    void client.end().catch(() => {});
+  }
 }

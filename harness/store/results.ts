@@ -12,6 +12,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import writeFileAtomic from 'write-file-atomic';
+import type { z } from 'zod';
+import { CellFileSchema, MetaFileSchema } from './schema.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { ResourceUse } from '../lifecycle/sampler.ts';
 import type { LoadOutput } from '../drivers/types.ts';
@@ -42,6 +44,36 @@ export interface DriverCrossCheck {
 }
 
 /**
+ * The driver fidelity check of a run as meta.json records it (`RunMeta.fidelity`, written by
+ * scheduler/fidelity.ts; issue 12.3). On the run's fastest ok connection-profile cell without
+ * pipelining, a fresh server got the same request over the same connections from each driver of
+ * the run, autocannon and the native driver (wrk), in ABBA order (A B … B A), `runS` seconds
+ * each, every driver pinned to the client cores with `threads` threads. A driver's `fidelity` =
+ * the median of its requests/s ÷ the best native driver's median (1 = as fast as the native
+ * driver; below 0.95 the driver is the bottleneck at that load). Rates in requests/s.
+ */
+export interface DriverFidelity {
+  /** `skipped`: no native driver installed (`reason` gives the install command); `error`: a run failed. */
+  status: 'ok' | 'skipped' | 'error';
+  reason: string | null;
+  /** The cell whose load was repeated. */
+  cell: { cellId: string; label: string; scenario: string; profile: string; nodeMajor: number; rps: number };
+  connections: number;
+  /** Seconds per measured run. */
+  runS: number;
+  /** Client threads each driver used (k6 schedules its own). */
+  threads: number;
+  /** The native driver every fidelity is divided by (null when none ran). */
+  reference: 'wrk' | null;
+  /** Per driver: its version, its runs' requests/s in the order they ran, and its fidelity (null unless ok). */
+  drivers: { driver: 'autocannon' | 'wrk' | 'k6'; version: string | null; rps: number[]; fidelity: number | null }[];
+  /** Every run in the order it ran (errors = errors + timeouts + non-2xx). */
+  runs: { driver: 'autocannon' | 'wrk' | 'k6'; rps: number; errors: number }[];
+  /** One sentence for the report header. */
+  summary: string;
+}
+
+/**
  * Outcome of one cell. Only `ok` cells are ranked. `skipped`: a tool or service it needs is
  * missing (k6, PostgreSQL); `unsupported`: the contender's engines exclude the Node version.
  */
@@ -67,7 +99,7 @@ export interface CellResult {
   displayName: string;
   tags: Record<string, string>;
   scenario: string;
-  driver: 'autocannon' | 'k6';
+  driver: 'autocannon' | 'wrk' | 'k6';
   profile: string;
   node: { version: string; major: number };
   status: CellStatus;
@@ -84,6 +116,12 @@ export interface CellResult {
   stats?: CellStats;
   /** Resource use over the measured window (sampled from /proc at ≥ 4 Hz). */
   resources?: CellResources;
+  /** A trial file: its round (1-based) in the run's interleaved rounds; absent in cell files. */
+  round?: number;
+  /** Services that stopped answering during a measured window of this trial or cell (e.g. the database). */
+  servicesLost?: string[];
+  /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
+  burst?: { requests: number; failed: number; ms: number };
   cpuPlan: CpuPlan;
   logFile: string | null;
   startedAt: string;
@@ -128,8 +166,22 @@ export interface RunMeta {
   runId: string;
   startedAt: string;
   finishedAt: string | null;
-  /** `complete`, `interrupted` (Ctrl-C / SIGTERM) or `running`. */
-  state: 'running' | 'complete' | 'interrupted';
+  /** `complete`, `interrupted` (Ctrl-C / SIGTERM), `running`, or `abandoned` (left running by a harness that died; store/runs.ts). */
+  state: 'running' | 'complete' | 'interrupted' | 'abandoned';
+  /** PID of the harness process that writes the run (a `running` run whose pid is dead is abandoned). */
+  harnessPid?: number;
+  /** Temporary folders the run created (removed by `sweepAbandoned` when the harness died). */
+  tempDirs?: string[];
+  /** The measurement design of the run (scheduler/): groups, rounds, windows; absent in older runs. */
+  design?: {
+    /** Baseline contender of each scenario, measured in the same run. */
+    baselines: Record<string, string>;
+    /** Concurrency burst requests per cell before measuring (contract/burst.ts). */
+    burstRequests: number;
+    /** Wall time of the run, ms, and the harness's own overhead per cell (median, max), ms. */
+    wallMs?: number;
+    overheadMs?: { median: number; max: number; cells: number };
+  };
   command: string[];
   profile: string;
   machine: { cpuModel: string; cores: number; memoryBytes: number; os: string; arch: string };
@@ -152,7 +204,8 @@ export interface RunMeta {
   /** Per contender: resolved versions of its direct dependencies, read from package-lock.json. */
   packages: Record<string, Record<string, string>>;
   /** autocannon vs wrk on the run's fastest cell (absent when the profile has no cross-check, or in runs before it existed). */
-  driverCrossCheck?: DriverCrossCheck;
+  driverCrossCheck?: DriverCrossCheck /** Each driver's requests/s relative to the native driver on the run's fastest cell (scheduler/fidelity.ts); absent when off. */;
+  fidelity?: DriverFidelity;
 }
 
 /** A fresh, unique run id: UTC time plus a random suffix, safe as a folder name. */
@@ -239,33 +292,91 @@ export function machineInfo(): RunMeta['machine'] {
   };
 }
 
-/** Every run's metadata and cells under `resultsDir`; unreadable files are listed in `skipped`. */
-export function readAllResults(resultsDir: string): { runs: RunMeta[]; cells: CellResult[]; skipped: string[] } {
+/**
+ * Every run's metadata and cells under `resultsDir`, each file checked against its zod schema
+ * (store/schema.ts); unreadable, truncated, empty or incomplete files are listed in `skipped`
+ * and described in `warnings` (one line each, naming the file). Never throws on file content.
+ */
+export function readAllResults(resultsDir: string): {
+  runs: RunMeta[];
+  cells: CellResult[];
+  skipped: string[];
+  warnings: string[];
+} {
   const runsDir = path.join(resultsDir, 'runs');
-  const runs: RunMeta[] = [];
-  const cells: CellResult[] = [];
-  const skipped: string[] = [];
-  if (!fs.existsSync(runsDir)) return { runs, cells, skipped };
-  for (const id of fs.readdirSync(runsDir).sort()) {
-    const dir = path.join(runsDir, id);
-    const metaFile = path.join(dir, 'meta.json');
-    try {
-      runs.push(JSON.parse(fs.readFileSync(metaFile, 'utf8')));
-    } catch {
-      skipped.push(metaFile);
-      continue;
-    }
-    const cellDir = path.join(dir, 'cells');
-    if (!fs.existsSync(cellDir)) continue;
-    for (const f of fs.readdirSync(cellDir).filter((x) => x.endsWith('.json'))) {
-      try {
-        const c = JSON.parse(fs.readFileSync(path.join(cellDir, f), 'utf8')) as CellResult;
-        if (c.schemaVersion !== SCHEMA_VERSION) throw new Error('schema');
-        cells.push(c);
-      } catch {
-        skipped.push(path.join(cellDir, f));
-      }
-    }
+  const out = { runs: [] as RunMeta[], cells: [] as CellResult[], skipped: [] as string[], warnings: [] as string[] };
+  let ids: string[] = [];
+  try {
+    ids = fs.readdirSync(runsDir).sort();
+  } catch {
+    return out;
   }
-  return { runs, cells, skipped };
+  for (const id of ids) {
+    const dir = path.join(runsDir, id);
+    if (!isDir(dir)) continue;
+    const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, out);
+    if (!meta) continue;
+    out.runs.push(meta as unknown as RunMeta);
+    out.cells.push(...readCellDir(path.join(dir, 'cells'), out));
+  }
+  return out;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Reads and validates every `*.json` of a cells/ or trials/ folder; bad files go to `acc`. */
+export function readCellDir(dir: string, acc: { skipped: string[]; warnings: string[] }): CellResult[] {
+  let files: string[] = [];
+  try {
+    files = fs
+      .readdirSync(dir)
+      .filter((x) => x.endsWith('.json'))
+      .sort();
+  } catch {
+    return [];
+  }
+  return files
+    .map((f) => readValidated(path.join(dir, f), CellFileSchema, acc) as CellResult | null)
+    .filter((c): c is CellResult => c !== null);
+}
+
+/**
+ * Parses one JSON file and checks it against `schema`. Returns null (and adds the file to
+ * `acc.skipped` with a one-line warning) when it is missing, empty, truncated or incomplete.
+ */
+export function readValidated(
+  file: string,
+  schema: z.ZodType,
+  acc: { skipped: string[]; warnings: string[] },
+): unknown | null {
+  const bad = (why: string) => {
+    acc.skipped.push(file);
+    acc.warnings.push(`skipped ${file}: ${why}`);
+    return null;
+  };
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    return bad(`unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!text.trim()) return bad('empty file');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return bad('not valid JSON (truncated or garbage)');
+  }
+  const r = schema.safeParse(data);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    return bad(`incomplete: ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+  }
+  return r.data;
 }

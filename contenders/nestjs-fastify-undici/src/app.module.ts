@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AppController, Fanout } from '@bakeoff/lib-nestjs-rest';
 import { HttpModule } from 'nestjs-undici';
 import { Agent, type Dispatcher } from 'undici';
-import { AppController } from './app.controller.js';
 import { FanoutService } from './fanout.service.js';
 import { timingInterceptor } from './timing.interceptor.js';
 
@@ -9,9 +9,10 @@ import { timingInterceptor } from './timing.interceptor.js';
 const agent = new Agent({ connections: 128 });
 const dispatcher: Dispatcher = process.env.HTTP_INTERCEPTORS === '1' ? agent.compose(timingInterceptor) : agent;
 
+/** The shared REST routes (@bakeoff/lib-nestjs-rest) with the fan-out through nestjs-undici. */
 @Module({
   imports: [HttpModule.register({ dispatcher })],
   controllers: [AppController],
-  providers: [FanoutService],
+  providers: [{ provide: Fanout, useClass: FanoutService }],
 })
 export class AppModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Fanout } from '@bakeoff/lib-nestjs-rest';
 import { HttpService } from 'nestjs-undici';
 import { lastValueFrom } from 'rxjs';
 
@@ -9,7 +10,7 @@ const UPSTREAM = `${process.env.UPSTREAM_URL ?? 'http://127.0.0.1:3001'}/data`;
  * undici's ResponseData), each body read and parsed with `await res.body.json()`.
  */
 @Injectable()
-export class FanoutService {
+export class FanoutService implements Fanout {
   constructor(private readonly http: HttpService) {}
 
   private async one(): Promise<unknown> {

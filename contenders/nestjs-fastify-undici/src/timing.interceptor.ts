@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { TIMING_CONTEXT } from './logger.js';
+import { TIMING_CONTEXT } from '@bakeoff/lib-nestjs-rest';
 
 type Controller = Dispatcher.DispatchController;
 

@@ -1,0 +1,360 @@
+/**
+ * The table model of the leaderboard (numbers only; report/ writes the sentences). Issue 11,
+ * "ranks without chains" and "same-run tables":
+ *
+ * - A ranked table is ONE run × scenario × profile × driver × Node major on one machine. Its
+ *   rows' figures, intervals, ranks, ratios and summary data all come from that run.
+ * - Cells of the same group from older runs of the same machine appear only in `otherRuns`, as
+ *   ratios to their own run's baseline, marked with their run; never ranked.
+ * - Cells from another machine (CPU model, cores, Node version) get their own table.
+ * - rank = 1 + the number of rows significantly faster (analysis/stats.ts `significantlyFaster`:
+ *   the ratio's 95% interval wholly above 1 AND ratio ≥ 1 + NOISE_THRESHOLD). Only ok cells with
+ *   ≥ 5 trials and no failure are ranked; the others are listed as not ranked or failed.
+ * - Each row carries its ratio to the scenario's baseline contender (`Scenario.baseline`; by
+ *   default node-http for REST and postgraphile-express for GraphQL scenarios).
+ */
+import type { CellResult, RunMeta } from '../store/results.ts';
+import {
+  type IntervalKind,
+  type RatioEstimate,
+  cellEstimate,
+  cellFailure,
+  cellLatency,
+  cellTrialCount,
+  isSignificant,
+  MIN_CI_TRIALS,
+  NOISE_THRESHOLD,
+  ratio,
+  rankRows,
+} from './stats.ts';
+
+/** One run as the store reads it: its meta.json and its cell files. */
+export interface RunSnapshot {
+  meta: RunMeta;
+  cells: CellResult[];
+}
+
+/** The machine a table's cells ran on; cells of different machines never share a table. */
+export interface MachineKey {
+  cpuModel: string;
+  cores: number;
+  /** Full Node version of the cells, e.g. "v24.21.0". */
+  nodeVersion: string;
+  /** "AMD EPYC · 2 cores · Node v24.21.0". */
+  label: string;
+}
+
+/** What a ranked table is about. */
+export interface TableKey {
+  scenario: string;
+  profile: string;
+  driver: CellResult['driver'];
+  nodeMajor: number;
+  machine: MachineKey;
+}
+
+/** How a row takes part in the ranking. */
+export type RowStatus = 'ranked' | 'not-ranked' | 'failed';
+
+/** Flags of a row (measurement conditions and failures). */
+export interface RowFlags {
+  /** The load driver saturated its core: the figure is a lower bound. */
+  clientBound: boolean;
+  /** Trials disagree by more than NOISY_THRESHOLD. */
+  noisy: boolean;
+  /** Why the cell failed (non-ok status, > 0.1% failed requests, a wrong body), or null. */
+  failed: string | null;
+  /** Services that went away during the cell (e.g. ['database']); the figure is not the contender's. */
+  servicesLost: string[];
+}
+
+/** One row of a ranked table (one cell of the table's run). Rates in requests/s, latencies in ms. */
+export interface TableRow {
+  cell: CellResult;
+  label: string;
+  runId: string;
+  status: RowStatus;
+  /** 1 + rows significantly faster; null unless status is 'ranked'. */
+  rank: number | null;
+  /** Geometric mean of the trials (requests completed ÷ window seconds). */
+  figure: number;
+  /** [low, high] containing `figure`; null when kind is 'none'. */
+  interval: [number, number] | null;
+  /** 'ci95' (≥ 5 trials), 'range' (min–max of 2–4 trials, never called an interval), 'none' (1 trial). */
+  kind: IntervalKind;
+  trials: number;
+  /** This row / the table's baseline (same run, paired by round); null when the baseline is missing or failed. */
+  vsBaseline: RatioEstimate | null;
+  isBaseline: boolean;
+  flags: RowFlags;
+  /** Latency percentiles of the merged trials, ms (null when none were recorded). */
+  latencyMs: { p50: number; p90: number; p99: number; max: number } | null;
+  /**
+   * Why the row is not ranked, as data: the report writes "not ranked: 3 trials (range 50,100–55,300)",
+   * "failed: …" or "database lost". null for ranked rows.
+   */
+  notRanked: {
+    /** few-trials: < 5 trials; failed: see flags.failed; services-lost: a service went away; skipped: skipped/unsupported cell (a tool or runtime missing, not the contender's fault). */
+    reason: 'few-trials' | 'failed' | 'services-lost' | 'skipped';
+    trials: number;
+    detail: string | null;
+  } | null;
+}
+
+/** A cell of the same group from another run of the same machine: only its ratio to its own run's baseline. */
+export interface OtherRunRow {
+  cell: CellResult;
+  label: string;
+  /** The run it comes from ("from run X"). */
+  runId: string;
+  runStartedAt: string;
+  /** The baseline contender of its run (the table's baseline). */
+  baseline: string;
+  /** cell / its own run's baseline cell; null when that run has no usable baseline cell. */
+  vsBaseline: RatioEstimate | null;
+  trials: number;
+  failed: string | null;
+}
+
+/** The data of the hyperfine-style summary under a table, from the SAME test as the ranks. */
+export interface SummaryData {
+  /** The fastest ranked row (rank 1, highest figure). */
+  fastest: string;
+  /** fastest / each other ranked row, fastest first. */
+  comparisons: {
+    label: string;
+    /** fastest / this row. */
+    ratio: RatioEstimate;
+    /** Half-width of the ratio's interval (hyperfine's "±"); null without an interval. */
+    pm: number | null;
+    /** true when the fastest row is NOT significantly faster (the rank test). */
+    tied: boolean;
+    rank: number;
+  }[];
+}
+
+/** One ranked table: one run × scenario × profile × driver × Node major on one machine. */
+export interface RankedTable {
+  /** Stable id, `<scenario>|<profile>|<driver>|node<major>|<machine label>`. */
+  id: string;
+  key: TableKey;
+  runId: string;
+  meta: RunMeta;
+  /** The scenario's baseline contender (label). */
+  baseline: string;
+  /** The baseline's row, or null when the run has no baseline cell for this group. */
+  baselineRow: TableRow | null;
+  /** Ranked rows by rank then figure, then not-ranked rows by figure, then failed rows. */
+  rows: TableRow[];
+  /** Cells of older runs (same machine and group), latest per label, not in `rows`. */
+  otherRuns: OtherRunRow[];
+  /** null when fewer than 2 rows are ranked. */
+  summary: SummaryData | null;
+  /** NOISE_THRESHOLD used for the ranks. */
+  noiseThreshold: number;
+}
+
+/** Options of buildTables. */
+export interface BuildTablesOptions {
+  /** Scenario list with baselines (Scenario.baseline); also gives the table order. */
+  scenarios?: { name: string; baseline?: string }[];
+  /** Profile order of the tables (others follow by name). */
+  profileOrder?: string[];
+  /** Render only this run (`leaderboard --run ID`): no other-run rows. */
+  runId?: string;
+}
+
+/** The baseline contender of a scenario: the scenario list's `baseline`, else node-http (REST) / postgraphile-express (graphql-*). */
+export function baselineOf(scenario: string, scenarios: BuildTablesOptions['scenarios'] = []): string {
+  const s = scenarios.find((x) => x.name === scenario);
+  if (s?.baseline) return s.baseline;
+  return scenario.startsWith('graphql') ? 'postgraphile-express' : 'node-http';
+}
+
+/** The machine key of a cell in a run. */
+export function machineOf(meta: RunMeta, cell: CellResult): MachineKey {
+  const cpuModel = meta.machine?.cpuModel ?? 'unknown';
+  const cores = meta.machine?.cores ?? 0;
+  const nodeVersion = cell.node.version;
+  return { cpuModel, cores, nodeVersion, label: `${cpuModel} · ${cores} cores · Node ${nodeVersion}` };
+}
+
+function groupId(c: CellResult, m: MachineKey): string {
+  return `${c.scenario}|${c.profile}|${c.driver}|node${c.node.major}|${m.label}`;
+}
+
+/** A row of a table from a cell of the table's run. */
+function makeRow(c: CellResult, baselineCell: CellResult | null, baseline: string): TableRow {
+  const e = cellEstimate(c);
+  const skipped = c.status === 'skipped' || c.status === 'unsupported';
+  const failed = skipped ? null : cellFailure(c);
+  const lost = c.servicesLost ?? [];
+  const trials = cellTrialCount(c);
+  const notRanked: TableRow['notRanked'] = skipped
+    ? { reason: 'skipped', trials, detail: c.failure?.reason ?? c.status }
+    : failed
+      ? { reason: 'failed', trials, detail: failed }
+      : lost.length
+        ? { reason: 'services-lost', trials, detail: `${lost.join(', ')} went away during the measurement` }
+        : trials < MIN_CI_TRIALS || e.kind !== 'ci95'
+          ? { reason: 'few-trials', trials, detail: null }
+          : null;
+  const usableBase = baselineCell && !cellFailure(baselineCell) && baselineCell.load ? baselineCell : null;
+  return {
+    cell: c,
+    label: c.label,
+    runId: c.runId,
+    status: failed ? 'failed' : notRanked ? 'not-ranked' : 'ranked',
+    rank: null,
+    figure: e.figure,
+    interval: e.interval,
+    kind: e.kind,
+    trials,
+    vsBaseline: usableBase && !failed && !skipped && c.load ? ratio(c, usableBase) : null,
+    isBaseline: c.label === baseline,
+    flags: {
+      clientBound: Boolean(c.resources?.clientBound),
+      noisy: Boolean(c.stats?.noisy),
+      failed,
+      servicesLost: lost,
+    },
+    latencyMs: cellLatency(c),
+    notRanked,
+  };
+}
+
+/** The summary data of ranked rows (already ranked), with the rank test. */
+export function summaryData(rows: TableRow[], threshold = NOISE_THRESHOLD): SummaryData | null {
+  const ranked = rows.filter((r) => r.status === 'ranked' && r.rank !== null);
+  if (ranked.length < 2) return null;
+  const top = [...ranked].sort((a, b) => a.rank! - b.rank! || b.figure - a.figure)[0];
+  return {
+    fastest: top.label,
+    comparisons: ranked
+      .filter((r) => r !== top)
+      .map((r) => {
+        const q = ratio(top.cell, r.cell);
+        return {
+          label: r.label,
+          ratio: q,
+          pm: q.interval ? (q.interval[1] - q.interval[0]) / 2 : null,
+          tied: !isSignificant(q, threshold),
+          rank: r.rank!,
+        };
+      }),
+  };
+}
+
+const byTime = (a: RunMeta, b: RunMeta) =>
+  (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId);
+
+/**
+ * Builds every ranked table from the store's snapshot of runs. Each (machine × scenario ×
+ * profile × driver × Node major) group is ranked in its latest run (by startedAt) that has cells
+ * of it; cells of older runs of the same machine that the latest run lacks are listed in
+ * `otherRuns`. With `opts.runId`, only that run's tables (and no other-run rows).
+ */
+export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = {}): RankedTable[] {
+  const runs = [...snapshot]
+    .filter((r) => !opts.runId || r.meta.runId === opts.runId)
+    .sort((a, b) => byTime(a.meta, b.meta));
+  // group id → run id → cells (the cells' own runId is trusted only via the snapshot entry)
+  const groups = new Map<string, { key: TableKey; byRun: Map<string, { meta: RunMeta; cells: CellResult[] }> }>();
+  for (const run of runs) {
+    for (const c of run.cells) {
+      const m = machineOf(run.meta, c);
+      const id = groupId(c, m);
+      let g = groups.get(id);
+      if (!g) {
+        g = {
+          key: { scenario: c.scenario, profile: c.profile, driver: c.driver, nodeMajor: c.node.major, machine: m },
+          byRun: new Map(),
+        };
+        groups.set(id, g);
+      }
+      let r = g.byRun.get(run.meta.runId);
+      if (!r) {
+        r = { meta: run.meta, cells: [] };
+        g.byRun.set(run.meta.runId, r);
+      }
+      r.cells.push(c);
+    }
+  }
+  const tables: RankedTable[] = [];
+  for (const [id, g] of groups) {
+    const ordered = [...g.byRun.values()].sort((a, b) => byTime(a.meta, b.meta));
+    const latest = ordered[ordered.length - 1];
+    const baseline = baselineOf(g.key.scenario, opts.scenarios);
+    // One cell per label (a run holds one per label; keep the last written if not).
+    const cells = [...new Map(latest.cells.map((c) => [c.label, c])).values()];
+    const baseCell = cells.find((c) => c.label === baseline) ?? null;
+    const rows = cells.map((c) => makeRow(c, baseCell, baseline));
+    const rankable = rows.filter((r) => r.status === 'ranked');
+    const ranks = rankRows(rankable.map((r) => r.cell));
+    rankable.forEach((r, i) => {
+      r.rank = ranks[i];
+    });
+    const statusOrder: Record<RowStatus, number> = { ranked: 0, 'not-ranked': 1, failed: 2 };
+    rows.sort(
+      (a, b) =>
+        statusOrder[a.status] - statusOrder[b.status] ||
+        (a.rank ?? 0) - (b.rank ?? 0) ||
+        b.figure - a.figure ||
+        a.label.localeCompare(b.label),
+    );
+    const have = new Set(rows.map((r) => r.label));
+    const otherRuns: OtherRunRow[] = [];
+    if (!opts.runId) {
+      for (const run of [...ordered].reverse().slice(1)) {
+        const runBase = run.cells.find((c) => c.label === baseline);
+        const okBase = runBase && !cellFailure(runBase) && runBase.load ? runBase : null;
+        for (const c of run.cells) {
+          if (have.has(c.label)) continue;
+          have.add(c.label);
+          const failed = cellFailure(c);
+          otherRuns.push({
+            cell: c,
+            label: c.label,
+            runId: run.meta.runId,
+            runStartedAt: run.meta.startedAt,
+            baseline,
+            vsBaseline: okBase && !failed && c.load ? ratio(c, okBase) : null,
+            trials: cellTrialCount(c),
+            failed,
+          });
+        }
+      }
+      otherRuns.sort(
+        (a, b) => (b.vsBaseline?.figure ?? -1) - (a.vsBaseline?.figure ?? -1) || a.label.localeCompare(b.label),
+      );
+    }
+    tables.push({
+      id,
+      key: g.key,
+      runId: latest.meta.runId,
+      meta: latest.meta,
+      baseline,
+      baselineRow: rows.find((r) => r.isBaseline) ?? null,
+      rows,
+      otherRuns,
+      summary: summaryData(rows),
+      noiseThreshold: NOISE_THRESHOLD,
+    });
+  }
+  const scenarioOrder = (opts.scenarios ?? []).map((s) => s.name);
+  const idx = (list: string[], x: string) => {
+    const i = list.indexOf(x);
+    return i < 0 ? list.length : i;
+  };
+  const profiles = opts.profileOrder ?? [];
+  return tables.sort(
+    (a, b) =>
+      idx(scenarioOrder, a.key.scenario) - idx(scenarioOrder, b.key.scenario) ||
+      a.key.scenario.localeCompare(b.key.scenario) ||
+      idx(profiles, a.key.profile) - idx(profiles, b.key.profile) ||
+      a.key.profile.localeCompare(b.key.profile) ||
+      a.key.driver.localeCompare(b.key.driver) ||
+      b.key.nodeMajor - a.key.nodeMajor ||
+      byTime(b.meta, a.meta),
+  );
+}

@@ -1,0 +1,211 @@
+/**
+ * The `bench`, `bench-all` and `verify` actions of the CLI: options → a plan → the scheduler
+ * (scheduler/run.ts). `bench` adds each scenario's baseline contender unasked (and says so),
+ * marks runs abandoned by a dead harness first (store/runs.ts `sweepAbandoned`), prints the
+ * terminal table, the harness overhead per cell and the wall time, and sets the exit code from
+ * the cells' statuses (core/exit-codes.ts). `verify` is the scheduler's verify mode.
+ */
+import { loadManifests, type Manifest } from '../core/manifest.ts';
+import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
+import { UserError } from '../core/errors.ts';
+import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
+import { getProfile, PROFILES, withOverrides } from '../core/profiles.ts';
+import { parseMajors, resolveNode } from '../lifecycle/node-runtime.ts';
+import { stopAll } from '../lifecycle/processes.ts';
+import { sweepAbandoned } from '../store/runs.ts';
+import { planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
+import { runPlan, type RunSummary } from '../scheduler/run.ts';
+import { renderTerminal } from '../report/leaderboard.ts';
+
+export interface Globals {
+  contendersDir: string;
+  resultsDir: string;
+  scenariosDir: string;
+}
+
+export interface BenchOpts {
+  scenario?: string[];
+  profile: string;
+  port?: number;
+  host: string;
+  upstreamDelay: string;
+  variants: boolean;
+  node?: string;
+  duration?: string;
+  vus?: string;
+  rate?: string;
+  url?: string;
+  trials?: string;
+  seed?: string;
+  crossCheck?: string | boolean;
+  fidelity?: string | boolean;
+  /** `--no-baseline`: do not add the scenarios' baseline contenders (tests, external targets). */
+  baseline?: boolean;
+}
+
+const err = (l: string) => process.stderr.write(`${l}\n`);
+
+function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[] } {
+  const scenarios = loadScenarios(g.scenariosDir);
+  return {
+    scenarios,
+    manifests: loadManifests(
+      g.contendersDir,
+      scenarios.map((s) => s.name),
+    ),
+  };
+}
+
+function seconds(flag: string, v: string | boolean | undefined): number | undefined {
+  if (v === false) return 0;
+  if (typeof v !== 'string') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 60)
+    throw new UserError(`${flag} must be seconds from 0 to 60 (0 = off), got '${v}'`);
+  return n;
+}
+
+/** `bench <contender…>` / `bench-all`; returns the summary (exit code set on process.exitCode). */
+export async function bench(
+  g: Globals,
+  names: string[],
+  opts: BenchOpts,
+  command: string[],
+  signal: AbortSignal,
+  extraManifests: Manifest[] = [],
+): Promise<RunSummary> {
+  const profile = withOverrides(getProfile(opts.profile), opts);
+  const { scenarios, manifests: own } = load(g);
+  const manifests = [...own, ...extraManifests];
+  let chosen = selectContenders(manifests, names);
+  if (opts.url) {
+    if (chosen.length !== 1)
+      throw new UserError(
+        '--url benches one contender: name exactly one (e.g. `just bench hasura --url http://127.0.0.1:18090`)',
+      );
+  } else {
+    const composeOnly = chosen.filter((m) => m.composeOnly);
+    if (names.length && composeOnly.length) {
+      const m = composeOnly[0];
+      throw new UserError(
+        `${m.name} runs only under Docker Compose (no npm distribution). Start it with \`npx just compose-up ${m.name}\`, then bench it with \`npx just bench ${m.name} --url http://127.0.0.1:<port>\` (ports: compose/README.md).`,
+      );
+    }
+    if (composeOnly.length)
+      err(
+        `skipping compose-only contender(s) ${composeOnly.map((m) => m.name).join(', ')}: bench them with --url (see compose/README.md)`,
+      );
+    chosen = chosen.filter((m) => !m.composeOnly);
+  }
+  const scen = selectScenarios(scenarios, opts.scenario ?? []);
+  const majors = opts.node ? parseMajors(opts.node) : [Number(process.versions.node.split('.')[0])];
+  const nodes = majors.map((major) => resolveNode(major, err));
+  let cells = planCells(chosen, scen, profile, nodes, opts.variants);
+  if (!cells.length)
+    throw new UserError(
+      `nothing to run: ${chosen.map((m) => m.name).join(', ') || 'no contender'} support(s) none of ${scen.map((s) => s.name).join(', ')}. ${chosen.map((m) => `${m.name} supports: ${m.scenarios.join(', ')}`).join('; ')}`,
+    );
+  const baselines = Object.fromEntries(scen.map((s) => [s.name, s.baseline]));
+  if (!opts.url && opts.baseline !== false) {
+    const b = withBaselines(cells, manifests);
+    cells = b.cells;
+    for (const [name, list] of b.added)
+      err(
+        `also measuring ${name} (not asked for): it is the baseline of ${list.join(', ')}, and every ratio is taken within one run`,
+      );
+    for (const [name, list] of b.missing)
+      err(
+        `baseline ${name} of ${list.join(', ')} is not available here (not in ${g.contendersDir}, or it does not support the scenario): those tables have no baseline in this run`,
+      );
+  }
+  const delay = Number(opts.upstreamDelay);
+  if (!Number.isFinite(delay) || delay < 0)
+    throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
+  const trials = opts.trials === undefined ? profile.trials : Number(opts.trials);
+  if (!Number.isInteger(trials) || trials < 1 || trials > 50)
+    throw new UserError(`--trials must be an integer from 1 to 50, got '${opts.trials}'`);
+  const seed = opts.seed === undefined ? undefined : Number(opts.seed);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new UserError(`--seed must be an integer, got '${opts.seed}'`);
+  const fidelityS = seconds('--fidelity', opts.fidelity) ?? seconds('--cross-check', opts.crossCheck);
+  if (fidelityS && profile.driver === 'k6')
+    throw new UserError(`the driver fidelity check compares connection drivers; ${profile.name} is a k6 profile`);
+  const abandoned = sweepAbandoned(g.resultsDir);
+  if (abandoned.length)
+    err(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
+  const summary = await runPlan({
+    trials,
+    shuffleSeed: seed,
+    fidelityS,
+    baselines,
+    cells,
+    profileName: profile.name,
+    resultsDir: g.resultsDir,
+    scenariosDir: g.scenariosDir,
+    host: opts.host,
+    port: opts.port,
+    externalUrl: opts.url,
+    upstreamDelayMs: delay,
+    command,
+    signal,
+  });
+  if (summary.interrupted) {
+    await stopAll();
+    process.exit(EXIT.interrupted);
+  }
+  process.stdout.write(
+    `\n${renderTerminal(
+      summary.cells,
+      scenarios.map((s) => s.name),
+      PROFILES.map((p) => p.name),
+    )}`,
+  );
+  process.exitCode = exitCodeForStatuses(summary.cells.map((c) => c.status));
+  return summary;
+}
+
+/** `verify [contender…]`: start each server and check every scenario it supports; no load. Returns the exit code. */
+export async function verify(g: Globals, names: string[], host: string, signal: AbortSignal): Promise<number> {
+  const { scenarios, manifests } = load(g);
+  const chosen = selectContenders(manifests, names);
+  for (const m of chosen.filter((x) => x.composeOnly))
+    process.stdout.write(
+      `${m.name}: compose-only, not started here (verify it with \`npx just bench ${m.name} --url …\`)\n`,
+    );
+  const local = chosen.filter((m) => !m.composeOnly);
+  const node = resolveNode(Number(process.versions.node.split('.')[0]), err);
+  const cells = planCells(local, scenarios, getProfile('smoke'), [node], true);
+  if (!cells.length) return EXIT.ok;
+  const summary = await runPlan({
+    mode: 'verify',
+    cells,
+    profileName: 'verify',
+    resultsDir: g.resultsDir,
+    scenariosDir: g.scenariosDir,
+    host,
+    upstreamDelayMs: 0,
+    command: ['verify', ...names],
+    signal,
+    log: err,
+  });
+  if (summary.interrupted) return EXIT.interrupted;
+  const statuses: string[] = [];
+  for (const label of [...new Set(summary.cells.map((c) => c.label))]) {
+    const mine = summary.cells.filter((c) => c.label === label);
+    const started = mine.map((c) => c.startupMs).filter((x): x is number => x !== null);
+    const broken = mine.find((c) => ['build-failed', 'start-failed', 'skipped', 'unsupported'].includes(c.status));
+    process.stdout.write(
+      `${label}${started.length ? ` (started in ${Math.round(Math.min(...started))} ms)` : ''}${broken ? `: ${broken.status.toUpperCase()}: ${broken.failure?.reason ?? ''}` : ''}\n`,
+    );
+    if (broken?.failure?.logTail) process.stdout.write(`${broken.failure.logTail}\n`);
+    for (const c of mine) {
+      statuses.push(c.status === 'skipped' ? 'verify-failed' : c.status);
+      if (!c.verification) continue;
+      const v = c.verification;
+      process.stdout.write(
+        `  ${v.level.padEnd(4)}  ${c.scenario}${v.reasons.length ? `: ${v.reasons.join('; ')}` : ''}\n`,
+      );
+    }
+  }
+  return exitCodeForStatuses(statuses);
+}

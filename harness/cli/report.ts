@@ -1,0 +1,72 @@
+/**
+ * The report commands of the CLI: `leaderboard [--run ID]` (writes LEADERBOARD.md and
+ * leaderboard.html, prints the terminal report) and `export --format json|csv|md|html|terminal
+ * [--run ID] [--out FILE]`, both through the exporter registry (report/exporters/registry.ts)
+ * over one snapshot read from the store.
+ *
+ * Output paths: results/LEADERBOARD.md and results/leaderboard.html. The store has no function
+ * for them yet, so they are joined here, in `reportPaths` only (move it to harness/store/ when
+ * it gains one).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { loadScenarios } from '../contract/scenarios.ts';
+import { readAllResults } from '../store/results.ts';
+import type { CellResult } from '../store/results.ts';
+import { getExporter, EXPORTERS } from '../report/exporters/registry.ts';
+import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
+
+/** The generated report files of a results folder. */
+export function reportPaths(resultsDir: string): { markdown: string; html: string } {
+  return { markdown: path.join(resultsDir, 'LEADERBOARD.md'), html: path.join(resultsDir, 'leaderboard.html') };
+}
+
+/** Every run of the store with its cells, plus the scenario contract; warnings for skipped files. */
+export function readSnapshot(
+  resultsDir: string,
+  scenariosDir: string,
+): { snapshot: ReportSnapshot; warnings: string[] } {
+  const all = readAllResults(resultsDir);
+  const byRun = new Map<string, CellResult[]>();
+  for (const c of all.cells) byRun.set(c.runId, [...(byRun.get(c.runId) ?? []), c]);
+  const runs = [...all.runs]
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId))
+    .map((meta) => ({ meta, cells: byRun.get(meta.runId) ?? [] }));
+  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir) }, warnings: all.warnings ?? all.skipped };
+}
+
+interface Dirs {
+  resultsDir: string;
+  scenariosDir: string;
+}
+
+function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void): ReportSnapshot {
+  const { snapshot, warnings } = readSnapshot(g.resultsDir, g.scenariosDir);
+  for (const w of warnings) log(`warning: ${w}`);
+  return run ? selectRun(snapshot, run) : snapshot;
+}
+
+/** `leaderboard [--run ID]`: writes the Markdown and HTML reports, returns the terminal report. */
+export function leaderboardCommand(g: Dirs, opts: { run?: string }, log: (l: string) => void): string {
+  const snapshot = snapshotFor(g, opts.run, log);
+  const runId = opts.run ? snapshot.runs[0]?.meta.runId : undefined;
+  const out = reportPaths(g.resultsDir);
+  fs.mkdirSync(g.resultsDir, { recursive: true });
+  writeFileAtomic.sync(out.markdown, EXPORTERS.md.render(snapshot, { runId }));
+  writeFileAtomic.sync(out.html, EXPORTERS.html.render(snapshot, { runId }));
+  return `${EXPORTERS.terminal.render(snapshot, { runId })}wrote ${out.markdown} and ${out.html}\n`;
+}
+
+/** `export --format F [--run ID] [--out FILE]`: the text (also written to `out` when given). */
+export function exportCommand(
+  g: Dirs,
+  opts: { format: string; run?: string; out?: string },
+  log: (l: string) => void,
+): string {
+  const exporter = getExporter(opts.format);
+  const snapshot = snapshotFor(g, opts.run, log);
+  const text = exporter.render(snapshot, { runId: opts.run ? snapshot.runs[0]?.meta.runId : undefined });
+  if (opts.out) writeFileAtomic.sync(opts.out, text);
+  return text;
+}

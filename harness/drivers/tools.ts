@@ -1,0 +1,163 @@
+/**
+ * The optional tools (issue 12.4): what is installed, what a missing one costs, and installing
+ * what can be installed (`just tools`, `just doctor`, and the `test` recipe before the tests).
+ *
+ * - k6: built from its Go module into the tool cache outside the clone (drivers/k6.ts `cacheBin`).
+ * - wrk (the native driver) and chromium (the HTML report's browser test): Debian packages,
+ *   installed with `apt-get install -y` when running as root (after `apt-get update` when the
+ *   package lists do not know them); otherwise the exact command is printed.
+ * - go, taskset, docker: reported only.
+ */
+import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { PROFILES } from '../core/profiles.ts';
+import { onPath } from '../lifecycle/processes.ts';
+import { cacheBin, findK6, GO_FOR_K6, K6_VERSION, k6VersionOf } from './k6.ts';
+import { findWrk } from './wrk.ts';
+
+/** One tool as `just doctor` lists it. */
+export interface ToolStatus {
+  name: 'wrk' | 'k6' | 'go' | 'chromium' | 'taskset' | 'docker';
+  available: boolean;
+  version: string | null;
+  path: string | null;
+  /** What is skipped or flagged without it. */
+  costs: string;
+  /** How to get it. */
+  install: string;
+}
+
+/** Debian packages the tools and tests use, by tool. */
+const APT: Record<string, string> = { wrk: 'wrk', chromium: 'chromium' };
+/** The chromium binary the browser test drives. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+const names = (pred: (p: (typeof PROFILES)[number]) => boolean) =>
+  PROFILES.filter(pred)
+    .map((p) => p.name)
+    .join(', ');
+
+function versionOf(bin: string, args: string[], re: RegExp): string | null {
+  const r = spawnSync(bin, args, { encoding: 'utf8', timeout: 20_000 });
+  return re.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`)?.[1] ?? null;
+}
+
+/** True when this process runs as root (apt-get can install). */
+export function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** The command that installs Debian packages `pkgs` (with sudo when not root). */
+export function aptCommand(pkgs: string[]): string {
+  return `${isRoot() ? '' : 'sudo '}apt-get update && ${isRoot() ? '' : 'sudo '}apt-get install -y ${pkgs.join(' ')}`;
+}
+
+/** Every optional tool: installed or not, its version, and what its absence costs. */
+export function toolStatus(): ToolStatus[] {
+  const wrk = findWrk();
+  const k6 = findK6({ build: false });
+  const go = onPath('go');
+  const chromium = fs.existsSync(CHROMIUM) ? CHROMIUM : null;
+  const taskset = onPath('taskset');
+  const docker = onPath('docker');
+  return [
+    {
+      name: 'wrk',
+      available: Boolean(wrk),
+      version: wrk?.version ?? null,
+      path: wrk?.bin ?? null,
+      costs: `the native driver: profiles ${names((p) => p.driver === 'native')} rank with autocannon instead (the report says so; its fastest cells may be client-bound and are flagged), the driver fidelity check is skipped, cells with driver wrk are skipped, and the wrk tests are skipped`,
+      install: aptCommand(['wrk']),
+    },
+    {
+      name: 'k6',
+      available: Boolean(k6.bin),
+      version: k6.bin ? k6VersionOf(k6.bin) : null,
+      path: k6.bin,
+      costs: `cells of the k6 profiles (${names((p) => p.driver === 'k6')}) are skipped with the reason, and the k6 tests are skipped`,
+      install: `npx just tools (Go ≥ ${GO_FOR_K6} builds go.k6.io/k6@v${K6_VERSION} into ${cacheBin()}), or k6 ≥ ${K6_VERSION} on PATH`,
+    },
+    {
+      name: 'go',
+      available: Boolean(go),
+      version: go ? versionOf(go, ['version'], /go(\d+\.\d+(?:\.\d+)?)/) : null,
+      path: go,
+      costs: 'k6 cannot be built from source (matters only while k6 is missing)',
+      install: `Go ≥ ${GO_FOR_K6} from https://go.dev/dl/ (or ${aptCommand(['golang-go'])} when Debian's is new enough)`,
+    },
+    {
+      name: 'chromium',
+      available: Boolean(chromium),
+      version: chromium ? versionOf(chromium, ['--version'], /(\d+\.\d+\.\d+\.\d+)/) : null,
+      path: chromium,
+      costs: 'the browser test of leaderboard.html is skipped (the HTML report is still written)',
+      install: aptCommand(['chromium']),
+    },
+    {
+      name: 'taskset',
+      available: Boolean(taskset),
+      version: taskset ? versionOf(taskset, ['--version'], /(\d+\.\d+(?:\.\d+)?)/) : null,
+      path: taskset,
+      costs: 'runs are unpinned: server and load driver compete for cores (recorded in every result)',
+      install: aptCommand(['util-linux']),
+    },
+    {
+      name: 'docker',
+      available: Boolean(docker),
+      version: docker ? versionOf(docker, ['--version'], /version (\S+?),?\s/) : null,
+      path: docker,
+      costs: 'compose-up/compose-down and the compose-only contender hasura are unavailable',
+      install: 'Docker Engine: https://docs.docker.com/engine/install/',
+    },
+  ];
+}
+
+/** Whether apt's package lists know `pkg` (else `apt-get update` is needed first). */
+function aptKnows(pkg: string): boolean {
+  const r = spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' });
+  return r.status === 0 && /Candidate: (?!\(none\))/.test(r.stdout ?? '');
+}
+
+/**
+ * Installs or builds every optional tool it can: k6 (Go build into the cache), and as root
+ * Debian's wrk and chromium via apt-get. Returns one line per tool (done, present, or the exact
+ * command to run); `ok` is false when a tool is still missing afterwards.
+ */
+export function installTools(o: { log: (l: string) => void; apt?: boolean }): { ok: boolean; lines: string[] } {
+  const lines: string[] = [];
+  const k6 = findK6({ build: true, log: o.log });
+  lines.push(k6.bin ? `k6: ${k6.bin}` : `k6: missing — ${k6.why}`);
+  const missing = Object.entries(APT)
+    .filter(([tool]) => (tool === 'wrk' ? !findWrk() : !fs.existsSync(CHROMIUM)))
+    .map(([, pkg]) => pkg);
+  const aptGet = onPath('apt-get');
+  if (missing.length && isRoot() && aptGet && o.apt !== false) {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    if (!missing.every(aptKnows)) {
+      o.log('apt-get update…');
+      spawnSync(aptGet, ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    }
+    o.log(`apt-get install -y ${missing.join(' ')}…`);
+    const r = spawnSync(aptGet, ['install', '-y', '-qq', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    if (r.status !== 0) o.log(`apt-get install ${missing.join(' ')} failed (exit ${r.status})`);
+  }
+  const wrk = findWrk();
+  lines.push(wrk ? `wrk: ${wrk.bin} (${wrk.version})` : `wrk: missing — run: ${aptCommand(['wrk'])}`);
+  lines.push(
+    fs.existsSync(CHROMIUM) ? `chromium: ${CHROMIUM}` : `chromium: missing — run: ${aptCommand(['chromium'])}`,
+  );
+  return { ok: Boolean(k6.bin && wrk && fs.existsSync(CHROMIUM)), lines };
+}
+
+/** `just doctor`'s text: each tool with its version, and for each missing one what it costs and how to get it. */
+export function doctorReport(tools: ToolStatus[] = toolStatus()): string {
+  const out: string[] = [];
+  for (const t of tools) {
+    if (t.available) out.push(`ok       ${t.name.padEnd(9)} ${t.version ?? 'version unknown'}  (${t.path})`);
+    else {
+      out.push(`missing  ${t.name.padEnd(9)} costs: ${t.costs}`);
+      out.push(`         ${''.padEnd(9)} install: ${t.install}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

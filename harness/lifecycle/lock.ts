@@ -1,0 +1,318 @@
+/**
+ * One run at a time per machine (issue 13, item 7). Two harness runs on one machine pin to the
+ * same cores and spoil each other's figures, so a run first takes a machine-wide lock file,
+ * `os.tmpdir()/node-http-bakeoff.lock` (BENCH_LOCK_FILE overrides the path), recording the
+ * holder's pid, its process start time (so a reused pid is not mistaken for the holder), the run
+ * id and the command. A second harness refuses with a UserError naming the holder (exit 2), or
+ * with `wait` polls until the lock is free. A lock whose holder is dead (SIGKILL, OOM, power
+ * loss) is stale and taken over, with a log line saying so.
+ *
+ * Holding the lock, the harness sweeps the temp folders a dead harness left behind
+ * (`sweepTempFolders`): bench-ac-*, bench-k6-*, bench-wrk-*, bench-verify-* and bakeoff-pg-* in
+ * os.tmpdir() that no live process uses.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UserError } from '../core/errors.ts';
+import { EXIT } from '../core/exit-codes.ts';
+
+/** What the lock file holds (JSON). */
+export interface LockRecord {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat (clock ticks since boot), '' off Linux. */
+  pidStart: string;
+  /** The run id once known (null until the run folder is named). */
+  runId: string | null;
+  /** The CLI arguments of the holder. */
+  command: string[];
+  /** ISO time the lock was taken. */
+  startedAt: string;
+}
+
+/** A held lock. `update` rewrites the record (e.g. the run id); `release` removes the file if still ours. */
+export interface RunLock {
+  file: string;
+  record: LockRecord;
+  /** 'fresh', 'reentrant' (this process held it already) or 'stale' (taken over from a dead holder). */
+  how: 'fresh' | 'reentrant' | 'stale';
+  /** Temp folders swept when the lock was taken (absolute paths). */
+  swept: string[];
+  update(patch: Partial<Pick<LockRecord, 'runId' | 'command'>>): void;
+  release(): void;
+}
+
+/** The lock file's path: BENCH_LOCK_FILE, else os.tmpdir()/node-http-bakeoff.lock. */
+export function lockFile(): string {
+  return process.env.BENCH_LOCK_FILE || path.join(os.tmpdir(), 'node-http-bakeoff.lock');
+}
+
+/** Start time of `pid` from /proc (field 22 of stat), '' when unknown. */
+function startTimeOf(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** True when `pid` runs (not a zombie) and, when `start` is given, is the same process as then. */
+export function holderAlive(pid: number, start = ''): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2);
+    if (rest[0] === 'Z') return false;
+    return !start || rest.split(' ')[19] === start;
+  } catch {
+    return os.platform() !== 'linux';
+  }
+}
+
+/** The record in `file`: a LockRecord, 'missing', or 'garbled' (empty or not JSON). */
+export function readLock(file = lockFile()): LockRecord | 'missing' | 'garbled' {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return 'missing';
+  }
+  try {
+    const r = JSON.parse(text);
+    return typeof r?.pid === 'number' ? (r as LockRecord) : 'garbled';
+  } catch {
+    return 'garbled';
+  }
+}
+
+/** "pid 123 (run 2026-…, `bench fastify`, since 02:31:07 UTC)". */
+export function describeHolder(r: LockRecord): string {
+  const bits = [
+    r.runId ? `run ${r.runId}` : null,
+    r.command.length ? `\`${r.command.join(' ')}\`` : null,
+    `since ${r.startedAt}`,
+  ].filter(Boolean);
+  return `pid ${r.pid} (${bits.join(', ')})`;
+}
+
+const held = new Map<string, RunLock>();
+
+function tryCreate(file: string, record: LockRecord): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx', 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new UserError(`cannot create the run lock ${file}: ${(e as Error).message}`);
+  }
+  try {
+    fs.writeSync(fd, JSON.stringify(record));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Takes the machine-wide run lock. `runId` may be null and set later with `update`. Calling it
+ * again in the process that holds it updates the record ('reentrant'). With `wait`, polls every
+ * `pollMs` (default 1000) until the holder is gone, logging once; without it, throws UserError
+ * (exit 2) naming the holder. A lock whose holder is dead is taken over ('stale'). After taking
+ * it, sweeps stale temp folders (sweepTempFolders) and logs what it removed. The lock is
+ * released on `release()` and when the process exits.
+ */
+export async function acquireRunLock(o: {
+  runId: string | null;
+  wait?: boolean;
+  log?: (line: string) => void;
+  command?: string[];
+  file?: string;
+  pollMs?: number;
+}): Promise<RunLock> {
+  const file = o.file ?? lockFile();
+  const log = o.log ?? (() => {});
+  const mine = held.get(file);
+  if (mine) {
+    mine.update({ runId: o.runId ?? mine.record.runId, ...(o.command ? { command: o.command } : {}) });
+    return { ...mine, how: 'reentrant', swept: [] };
+  }
+  const record: LockRecord = {
+    pid: process.pid,
+    pidStart: startTimeOf(process.pid),
+    runId: o.runId,
+    command: o.command ?? process.argv.slice(2),
+    startedAt: new Date().toISOString(),
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let how: RunLock['how'] = 'fresh';
+  let waited = false;
+  let garbledSince = 0;
+  for (;;) {
+    if (tryCreate(file, record)) break;
+    const cur = readLock(file);
+    if (cur === 'missing') continue;
+    if (cur === 'garbled') {
+      // A holder is between creating and writing the file; one that stays garbled is stale.
+      garbledSince ||= Date.now();
+      if (Date.now() - garbledSince < 3000) {
+        await sleep(50);
+        continue;
+      }
+      log(`run lock ${file} is unreadable; taking it over`);
+      fs.rmSync(file, { force: true });
+      how = 'stale';
+      continue;
+    }
+    garbledSince = 0;
+    if (!holderAlive(cur.pid, cur.pidStart)) {
+      // Strike only the record we judged stale (another taker may have replaced it meanwhile).
+      const again = readLock(file);
+      if (typeof again === 'object' && again.pid === cur.pid && again.startedAt === cur.startedAt) {
+        log(`taking over the run lock left by ${describeHolder(cur)}, which is no longer running`);
+        fs.rmSync(file, { force: true });
+        how = 'stale';
+      }
+      continue;
+    }
+    if (!o.wait)
+      throw new UserError(
+        `another bake-off run holds this machine: ${describeHolder(cur)}. Two runs at once pin to the same cores and spoil each other's figures. Wait for it to finish (or stop it), or pass --wait to start when it is done. Lock file: ${file}`,
+        EXIT.usage,
+      );
+    if (!waited) {
+      log(`waiting for the run lock: held by ${describeHolder(cur)}`);
+      waited = true;
+    }
+    await sleep(o.pollMs ?? 1000);
+  }
+  const lock: RunLock = {
+    file,
+    record,
+    how,
+    swept: [],
+    update(patch) {
+      Object.assign(record, patch);
+      const cur = readLock(file);
+      if (typeof cur === 'object' && cur.pid === process.pid) {
+        const tmp = `${file}.${process.pid}.tmp`;
+        fs.writeFileSync(tmp, JSON.stringify(record));
+        fs.renameSync(tmp, file);
+      }
+    },
+    release() {
+      held.delete(file);
+      const cur = readLock(file);
+      if (typeof cur === 'object' && cur.pid === process.pid) fs.rmSync(file, { force: true });
+    },
+  };
+  held.set(file, lock);
+  lock.swept = sweepTempFolders();
+  for (const d of lock.swept) log(`removed ${d}, left by a harness that is no longer running`);
+  return lock;
+}
+
+/** Releases every lock this process holds (the CLI's exit hook calls it; so does process 'exit'). */
+export function releaseAllLocks(): void {
+  for (const l of [...held.values()]) l.release();
+}
+process.on('exit', releaseAllLocks);
+
+/** The temp folder prefixes of the harness (drivers, verify logs, embedded PostgreSQL). */
+export const TEMP_PREFIXES = ['bench-ac-', 'bench-k6-', 'bench-wrk-', 'bench-verify-', 'bakeoff-pg-'];
+
+/**
+ * Every path a live process (other than this one) refers to through its cwd, open files, argv or
+ * environment, and whether another harness (argv naming harness/cli.ts) uses `tmp` as its temp
+ * folder (its TMPDIR, default /tmp).
+ */
+function pathsInUse(tmp: string): { paths: string[]; otherHarness: boolean } {
+  const paths: string[] = [];
+  let otherHarness = false;
+  let pids: string[] = [];
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return { paths, otherHarness };
+  }
+  const read = (f: string) => {
+    try {
+      return fs.readFileSync(f, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
+    const cmdline = read(`/proc/${pid}/cmdline`);
+    const environ = read(`/proc/${pid}/environ`);
+    paths.push(cmdline, environ);
+    if (/harness\/cli\.ts(\0|$)/.test(cmdline)) {
+      const t = /(?:^|\0)TMPDIR=([^\0]*)/.exec(environ)?.[1] || '/tmp';
+      if (path.resolve(t) === path.resolve(tmp)) otherHarness = true;
+    }
+    try {
+      paths.push(fs.readlinkSync(`/proc/${pid}/cwd`));
+    } catch {
+      /* gone */
+    }
+    let fds: string[] = [];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const t = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (t.startsWith('/')) paths.push(t);
+      } catch {
+        /* closed */
+      }
+    }
+  }
+  return { paths, otherHarness };
+}
+
+/**
+ * Removes the harness's temp folders (TEMP_PREFIXES) in `dir` (default os.tmpdir()) that no live
+ * process refers to (cwd, open file, argv or environment), that were not touched in the last
+ * `minAgeMs` (default 1000: a folder between its creation and its process's start), and, for
+ * bakeoff-pg-*, whose recorded owner (harness.pid) is dead. While another harness uses the same
+ * temp folder (one holding another lock file, e.g. in tests), only folders untouched for 10
+ * minutes go. Returns the removed paths.
+ */
+export function sweepTempFolders(dir = os.tmpdir(), minAgeMs = 1000): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((d) => TEMP_PREFIXES.some((p) => d.startsWith(p)));
+  } catch {
+    return [];
+  }
+  if (!names.length) return [];
+  const { paths: inUse, otherHarness } = pathsInUse(dir);
+  const minAge = otherHarness ? Math.max(minAgeMs, 600_000) : minAgeMs;
+  const removed: string[] = [];
+  for (const name of names) {
+    const full = path.join(dir, name);
+    try {
+      const st = fs.statSync(full);
+      if (!st.isDirectory() || Date.now() - st.mtimeMs < minAge) continue;
+      if (name.startsWith('bakeoff-pg-')) {
+        const owner = Number(fs.readFileSync(path.join(full, 'harness.pid'), 'utf8').split('\n')[0]) || 0;
+        if (owner && holderAlive(owner)) continue;
+      }
+    } catch {
+      if (!fs.existsSync(full)) continue;
+    }
+    if (inUse.some((p) => p.includes(full))) continue;
+    fs.rmSync(full, { recursive: true, force: true });
+    removed.push(full);
+  }
+  return removed;
+}

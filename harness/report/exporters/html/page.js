@@ -1,0 +1,507 @@
+// @ts-check
+/**
+ * The browser script of results/leaderboard.html (inlined by exporters/html.ts, after ECharts).
+ * Plain JavaScript, type-checked through JSDoc (`just check` runs tsc on it with
+ * exporters/html/tsconfig.json). It reads the page data from <script id="bench-data">, draws
+ * the charts of the visible tables, and wires the reader's controls: contender filter and
+ * highlight, scenario/profile/driver/Node filters (kept in the URL hash), sortable tables
+ * (buttons in the headers: mouse or keyboard), issue chips that count the visible findings, and
+ * the compare view of two runs. Sets body[data-ready="1"] when done.
+ */
+
+/**
+ * @typedef {{ label: string, rank: number | null, status: string, failed: boolean, otherRun: boolean,
+ *   clientBound: boolean, noisy: boolean, rps: number | null, lo: number | null, hi: number | null,
+ *   interval: string, p50: number | null, p99: number | null, cpuAvg: number | null, cpuPeak: number | null,
+ *   cpuCap: number | null, rssAvg: number | null, rssPeak: number | null }} PageRow
+ * @typedef {{ id: string, scenario: string, profile: string, driver: string, node: string, runId: string,
+ *   baseline: string, rows: PageRow[] }} PageTable
+ * @typedef {{ runId: string, key: string, label: string, scenario: string, shape: string, figure: number,
+ *   lo: number | null, hi: number | null, interval: string }} PageRatio
+ * @typedef {{ runId: string, startedAt: string, machine: string }} PageRun
+ * @typedef {{ contenders: string[], tables: PageTable[], ratios: PageRatio[], runs: PageRun[] }} PageData
+ * @typedef {import('echarts').EChartsOption} Option
+ * @typedef {import('echarts').ECharts} Chart
+ * @typedef {{ echarts: typeof import('echarts') }} WithECharts
+ */
+
+(() => {
+  const echarts = /** @type {WithECharts} */ (/** @type {unknown} */ (window)).echarts;
+  const dataEl = document.getElementById('bench-data');
+  /** @type {PageData} */
+  const data = JSON.parse(dataEl?.textContent ?? '{"contenders":[],"tables":[],"ratios":[],"runs":[]}');
+
+  const PALETTE = [
+    '#2f6fdb',
+    '#e8590c',
+    '#2b8a3e',
+    '#c2255c',
+    '#7048e8',
+    '#0b7285',
+    '#a07a00',
+    '#5c940d',
+    '#d6336c',
+    '#495057',
+    '#1098ad',
+    '#f08c00',
+    '#364fc7',
+    '#9c36b5',
+    '#087f5b',
+    '#e03131',
+  ];
+  /** @param {string} label */
+  const color = (label) => PALETTE[Math.max(0, data.contenders.indexOf(label)) % PALETTE.length];
+  /** @param {number} n */
+  const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+  /** @param {number} n */
+  const fmtMs = (n) => (n >= 100 ? fmtInt(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+  /** @param {string} s */
+  const esc = (s) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  /** @param {number} v */
+  const kFmt = (v) => (v >= 1000 ? `${v / 1000}k` : String(v));
+  const narrow = () => window.innerWidth < 600;
+  const font = { fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif' };
+
+  /** @template {Element} T @param {string} sel @param {ParentNode} [root] @returns {T[]} */
+  const all = (sel, root = document) => /** @type {T[]} */ ([...root.querySelectorAll(sel)]);
+
+  for (const el of all('.swatch')) {
+    const s = /** @type {HTMLElement} */ (el);
+    s.style.background = color(s.dataset.label ?? '');
+  }
+
+  // ---- state ------------------------------------------------------------------------------
+  const FILTERS = /** @type {const} */ ([
+    ['f-scenario', 'scenario'],
+    ['f-profile', 'profile'],
+    ['f-driver', 'driver'],
+    ['f-node', 'node'],
+  ]);
+  /** @param {string} id */
+  const select = (id) => /** @type {HTMLSelectElement | null} */ (document.getElementById(id));
+  const boxes = /** @type {HTMLInputElement[]} */ (all('input[name="contender"]'));
+  const highlightSel = select('f-highlight');
+
+  /** The contenders currently shown. */
+  const shownContenders = () => new Set(boxes.filter((b) => b.checked).map((b) => b.value));
+  const highlighted = () => highlightSel?.value ?? '';
+
+  // ---- charts -----------------------------------------------------------------------------
+  /** @type {Map<HTMLElement, Chart>} */
+  const charts = new Map();
+
+  /** @param {PageRow[]} rows */
+  const catAxis = (rows) => ({
+    type: /** @type {const} */ ('category'),
+    data: rows.map((r) => r.label),
+    inverse: true,
+    axisTick: { show: false },
+    axisLabel: {
+      color: '#1d2430',
+      width: narrow() ? 92 : 170,
+      overflow: /** @type {const} */ ('truncate'),
+      /** @param {string} v */
+      formatter: (v) => {
+        const r = rows.find((x) => x.label === v);
+        return r?.failed ? `${v} ✕` : r?.clientBound ? `${v} ≥` : v;
+      },
+    },
+  });
+  /** @param {string} name @param {number} [max] */
+  const valueAxis = (name, max) => ({
+    type: /** @type {const} */ ('value'),
+    name,
+    nameLocation: /** @type {const} */ ('middle'),
+    nameGap: 26,
+    max,
+    // A fixed maximum gets even steps (0, 25, 50, 75, 100), so the last label never crowds the one before.
+    interval: max ? max / (narrow() ? 2 : 4) : undefined,
+    splitNumber: narrow() ? 3 : 5,
+    axisLabel: { hideOverlap: true, formatter: kFmt },
+    splitLine: { lineStyle: { color: '#eceef2' } },
+  });
+  const grid = { left: 8, right: 18, top: 8, bottom: 38, containLabel: true };
+  /** @param {PageRow} r */
+  const dim = (r) => (highlighted() && highlighted() !== r.label ? 0.3 : 1);
+
+  /** Requests/s bars with interval whiskers; client-bound bars hatched, failed rows marked ✕. @param {PageRow[]} rows @returns {Option} */
+  function rpsOption(rows) {
+    return {
+      textStyle: font,
+      animation: false,
+      grid: { ...grid, right: 56 },
+      tooltip: {
+        trigger: 'item',
+        formatter: (p) => {
+          const one = Array.isArray(p) ? p[0] : p;
+          const r = rows[one.dataIndex ?? 0];
+          if (!r) return '';
+          if (r.failed) return `<b>${esc(r.label)}</b><br>failed: not ranked`;
+          return `<b>${esc(r.label)}</b><br>${r.rps == null ? '–' : `${fmtInt(r.rps)} requests/s`}${r.lo != null && r.hi != null ? `<br>${esc(r.interval)} ${fmtInt(Math.floor(r.lo))}–${fmtInt(Math.ceil(r.hi))}` : ''}${r.clientBound ? '<br>client-bound: a lower bound' : ''}`;
+        },
+      },
+      xAxis: valueAxis('requests/s'),
+      yAxis: catAxis(rows),
+      series: [
+        {
+          type: 'bar',
+          barMaxWidth: 22,
+          data: rows.map((r) => ({
+            value: r.failed ? 0 : (r.rps ?? 0),
+            itemStyle: {
+              color: color(r.label),
+              opacity: dim(r),
+              borderRadius: [0, 3, 3, 0],
+              decal: r.clientBound
+                ? {
+                    symbol: 'rect',
+                    dashArrayX: [1, 0],
+                    dashArrayY: [3, 4],
+                    rotation: -Math.PI / 4,
+                    color: 'rgba(255,255,255,0.55)',
+                  }
+                : undefined,
+            },
+            label: {
+              show: true,
+              position: 'right',
+              fontSize: 11,
+              color: r.failed ? '#c92a2a' : '#1d2430',
+              formatter: r.failed
+                ? 'failed'
+                : `${r.clientBound ? '≥ ' : ''}${r.rps == null ? '–' : kFmt(Math.round(r.rps / 100) * 100)}`,
+            },
+          })),
+        },
+        {
+          type: 'custom',
+          name: 'interval',
+          z: 5,
+          silent: true,
+          data: rows.map((r, i) => [i, r.failed ? null : r.lo, r.failed ? null : r.hi]),
+          encode: { x: [1, 2], y: 0 },
+          renderItem: (_params, api) => {
+            const lo = api.value(1);
+            const hi = api.value(2);
+            if (typeof lo !== 'number' || typeof hi !== 'number' || Number.isNaN(lo)) return null;
+            const a = api.coord([lo, api.value(0)]);
+            const b = api.coord([hi, api.value(0)]);
+            const size = api.size?.([0, 1]);
+            const h = (Array.isArray(size) ? size[1] : 16) * 0.22;
+            const style = { stroke: '#1d2430', lineWidth: 1.4 };
+            return {
+              type: 'group',
+              children: [
+                { type: 'line', shape: { x1: a[0], y1: a[1], x2: b[0], y2: b[1] }, style },
+                { type: 'line', shape: { x1: a[0], y1: a[1] - h, x2: a[0], y2: a[1] + h }, style },
+                { type: 'line', shape: { x1: b[0], y1: b[1] - h, x2: b[0], y2: b[1] + h }, style },
+              ],
+            };
+          },
+        },
+      ],
+    };
+  }
+
+  /** p50 and p99 per contender on a log axis (a dot plot), joined by a line. @param {PageRow[]} rows @returns {Option} */
+  function latencyOption(rows) {
+    const withLat = rows.filter((r) => r.p50 != null && r.p99 != null && !r.failed);
+    return {
+      textStyle: font,
+      animation: false,
+      grid: { ...grid, top: 26 },
+      legend: { top: 0, right: 0, itemWidth: 10, itemHeight: 10, data: ['p50', 'p99'] },
+      tooltip: {
+        trigger: 'item',
+        formatter: (p) => {
+          const one = Array.isArray(p) ? p[0] : p;
+          const r = withLat[one.dataIndex ?? 0];
+          return r ? `<b>${esc(r.label)}</b><br>p50 ${fmtMs(r.p50 ?? 0)} ms<br>p99 ${fmtMs(r.p99 ?? 0)} ms` : '';
+        },
+      },
+      xAxis: {
+        type: 'log',
+        name: 'latency (ms, log scale)',
+        nameLocation: 'middle',
+        nameGap: 26,
+        axisLabel: { hideOverlap: true, formatter: (/** @type {number} */ v) => fmtMs(v) },
+        splitLine: { lineStyle: { color: '#eceef2' } },
+      },
+      yAxis: catAxis(withLat),
+      series: [
+        {
+          type: 'custom',
+          silent: true,
+          data: withLat.map((r, i) => [i, r.p50, r.p99]),
+          encode: { x: [1, 2], y: 0 },
+          renderItem: (_params, api) => {
+            const a = api.coord([api.value(1), api.value(0)]);
+            const b = api.coord([api.value(2), api.value(0)]);
+            return {
+              type: 'line',
+              shape: { x1: a[0], y1: a[1], x2: b[0], y2: b[1] },
+              style: { stroke: '#adb5bd', lineWidth: 2 },
+            };
+          },
+        },
+        {
+          name: 'p50',
+          type: 'scatter',
+          symbol: 'circle',
+          symbolSize: 9,
+          itemStyle: { color: '#2f6fdb' },
+          data: withLat.map((r, i) => ({ value: [r.p50 ?? 0, i], itemStyle: { opacity: dim(r) } })),
+        },
+        {
+          name: 'p99',
+          type: 'scatter',
+          symbol: 'diamond',
+          symbolSize: 11,
+          itemStyle: { color: '#e8590c' },
+          data: withLat.map((r, i) => ({ value: [r.p99 ?? 0, i], itemStyle: { opacity: dim(r) } })),
+        },
+      ],
+    };
+  }
+
+  /**
+   * Average and peak bars on an honest scale: CPU % of the pinned cores (100 = one core), the axis
+   * ending at cores × 100 and every value clamped to it (the tooltip gives the measured value).
+   * @param {PageRow[]} rows @param {'cpu' | 'rss'} kind @returns {Option}
+   */
+  function resourceOption(rows, kind) {
+    const use = rows.filter((r) => (kind === 'cpu' ? r.cpuAvg : r.rssAvg) != null && !r.failed);
+    const cap = Math.max(100, ...use.map((r) => r.cpuCap ?? 100));
+    /** @param {number | null} v */
+    const clamp = (v) => (v == null ? 0 : kind === 'cpu' ? Math.min(v, cap) : v);
+    const avg = use.map((r) => (kind === 'cpu' ? r.cpuAvg : r.rssAvg));
+    const peak = use.map((r) => (kind === 'cpu' ? r.cpuPeak : r.rssPeak));
+    const unit = kind === 'cpu' ? '%' : ' MiB';
+    return {
+      textStyle: font,
+      animation: false,
+      grid: { ...grid, top: 26 },
+      legend: { top: 0, right: 0, itemWidth: 10, itemHeight: 8, data: ['average', 'peak'] },
+      tooltip: {
+        trigger: 'axis',
+        axisPointer: { type: 'shadow' },
+        formatter: (p) => {
+          const list = Array.isArray(p) ? p : [p];
+          const i = list[0]?.dataIndex ?? 0;
+          const r = use[i];
+          if (!r) return '';
+          const a = avg[i];
+          const k = peak[i];
+          return `<b>${esc(r.label)}</b><br>average ${a == null ? '–' : fmtMs(a)}${unit}<br>peak ${k == null ? '–' : fmtMs(k)}${unit}${kind === 'cpu' && k != null && k > cap ? ` (shown at the axis maximum, ${cap}%)` : ''}`;
+        },
+      },
+      xAxis: valueAxis(
+        kind === 'cpu' ? `CPU % of one core (max ${cap})` : 'server RSS (MiB)',
+        kind === 'cpu' ? cap : undefined,
+      ),
+      yAxis: catAxis(use),
+      series: [
+        {
+          name: 'average',
+          type: 'bar',
+          barMaxWidth: 12,
+          itemStyle: { color: '#5d6778' },
+          data: avg.map((v, i) => ({
+            value: clamp(v),
+            itemStyle: { color: color(use[i].label), opacity: dim(use[i]) },
+          })),
+        },
+        {
+          name: 'peak',
+          type: 'bar',
+          barMaxWidth: 12,
+          itemStyle: { color: '#c3c8d0' },
+          data: peak.map((v, i) => ({
+            value: clamp(v),
+            itemStyle: { color: color(use[i].label), opacity: 0.4 * dim(use[i]) },
+          })),
+        },
+      ],
+    };
+  }
+
+  const tablesById = new Map(data.tables.map((t) => [t.id, t]));
+
+  /** Draws (or redraws) one chart for the contenders shown. @param {HTMLElement} el */
+  function draw(el) {
+    const t = tablesById.get(el.dataset.table ?? '');
+    if (!t) return;
+    const show = shownContenders();
+    const rows = t.rows.filter((r) => !r.otherRun && (r.rank !== null || r.failed) && show.has(r.label));
+    const kind = el.dataset.chart;
+    el.style.height = `${Math.max(200, 84 + rows.length * 26)}px`;
+    let chart = charts.get(el);
+    if (!chart) {
+      chart = echarts.init(el, null, { renderer: 'svg' });
+      charts.set(el, chart);
+    } else chart.resize();
+    const option =
+      kind === 'rps'
+        ? rpsOption(rows)
+        : kind === 'latency'
+          ? latencyOption(rows)
+          : kind === 'cpu'
+            ? resourceOption(rows, 'cpu')
+            : resourceOption(rows, 'rss');
+    chart.setOption(option, { notMerge: true });
+    el.dataset.drawn = '1';
+  }
+
+  // ---- filters ----------------------------------------------------------------------------
+  function apply() {
+    /** @type {Record<string, string>} */
+    const want = {};
+    for (const [id, key] of FILTERS) want[key] = select(id)?.value ?? '';
+    const show = shownContenders();
+    const hl = highlighted();
+    let shown = 0;
+    for (const s of all('section.group')) {
+      const sec = /** @type {HTMLElement} */ (s);
+      const ok = FILTERS.every(([, key]) => !want[key] || sec.dataset[key] === want[key]);
+      sec.classList.toggle('hidden', !ok);
+      if (ok) shown++;
+    }
+    for (const tr of all('tr[data-label]')) {
+      const row = /** @type {HTMLElement} */ (tr);
+      const label = row.dataset.label ?? '';
+      const scenOk = !row.dataset.scenario || !want.scenario || row.dataset.scenario === want.scenario;
+      row.classList.toggle('hidden', !(show.has(label) || !data.contenders.includes(label)) || !scenOk);
+      row.classList.toggle('hl', hl !== '' && label === hl);
+    }
+    for (const td of all('table.heatmap td[data-label]')) {
+      const cell = /** @type {HTMLElement} */ (td);
+      cell.classList.toggle('hl', hl !== '' && cell.dataset.label === hl);
+    }
+    // Issue chips count the findings still visible.
+    const visible = all('tr.finding').filter((tr) => !tr.classList.contains('hidden'));
+    for (const chip of all('.chips [data-severity]')) {
+      const c = /** @type {HTMLElement} */ (chip);
+      const n = visible.filter((tr) => /** @type {HTMLElement} */ (tr).dataset.severity === c.dataset.severity).length;
+      c.textContent = `${n} ${c.dataset.severity}`;
+      c.classList.toggle('hidden', n === 0);
+    }
+    const none = document.getElementById('issues-filtered');
+    if (none) none.classList.toggle('hidden', visible.length > 0 || all('tr.finding').length === 0);
+    document.getElementById('empty')?.classList.toggle('hidden', shown > 0);
+    const counter = document.getElementById('shown');
+    if (counter)
+      counter.textContent = `${shown} of ${data.tables.length} tables · ${show.size} of ${data.contenders.length} contenders`;
+    for (const el of all('section.group:not(.hidden) .chart')) draw(/** @type {HTMLElement} */ (el));
+    const q = new URLSearchParams();
+    for (const [key, v] of Object.entries(want)) if (v) q.set(key, v);
+    if (show.size < data.contenders.length) q.set('only', [...show].join(','));
+    if (hl) q.set('highlight', hl);
+    const hash = q.toString();
+    // An anchor (#overview) stays until a filter is set; a filter hash follows the controls.
+    const cur = location.hash.slice(1);
+    if (cur !== hash && (cur.includes('=') || hash !== ''))
+      history.replaceState(null, '', hash ? `#${hash}` : location.pathname + location.search);
+  }
+
+  const initial = new URLSearchParams(location.hash.slice(1));
+  for (const [id, key] of FILTERS) {
+    const s = select(id);
+    if (!s) continue;
+    const v = initial.get(key);
+    if (v && [...s.options].some((o) => o.value === v)) s.value = v;
+    s.addEventListener('change', apply);
+  }
+  const only = initial.get('only');
+  if (only) {
+    const keep = new Set(only.split(','));
+    for (const b of boxes) b.checked = keep.has(b.value);
+  }
+  const hlInit = initial.get('highlight');
+  if (highlightSel && hlInit && [...highlightSel.options].some((o) => o.value === hlInit)) highlightSel.value = hlInit;
+  for (const b of boxes) b.addEventListener('change', apply);
+  highlightSel?.addEventListener('change', apply);
+  document.getElementById('f-all')?.addEventListener('click', () => {
+    for (const b of boxes) b.checked = true;
+    apply();
+  });
+  document.getElementById('f-reset')?.addEventListener('click', () => {
+    for (const [id] of FILTERS) {
+      const s = select(id);
+      if (s) s.value = '';
+    }
+    for (const b of boxes) b.checked = true;
+    if (highlightSel) highlightSel.value = '';
+    apply();
+  });
+
+  // ---- sortable tables --------------------------------------------------------------------
+  /** @param {HTMLTableCellElement} td */
+  const sortValue = (td) => td.dataset.v ?? td.textContent?.trim() ?? '';
+  for (const table of all('table.sortable')) {
+    const ths = /** @type {HTMLTableCellElement[]} */ (all('thead th', table));
+    ths.forEach((th, col) => {
+      const btn = th.querySelector('button');
+      if (!btn) return;
+      btn.addEventListener('click', () => {
+        const dir = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
+        for (const other of ths) if (other.hasAttribute('aria-sort')) other.setAttribute('aria-sort', 'none');
+        th.setAttribute('aria-sort', dir);
+        const body = /** @type {HTMLTableElement} */ (table).tBodies[0];
+        const rows = [...body.rows];
+        const numeric = th.classList.contains('num');
+        // Empty cells (not measured, failed) stay at the bottom in both directions.
+        rows.sort((a, b) => {
+          const x = sortValue(a.cells[col]);
+          const y = sortValue(b.cells[col]);
+          if (x === '' || y === '') return (x === '' ? 1 : 0) - (y === '' ? 1 : 0);
+          const cmp = numeric ? Number(x) - Number(y) : x.localeCompare(y);
+          return dir === 'ascending' ? cmp : -cmp;
+        });
+        for (const r of rows) body.appendChild(r);
+      });
+    });
+  }
+
+  // ---- compare view -----------------------------------------------------------------------
+  const ca = select('cmp-a');
+  const cb = select('cmp-b');
+  const cmpBody = document.querySelector('#compare-table tbody');
+  /** @param {PageRatio} r */
+  const pctText = (r) =>
+    `${Math.round(r.figure * 100)}%${r.lo != null && r.hi != null ? ` <span class="sub">(${esc(r.interval)} ${Math.floor(r.lo * 100)}–${Math.ceil(r.hi * 100)})</span>` : ''}`;
+  function compare() {
+    if (!ca || !cb || !cmpBody) return;
+    const a = new Map(data.ratios.filter((r) => r.runId === ca.value).map((r) => [r.key, r]));
+    const b = data.ratios.filter((r) => r.runId === cb.value && a.has(r.key));
+    const out = b
+      .map((rb) => {
+        const ra = /** @type {PageRatio} */ (a.get(rb.key));
+        const change = rb.figure / ra.figure - 1;
+        return `<tr data-label="${esc(rb.label)}"><td><code>${esc(rb.label)}</code></td><td>${esc(rb.scenario)}</td><td>${esc(rb.shape)}</td><td class="num" data-v="${ra.figure}">${pctText(ra)}</td><td class="num" data-v="${rb.figure}">${pctText(rb)}</td><td class="num" data-v="${change}">${change >= 0 ? '+' : '−'}${Math.abs(change * 100).toFixed(1)}%</td></tr>`;
+      })
+      .join('');
+    cmpBody.innerHTML =
+      out ||
+      '<tr><td colspan="6" class="note">No cell of these two runs matches (contender, scenario, profile, driver and Node major).</td></tr>';
+    const status = document.getElementById('cmp-status');
+    if (status) status.textContent = `${b.length} cells in both runs`;
+    apply();
+  }
+  ca?.addEventListener('change', compare);
+  cb?.addEventListener('change', compare);
+
+  let resizeTimer = 0;
+  window.addEventListener('resize', () => {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => {
+      for (const el of charts.keys()) if (el.offsetParent !== null) draw(el);
+    }, 100);
+  });
+  window.addEventListener('beforeprint', () => {
+    for (const c of charts.values()) c.resize();
+  });
+
+  compare();
+  apply();
+  document.body.dataset.ready = '1';
+})();

@@ -1,0 +1,170 @@
+/**
+ * The Markdown exporter (`results/LEADERBOARD.md`, `export --format md`). The first screen is
+ * the answer (issue 14.1): the overview (winners per scenario with ties, the scenario ×
+ * contender matrix of "% of baseline" with intervals, one line on how sure the numbers are),
+ * then per-table details with their measurement notes, issues found, claims, the Node version
+ * matrix and notes on method. Every interval is printed with its kind ("95% CI" or "range (N
+ * trials)") and rounded outward, so it contains its printed figure.
+ */
+import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import { buildView } from '../view-build.ts';
+import type { ReportView, RowView, TableView } from '../view.ts';
+import type { Exporter, ExportOptions } from './types.ts';
+import type { ReportSnapshot } from '../snapshot.ts';
+
+/** "97% (95% CI 95–100)" for a ratio to the baseline; "–" without one. */
+export function pctText(r: RowView['ratio']): string {
+  return r ? fmtEstimate(r, { scale: 100, unit: '%' }) : '–';
+}
+
+/** One matrix cell: "97% (95–100)", bold when the row ranks first; the status when not ranked. */
+function matrixCell(c: ReportView['matrix']['cells'][string][string]): string {
+  if (!c) return '–';
+  if (c.isBaseline) return `${c.rank === 1 ? '**100%**' : '100%'} (baseline)`;
+  if (!c.ratio) return c.status === 'ok' ? '–' : c.status;
+  const b = fmtBounds(c.ratio, { scale: 100 });
+  const text = `${fmtFigure(c.ratio, { scale: 100 })}%${b ? ` (${b})` : ''}`;
+  const flags = c.flags.length ? ` ${c.flags.join(' ')}` : '';
+  return `${c.rank === 1 ? `**${text}**` : text}${flags}`;
+}
+
+/** The overview block (shared by `export --format md`). */
+export function overviewMarkdown(v: ReportView): string[] {
+  const out = ['## Overview', '', `**How sure:** ${v.certainty}`, '', v.rankRule, ''];
+  if (!v.winners.length) return [...out, 'No ranked table yet.', ''];
+  out.push('| scenario | winner(s) | by |', '|---|---|---|');
+  for (const w of v.winners)
+    out.push(
+      `| [${w.scenario}](#${w.tableId}) (${w.profile} · ${w.driver} · Node ${w.nodeMajor}) | ${w.winners.map((x) => `\`${x}\``).join(', ')}${w.winners.length > 1 ? ' (tied)' : ''} | ${w.margin ? escapeMd(w.margin) : w.winners.length > 1 ? 'no significant difference between them' : '–'} |`,
+    );
+  const m = v.matrix;
+  out.push(
+    '',
+    "**% of each scenario's baseline** (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked):",
+    '',
+    `| contender | ${m.scenarios.join(' | ')} |`,
+    `|---|${m.scenarios.map(() => '---:').join('|')}|`,
+  );
+  for (const c of m.contenders)
+    out.push(`| \`${c}\` | ${m.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
+  out.push('');
+  return out;
+}
+
+function rowLine(r: RowView): string {
+  const lat = r.latencyMs;
+  const res = r.resources;
+  const rps = r.rps ? `${fmtFigure(r.rps)}` : '–';
+  const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
+  return `| ${r.rank ?? '–'} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
+}
+
+/** One table's details: title, summary sentence, ranked rows, other-run ratios, not ranked, notes. */
+export function tableMarkdown(t: TableView): string[] {
+  const out = [
+    `### <a id="${t.id}"></a>${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor}`,
+    '',
+    `Run \`${t.runId}\` on ${t.machine}. Baseline: \`${t.baseline}\`.`,
+    '',
+  ];
+  if (t.summary) out.push(t.summary, '');
+  const ranked = t.rows.filter((r) => r.rank !== null);
+  if (ranked.length) {
+    out.push(
+      `| rank | contender | requests/s | interval | % of ${t.baseline} | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
+      '|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
+    );
+    for (const r of ranked) out.push(rowLine(r));
+  } else out.push('No contender was ranked in this table.');
+  const others = t.rows.filter((r) => r.otherRun);
+  if (others.length) {
+    out.push('', 'From other runs (ratio to their own run’s baseline only; not ranked):');
+    for (const r of others) out.push(`- \`${r.label}\` (run \`${r.runId}\`): ${pctText(r.ratio)} of its baseline`);
+  }
+  const unranked = t.rows.filter((r) => r.rank === null && !r.otherRun);
+  if (unranked.length) {
+    out.push('', 'Not ranked:');
+    for (const r of unranked) out.push(`- \`${r.label}\`: ${escapeMd(r.notRanked ?? r.status)}`);
+  }
+  if (t.notes.length) {
+    out.push('', '**Measurement notes**', '');
+    for (const n of t.notes) out.push(`- ${escapeMd(n)}`);
+  }
+  if (t.variants.length) {
+    out.push('', '**Variant overhead**', '');
+    for (const n of t.variants) out.push(`- ${escapeMd(n)}`);
+  }
+  out.push('');
+  return out;
+}
+
+/** The whole Markdown report. */
+export function renderMarkdownView(v: ReportView): string {
+  const lines: string[] = ['# Leaderboard', ''];
+  lines.push('Generated by `just leaderboard` from `results/runs/`. Do not edit by hand.', '');
+  if (!v.runs.length) {
+    lines.push('No results yet: run `npx just bench-all`.');
+    return `${lines.join('\n')}\n`;
+  }
+  if (v.driverFallback) lines.push(`> **Driver:** ${v.driverFallback}`, '');
+  lines.push(`**Machine:** ${v.machine}  `);
+  lines.push(
+    `**Runs:** ${v.runs.map((r) => `\`${r.runId}\` (${r.startedAt.slice(0, 10)}, ${r.profile}, Node ${r.node}, commit ${r.commit}${r.state !== 'complete' ? `, ${r.state}` : ''})`).join('; ')}`,
+  );
+  for (const w of v.warnings) lines.push('', `> ${escapeMd(w)}`);
+  lines.push(
+    '',
+    'Contents: [Overview](#overview) · [Details](#details) · [Issues found](#issues-found) · [Claims](#claims) · [Node.js version matrix](#nodejs-version-matrix) · [Method](#method)',
+    '',
+  );
+  lines.push(...overviewMarkdown(v));
+  lines.push('## Details', '');
+  for (const t of v.tables) lines.push(...tableMarkdown(t));
+
+  lines.push('## Issues found', '');
+  if (!v.findings.length)
+    lines.push('None: no contender problem (failures, errors, wrong bodies, collapses, leaks) was found.');
+  for (const f of v.findings)
+    lines.push(
+      `- **${f.severity}** · \`${f.label}\` · ${f.scenario} (${f.profile}): **${escapeMd(f.title)}**. ${escapeMd(f.evidence)}`,
+    );
+  lines.push('');
+
+  lines.push('## Claims', '', escapeMd(v.claimsRule), '');
+  if (v.claims.length) {
+    lines.push('| claim | source | source’s figure | load shape | ours | verdict |', '|---|---|---|---|---|---|');
+    for (const c of v.claims)
+      lines.push(
+        `| ${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario}) | ${escapeMd(c.source)} | ${escapeMd(c.sourceFigure)} | ${escapeMd(c.loadShape)} | ${escapeMd(c.ours)} | **${c.verdict}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''} |`,
+      );
+  } else lines.push('No claims evaluated.');
+  lines.push('');
+
+  lines.push('## Node.js version matrix', '');
+  if (!v.nodeMatrix.length) lines.push('Only one Node.js major measured.', '');
+  for (const m of v.nodeMatrix) {
+    lines.push(
+      `### ${m.profile} · ${m.driver}`,
+      '',
+      `| contender | scenario | ${m.majors.map((x) => `Node ${x} (req/s · p99 ms)`).join(' | ')} |`,
+      `|---|---|${m.majors.map(() => '---:').join('|')}|`,
+    );
+    for (const r of m.rows)
+      lines.push(`| \`${r.label}\` | ${r.scenario} | ${r.cols.map((c) => c ?? '–').join(' | ')} |`);
+    lines.push('');
+  }
+  lines.push('## Method', '');
+  for (const m of v.method) lines.push(`- ${m}`);
+  if (v.fidelity.length) for (const f of v.fidelity) lines.push(`- ${f}`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+export const markdownExporter: Exporter = {
+  format: 'md',
+  description: 'LEADERBOARD.md: overview, details, issues, claims, Node matrix, method',
+  extension: 'md',
+  render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
+    return renderMarkdownView(buildView(snapshot, options));
+  },
+};

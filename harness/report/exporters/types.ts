@@ -1,0 +1,25 @@
+/**
+ * The exporter signature: a read-only snapshot of runs in, text out. Every format (markdown,
+ * terminal, html, json, csv) is one module with one `Exporter`; registry.ts lists them for both
+ * `leaderboard` and `export`.
+ */
+import type { ReportSnapshot } from '../snapshot.ts';
+
+export type ExportFormat = 'md' | 'terminal' | 'html' | 'json' | 'csv';
+
+/** Options every exporter understands. */
+export interface ExportOptions {
+  /** Render one run only (`--run ID`); the caller passes the snapshot already restricted (selectRun). */
+  runId?: string;
+  /** The time written into the output (tests fix it). */
+  now?: Date;
+}
+
+export interface Exporter {
+  format: ExportFormat;
+  /** What it writes, for `--help`. */
+  description: string;
+  /** The file name extension of its output. */
+  extension: string;
+  render(snapshot: ReportSnapshot, options?: ExportOptions): string;
+}

@@ -1,0 +1,87 @@
+/**
+ * The exporters' input: a read-only snapshot of runs, as the store reads them (each run's meta
+ * and its cells) plus the scenario contract (order, titles, baselines). Every exporter takes
+ * one and returns text; nothing in report/ reads files under `results/` itself.
+ */
+import type { CellResult, RunMeta } from '../store/results.ts';
+import { UserError } from '../core/errors.ts';
+
+/** One run as the store reads it. */
+export interface SnapshotRun {
+  readonly meta: RunMeta;
+  readonly cells: readonly CellResult[];
+}
+
+/** What the report needs of a scenario (contract/scenarios.ts `Scenario` fits): order, title, baseline. */
+export interface SnapshotScenario {
+  readonly name: string;
+  readonly title: string;
+  /** The scenario's baseline contender (GRAPHQL's `Scenario.baseline`); default node-http / postgraphile-express. */
+  readonly baseline?: string;
+}
+
+/** A read-only snapshot of runs (oldest first) and the scenarios they were measured against. */
+export interface ReportSnapshot {
+  readonly runs: readonly SnapshotRun[];
+  readonly scenarios: readonly SnapshotScenario[];
+}
+
+/**
+ * A snapshot from cells alone (callers that hold no run metadata, e.g. the summary after a
+ * bench, or older code): cells grouped into runs by runId, each with a minimal meta whose
+ * machine is 'unknown'. Prefer the store's read (cli/report.ts readSnapshot).
+ */
+export function snapshotOfCells(cells: readonly CellResult[], scenarios: readonly SnapshotScenario[]): ReportSnapshot {
+  const byRun = new Map<string, CellResult[]>();
+  for (const c of cells) byRun.set(c.runId, [...(byRun.get(c.runId) ?? []), c]);
+  const runs = [...byRun].map(([runId, cs]) => {
+    const startedAt = cs.map((c) => c.startedAt).sort()[0] ?? '';
+    const meta: RunMeta = {
+      schemaVersion: 1,
+      runId,
+      startedAt,
+      finishedAt: null,
+      state: 'complete',
+      command: [],
+      profile: cs[0]?.profile ?? '',
+      machine: { cpuModel: 'unknown', cores: 0, memoryBytes: 0, os: 'unknown', arch: 'unknown' },
+      node: { version: cs[0]?.node.version ?? '', execPath: '' },
+      git: { commit: null, dirty: null },
+      cpuPlan: cs[0]?.cpuPlan ?? {
+        pinned: false,
+        server: null,
+        client: null,
+        services: null,
+        allowedCores: [],
+        note: 'unknown',
+        clientThreads: 1,
+      },
+      upstreamDelayMs: 0,
+      database: null,
+      trials: { count: Math.max(0, ...cs.map((c) => c.stats?.trials ?? 1)), shuffleSeed: 0 },
+      nodes: [],
+      packages: {},
+    };
+    return { meta, cells: cs };
+  });
+  return { runs: runs.sort((a, b) => a.meta.startedAt.localeCompare(b.meta.startedAt)), scenarios };
+}
+
+/**
+ * The snapshot restricted to one run (`--run ID`; a unique prefix of the id is accepted).
+ * Throws UserError naming the known runs when no run (or more than one) matches.
+ */
+export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
+  const exact = s.runs.filter((r) => r.meta.runId === runId);
+  const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
+  if (hits.length === 1) return { runs: hits, scenarios: s.scenarios };
+  const known = s.runs
+    .slice(-8)
+    .map((r) => r.meta.runId)
+    .join(', ');
+  throw new UserError(
+    hits.length > 1
+      ? `--run ${runId} matches ${hits.length} runs (${hits.map((r) => r.meta.runId).join(', ')}); give more of the id`
+      : `no run '${runId}' in the results.${known ? ` Latest runs: ${known}` : ' No runs yet: run `npx just bench-all`.'}`,
+  );
+}

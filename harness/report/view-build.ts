@@ -1,0 +1,532 @@
+/**
+ * Builds the report's view model (view.ts) from a snapshot: the analysis' ranked tables
+ * (analysis/tables.ts `buildTables`: same-run tables, ranks without chains, ratios to the
+ * scenario's baseline with their intervals, other-run rows as ratios only, machines never mixed),
+ * the findings (issues.ts), the claims (claims.ts) and the runs' metadata. This module adds
+ * order, labels and sentences; every number comes from the analysis.
+ */
+import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
+import { NATIVE_FALLBACK_NOTE } from '../drivers/registry.ts';
+import { buildTables, type OtherRunRow, type RankedTable, type TableRow } from '../analysis/tables.ts';
+import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
+import type { CellResult, RunMeta } from '../store/results.ts';
+import { findIssues, type MeasurementNote, measurementNotes, variantOverheads } from './issues.ts';
+import { claimsRule, evaluateClaims, formatComparison, loadClaims } from './claims.ts';
+import {
+  type Estimate,
+  fmtBounds,
+  fmtFigure,
+  fmtGiB,
+  fmtInt,
+  fmtMs,
+  fmtStep,
+  intervalName,
+  outward,
+  sig,
+} from './format.ts';
+import type { ReportSnapshot } from './snapshot.ts';
+import type {
+  ClaimView,
+  MatrixView,
+  NodeMatrixView,
+  ReportView,
+  RowView,
+  RunRatioView,
+  TableView,
+  WinnerView,
+} from './view.ts';
+
+const MiB = 2 ** 20;
+
+/** Options of buildView. */
+export interface ViewOptions {
+  /** Only this run's tables (the snapshot is usually already restricted with selectRun). */
+  runId?: string;
+  now?: Date;
+}
+
+/** A ratio as "1.24× (95% CI 1.20–1.28)" (two decimals, bounds outward). */
+export function fmtTimes(e: Estimate): string {
+  const b = fmtBounds(e, { step: 0.01 });
+  return `${fmtFigure(e, { step: 0.01 })}×${b ? ` (${intervalName(e)} ${b})` : ` (${intervalName(e)})`}`;
+}
+
+function estimateOf(x: {
+  figure: number;
+  interval: [number, number] | null;
+  kind: Estimate['kind'];
+  n: number;
+}): Estimate {
+  return { figure: x.figure, interval: x.interval, kind: x.kind, n: x.n };
+}
+
+const anchor = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+
+function latencyOf(c: CellResult): RowView['latencyMs'] {
+  const l = c.stats?.latencyMs ?? c.load?.latencyMs ?? null;
+  if (!l) return null;
+  return { p50: l.p50, p90: l.p90, p95: l.p95 ?? null, p99: l.p99, p999: l.p999 ?? null, max: l.max };
+}
+
+function resourcesOf(c: CellResult): RowView['resources'] {
+  const r = c.resources;
+  if (!r) return null;
+  return {
+    cpuAvgPct: r.server.cpuPctAvg,
+    cpuPeakPct: r.server.cpuPctPeak,
+    cpuCapPct: Math.max(1, r.server.pinnedCores) * 100,
+    rssAvgMiB: r.server.rssBytesAvg / MiB,
+    rssPeakMiB: r.server.rssBytesPeak / MiB,
+    rpsPerCpuSecond: r.rpsPerCpuSecond,
+  };
+}
+
+function errorsOf(c: CellResult): number | null {
+  const l = c.load;
+  return l ? l.errors + l.timeouts + l.non2xx + l.bodyChecks.mismatched : null;
+}
+
+function notRankedText(r: TableRow): string | null {
+  const n = r.notRanked;
+  if (!n) return null;
+  if (n.reason === 'failed') return `failed: ${n.detail ?? 'see the issues'}`;
+  if (n.reason === 'services-lost') return n.detail ?? 'a service went away';
+  if (n.reason === 'skipped') return `${r.cell.status}: ${n.detail ?? 'not measured'}`;
+  const e = estimateOf({ figure: r.figure, interval: r.interval, kind: r.kind, n: r.trials });
+  const b = fmtBounds(e);
+  return `${n.trials} trial${n.trials === 1 ? '' : 's'} (fewer than ${MIN_CI_TRIALS}): ${fmtInt(r.figure)} requests/s${b ? `, ${intervalName(e)} ${b}` : ''}`;
+}
+
+function rowFlags(
+  c: CellResult,
+  f: { clientBound: boolean; noisy: boolean; failed: string | null; servicesLost: string[] },
+  trials: number,
+): string[] {
+  return [
+    f.failed ? 'failed' : '',
+    f.clientBound ? 'client-bound (lower bound)' : '',
+    f.noisy ? 'noisy' : '',
+    f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
+    trials < MIN_CI_TRIALS && !f.failed ? `${trials} trial${trials === 1 ? '' : 's'}` : '',
+    c.verification?.level === 'warn' ? 'verify warn' : '',
+    c.target?.kind === 'external' ? 'external' : '',
+  ].filter(Boolean);
+}
+
+function rowView(r: TableRow): RowView {
+  const c = r.cell;
+  return {
+    cellId: c.cellId,
+    label: r.label,
+    contender: c.contender,
+    displayName: c.displayName,
+    runId: r.runId,
+    otherRun: false,
+    rank: r.rank,
+    status: r.status === 'failed' ? 'failed' : r.status === 'not-ranked' ? 'not ranked' : 'ok',
+    cellStatus: c.status,
+    notRanked: notRankedText(r),
+    isBaseline: r.isBaseline,
+    rps:
+      r.status === 'failed' || r.notRanked?.reason === 'skipped' || !Number.isFinite(r.figure)
+        ? null
+        : estimateOf({ figure: r.figure, interval: r.interval, kind: r.kind, n: r.trials }),
+    ratio: r.vsBaseline ? estimateOf(r.vsBaseline) : null,
+    latencyMs: r.status === 'failed' ? null : latencyOf(c),
+    errors: errorsOf(c),
+    clientBound: r.flags.clientBound,
+    noisy: r.flags.noisy,
+    failed: r.status === 'failed',
+    trials: r.trials,
+    resources: r.status === 'failed' ? null : resourcesOf(c),
+    startupMs: c.startupMs,
+    flags: rowFlags(c, r.flags, r.trials),
+  };
+}
+
+function otherRowView(r: OtherRunRow): RowView {
+  const c = r.cell;
+  return {
+    cellId: c.cellId,
+    label: r.label,
+    contender: c.contender,
+    displayName: c.displayName,
+    runId: r.runId,
+    otherRun: true,
+    rank: null,
+    status: r.failed ? 'failed' : 'other run',
+    cellStatus: c.status,
+    notRanked: `${r.vsBaseline ? `${fmtFigure(r.vsBaseline, { scale: 100 })}% of ${r.baseline} in run ${r.runId}${r.vsBaseline.interval ? ` (${intervalName(r.vsBaseline)} ${fmtBounds(r.vsBaseline, { scale: 100 })})` : ''}` : `no usable ${r.baseline} cell in run ${r.runId}`}; other run: ratio only, not ranked`,
+    isBaseline: false,
+    rps: null,
+    ratio: r.vsBaseline ? estimateOf(r.vsBaseline) : null,
+    latencyMs: null,
+    errors: null,
+    clientBound: Boolean(c.resources?.clientBound),
+    noisy: Boolean(c.stats?.noisy),
+    failed: Boolean(r.failed),
+    trials: r.trials,
+    resources: null,
+    startupMs: null,
+    flags: [`run ${r.runId}`],
+  };
+}
+
+/** The hyperfine-style sentence under a table, from the analysis' summary data (the rank test). */
+function summarySentence(t: RankedTable): string | null {
+  const s = t.summary;
+  if (!s) return null;
+  const faster = s.comparisons.filter((c) => !c.tied);
+  const tied = s.comparisons.filter((c) => c.tied);
+  const parts: string[] = [];
+  if (faster.length)
+    parts.push(`ran ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} as fast as \`${c.label}\``).join(', ')}`);
+  if (tied.length)
+    parts.push(
+      `is not significantly faster than ${tied.map((c) => `\`${c.label}\` (${fmtTimes(estimateOf(c.ratio))})`).join(', ')}`,
+    );
+  return `\`${s.fastest}\` ${parts.join('; it ')}.`;
+}
+
+const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
+  'client-bound': 'client-bound',
+  noisy: 'noisy',
+  'few-trials': 'few trials',
+  'other-runs': 'other runs',
+  'other-machines': 'other machines',
+  'no-baseline': 'no baseline',
+  'services-lost': 'services lost',
+};
+
+/** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */
+function marginOf(t: RankedTable): string | null {
+  const next = t.summary?.comparisons.filter((c) => !c.tied).sort((a, b) => a.ratio.figure - b.ratio.figure)[0];
+  return next ? `${fmtTimes(estimateOf(next.ratio))} the next (\`${next.label}\`)` : null;
+}
+
+/** "Measurement notes" of a table (issues.ts `measurementNotes`: conditions, not contender problems), as sentences. */
+function notesOf(t: RankedTable, all: RankedTable[]): string[] {
+  return measurementNotes(t, all).map((n) => {
+    const who = n.labels.length ? ` (${n.labels.map((l) => `\`${l}\``).join(', ')})` : '';
+    const tail =
+      n.kind === 'client-bound'
+        ? ' — the server may be faster than measured.'
+        : n.kind === 'few-trials'
+          ? ' — the range of the trials is shown, not a 95% CI.'
+          : n.kind === 'noisy'
+            ? ' — the interval is wide; re-run to narrow it.'
+            : '.';
+    return `${NOTE_KIND[n.kind]}${who}: ${n.detail.replace(/\.$/, '')}${tail}`;
+  });
+}
+
+/** Variant overheads of a table's run and group (issues.ts `variantOverheads`), as sentences with their interval. */
+function variantLines(t: RankedTable): string[] {
+  const cells = t.rows.map((r) => r.cell);
+  const pct = (x: number) => `${x >= 0 ? '+' : '−'}${fmtStep(Math.abs(x * 100), 0.1)}%`;
+  return variantOverheads(cells).map((o) => {
+    const iv = o.interval ? outward([o.interval[0] * 100, o.interval[1] * 100], 0.1) : null;
+    const bounds = iv
+      ? ` (${intervalName({ kind: o.kind, n: cells.find((c) => c.label === o.label)?.stats?.trials ?? 0 })} ${pct(iv[0] / 100)} … ${pct(iv[1] / 100)})`
+      : ' (one trial: no interval)';
+    const fig = Math.round(o.overhead * 1000) / 1000;
+    return o.measurable
+      ? `\`${o.label}\` vs \`${o.base}\`: ${pct(fig)} time per request${bounds}.`
+      : `\`${o.label}\` vs \`${o.base}\`: no measurable overhead, ${pct(fig)}${bounds}.`;
+  });
+}
+
+/** The run's driver fidelity sentence (RunMeta.fidelity, or driverCrossCheck in older runs), or null. */
+function fidelityLine(m: RunMeta): string | null {
+  const summary = m.fidelity?.summary ?? m.driverCrossCheck?.summary;
+  return summary ? `driver fidelity (run ${m.runId}): ${summary.replace(/`/g, '').replace(/\.\s*$/, '')}` : null;
+}
+
+function machineLine(m: RunMeta): string {
+  const x = m.machine;
+  return `${x.cpuModel}, ${x.cores} cores, ${fmtGiB(x.memoryBytes)} RAM, ${x.os} (${x.arch}); ${m.cpuPlan.note}`;
+}
+
+function runView(m: RunMeta, cells: number): RunView {
+  return {
+    runId: m.runId,
+    startedAt: m.startedAt,
+    state: m.state,
+    profile: m.profile,
+    node: m.node.version,
+    commit: `${m.git.commit?.slice(0, 10) ?? 'unknown'}${m.git.dirty ? '+dirty' : ''}`,
+    machine: `${m.machine.cpuModel} · ${m.machine.cores} cores`,
+    cpuPlan: m.cpuPlan.note,
+    cells,
+  };
+}
+type RunView = ReportView['runs'][number];
+
+function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle: string): TableView {
+  return {
+    id,
+    scenario: t.key.scenario,
+    scenarioTitle,
+    profile: t.key.profile,
+    driver: t.key.driver,
+    nodeMajor: t.key.nodeMajor,
+    runId: t.runId,
+    machine: t.key.machine.label,
+    baseline: t.baseline,
+    summary: summarySentence(t),
+    margin: marginOf(t),
+    notes: notesOf(t, all),
+    variants: variantLines(t),
+    rows: [...t.rows.map(rowView), ...t.otherRuns.map(otherRowView)],
+  };
+}
+
+/**
+ * The table that answers for each scenario in the overview: the one with the most ranked rows,
+ * then the default profile, then the harness's pinned Node major, then the first in table order.
+ */
+function primaryTables(tables: TableView[]): TableView[] {
+  const best = new Map<string, { t: TableView; score: number[] }>();
+  const pinned = Number(process.versions.node.split('.')[0]);
+  tables.forEach((t, i) => {
+    const score = [
+      t.rows.filter((r) => r.rank !== null).length,
+      t.profile === DEFAULT_PROFILE ? 1 : 0,
+      t.nodeMajor === pinned ? 1 : 0,
+      -i,
+    ];
+    const prev = best.get(t.scenario);
+    const k = prev ? score.findIndex((x, j) => x !== prev.score[j]) : -1;
+    if (!prev || (k >= 0 && score[k] > prev.score[k])) best.set(t.scenario, { t, score });
+  });
+  return tables.filter((t) => best.get(t.scenario)?.t === t);
+}
+
+function winnersOf(primary: TableView[]): WinnerView[] {
+  return primary.map((t) => {
+    const ranked = t.rows.filter((r) => r.rank !== null);
+    const winners = ranked.filter((r) => r.rank === 1).map((r) => r.label);
+    let margin: string | null = null;
+    if (!ranked.length) margin = `nobody ranked: no cell has ${MIN_CI_TRIALS} trials`;
+    else if (winners.length === 1 && t.margin) margin = t.margin;
+    return {
+      scenario: t.scenario,
+      tableId: t.id,
+      profile: t.profile,
+      driver: t.driver,
+      nodeMajor: t.nodeMajor,
+      baseline: t.baseline,
+      winners,
+      margin,
+    };
+  });
+}
+
+function matrixOf(primary: TableView[]): MatrixView {
+  const cells: MatrixView['cells'] = {};
+  const score = new Map<string, number[]>();
+  for (const t of primary) {
+    cells[t.scenario] = {};
+    for (const r of t.rows.filter((x) => !x.otherRun)) {
+      cells[t.scenario][r.label] = {
+        ratio: r.ratio,
+        rank: r.rank,
+        status: r.failed ? 'failed' : r.rank === null ? 'not ranked' : 'ok',
+        flags: [r.clientBound ? '≥' : '', r.noisy ? '~' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
+        isBaseline: r.isBaseline,
+      };
+      if (r.ratio) score.set(r.label, [...(score.get(r.label) ?? []), Math.log(r.ratio.figure)]);
+    }
+  }
+  const labels = [...new Set(primary.flatMap((t) => t.rows.filter((x) => !x.otherRun).map((r) => r.label)))];
+  const mean = (xs: number[] | undefined) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : -99);
+  labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
+  return { scenarios: primary.map((t) => t.scenario), contenders: labels, cells };
+}
+
+function nodeMatrixOf(tables: TableView[]): NodeMatrixView[] {
+  const groups = new Map<string, TableView[]>();
+  for (const t of tables)
+    groups.set(`${t.profile}|${t.driver}`, [...(groups.get(`${t.profile}|${t.driver}`) ?? []), t]);
+  const out: NodeMatrixView[] = [];
+  for (const [key, ts] of groups) {
+    const majors = [...new Set(ts.map((t) => t.nodeMajor))].sort((a, b) => a - b);
+    if (majors.length < 2) continue;
+    const [profile, driver] = key.split('|');
+    const rowKeys = [
+      ...new Set(ts.flatMap((t) => t.rows.filter((r) => !r.otherRun).map((r) => `${r.label}|${t.scenario}`))),
+    ];
+    const rows = rowKeys
+      .map((k) => {
+        const [label, scenario] = k.split('|');
+        const cols = majors.map((m) => {
+          const t = ts.find((x) => x.nodeMajor === m && x.scenario === scenario);
+          const r = t?.rows.find((x) => !x.otherRun && x.label === label);
+          if (!r) return null;
+          if (!r.rps) return r.cellStatus;
+          return `${fmtInt(r.rps.figure)} · ${r.latencyMs ? fmtMs(sig(r.latencyMs.p99)) : '–'}`;
+        });
+        return { label, scenario, cols };
+      })
+      .filter((r) => r.cols.filter((c) => c !== null).length > 1)
+      .sort((a, b) => a.label.localeCompare(b.label));
+    if (rows.length) out.push({ profile, driver, majors, rows });
+  }
+  return out;
+}
+
+function claimsOf(runs: { meta: RunMeta; cells: CellResult[] }[]): { claims: ClaimView[]; rule: string } {
+  const results = evaluateClaims(loadClaims(), runs);
+  const claims = results.map((r) => {
+    const band = r.band
+      ? ` (95% CI ${formatComparison(r.claim.compare, r.band[0])} … ${formatComparison(r.claim.compare, r.band[1])})`
+      : '';
+    const bits = [
+      r.note,
+      r.runId ? `run ${r.runId}` : '',
+      r.trials ? `${r.trials.a} and ${r.trials.b} trials` : '',
+      r.clientBound.length ? `client-bound: ${r.clientBound.join(', ')} (lower bound)` : '',
+      r.command ? `measure it: \`${r.command}\`` : '',
+    ].filter(Boolean);
+    return {
+      id: r.claim.id,
+      claim: r.claim.claim,
+      source: r.claim.source,
+      sourceFigure: r.claim.sourceFigure,
+      a: r.claim.a,
+      b: r.claim.b,
+      scenario: r.claim.scenario,
+      loadShape: r.profile,
+      ours: r.ours === null ? '–' : `${formatComparison(r.claim.compare, r.ours)}${band}`,
+      verdict: r.verdict,
+      rule: '',
+      note: bits.join('; '),
+    };
+  });
+  return { claims, rule: claimsRule() };
+}
+
+function ratiosOf(snapshot: ReportSnapshot, scenarios: { name: string; baseline?: string }[]): RunRatioView[] {
+  const all = snapshot.runs.map((r) => ({ meta: r.meta, cells: [...r.cells] }));
+  const out: RunRatioView[] = [];
+  for (const run of all) {
+    for (const t of buildTables(all, { scenarios, runId: run.meta.runId })) {
+      for (const r of t.rows) {
+        if (!r.vsBaseline || r.status === 'failed') continue;
+        out.push({
+          runId: t.runId,
+          key: `${r.label}|${t.key.scenario}|${t.key.profile}|${t.key.driver}|${t.key.nodeMajor}`,
+          label: r.label,
+          scenario: t.key.scenario,
+          profile: t.key.profile,
+          driver: t.key.driver,
+          nodeMajor: t.key.nodeMajor,
+          ratio: estimateOf(r.vsBaseline),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** The scenarios with their baselines for buildTables (GRAPHQL's Scenario.baseline when present). */
+function scenarioList(snapshot: ReportSnapshot): { name: string; baseline?: string }[] {
+  return snapshot.scenarios.map((s) => (s.baseline ? { name: s.name, baseline: s.baseline } : { name: s.name }));
+}
+
+/** A one-line answer to "how sure are these numbers?". */
+function certaintyOf(tables: TableView[], fidelity: string[]): string {
+  const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
+  if (!rows.length) return 'No measured cell yet.';
+  const trials = rows.map((r) => r.trials);
+  const lo = Math.min(...trials);
+  const hi = Math.max(...trials);
+  const ci = rows.filter((r) => r.rps?.kind === 'ci95').length;
+  const noisy = rows.filter((r) => r.noisy).length;
+  const bound = rows.filter((r) => r.clientBound).length;
+  const parts = [
+    `${lo === hi ? lo : `${lo}–${hi}`} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`,
+    `${noisy} noisy`,
+    `${bound} client-bound (lower bounds)`,
+    fidelity.length
+      ? fidelity[fidelity.length - 1].replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
+      : 'driver fidelity: not measured',
+  ];
+  return `${parts.join(' · ')}.`;
+}
+
+/** Fell back to autocannon for ranking: a `native` profile measured by autocannon. */
+function fallbackOf(tables: TableView[], metas: RunMeta[]): string | null {
+  const fell = metas.filter((m) => {
+    let native = false;
+    try {
+      const p = getProfile(m.profile);
+      native = p.driver === 'native';
+    } catch {
+      native = false;
+    }
+    // Runs before the native driver existed (no `design` record) chose autocannon on purpose.
+    return native && m.design !== undefined && tables.some((t) => t.runId === m.runId && t.driver === 'autocannon');
+  });
+  if (!fell.length) return null;
+  return `ranking fell back to autocannon in run${fell.length > 1 ? 's' : ''} ${fell.map((m) => `\`${m.runId}\``).join(', ')}: ${NATIVE_FALLBACK_NOTE}.`;
+}
+
+const METHOD = [
+  'A trial’s figure is requests completed ÷ window seconds; a cell’s figure is the geometric mean of its trials, measured in rounds whose order is shuffled per round, every contender of a scenario (and its baseline) in the same run.',
+  'With ≥ 5 trials the interval is a 95% Student-t confidence interval on the logs (“95% CI”); with 2–4 trials it is the min–max of the trials (“range (N trials)”), never called a confidence interval; one trial has none. Printed bounds are rounded outward, so they contain the printed figure.',
+  '“% of baseline” is the ratio to the scenario’s baseline contender in the same run, paired by round (host drift cancels); cells from other runs appear only as ratios to their own run’s baseline, marked with their run.',
+  `Rank = 1 + the number of rows significantly faster (the ratio’s 95% CI wholly above 1 and the ratio ≥ ${(1 + NOISE_THRESHOLD).toFixed(2)}); equal ranks are ties. Only ok cells with ≥ ${MIN_CI_TRIALS} trials and no failure are ranked; tables never mix runs or machines.`,
+  'Latency percentiles come from the trials’ merged HDR histograms; a closed-loop driver measures the server at saturation (coordinated omission).',
+  'CPU % is of one core (100 = one core); charts end at the pinned cores × 100. Compare runs with `npx just compare A B` (change of the ratio to each run’s own baseline, threshold 5%, interval must exclude 0).',
+];
+
+/** The view of a snapshot. */
+export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): ReportView {
+  const scenarios = scenarioList(snapshot);
+  const runs = snapshot.runs.map((r) => ({ meta: r.meta, cells: [...r.cells] }));
+  const ranked = buildTables(runs, { scenarios, profileOrder: PROFILES.map((p) => p.name), runId: o.runId });
+  const titles = new Map(snapshot.scenarios.map((s) => [s.name, s.title]));
+  const ids = new Set<string>();
+  const tables = ranked.map((t) => {
+    const base = `t-${anchor(`${t.key.scenario}-${t.key.profile}-${t.key.driver}-node${t.key.nodeMajor}`)}`;
+    let id = base;
+    for (let k = 2; ids.has(id); k++) id = `${base}-${k}`;
+    ids.add(id);
+    return tableView(t, ranked, id, titles.get(t.key.scenario) ?? t.key.scenario);
+  });
+  const usedIds = new Set(ranked.flatMap((t) => [t.runId, ...t.otherRuns.map((r) => r.runId)]));
+  const metas = snapshot.runs.map((r) => r.meta).filter((m) => usedIds.has(m.runId) || !ranked.length);
+  const tableCells = ranked.flatMap((t) => t.rows.map((r) => r.cell));
+  const fidelity = metas.map(fidelityLine).filter((x): x is string => x !== null);
+  const primary = primaryTables(tables);
+  const winners = winnersOf(primary);
+  const machines = [...new Set(metas.map(machineLine))];
+  const { claims, rule } = claimsOf(runs);
+  const warnings: string[] = [];
+  if (machines.length > 1)
+    warnings.push(`Results from ${machines.length} machines: each table names its machine, and tables never mix them.`);
+  return {
+    generatedAt: (o.now ?? new Date()).toISOString(),
+    machine: machines.join(' | ') || '–',
+    runs: metas.map((m) => runView(m, snapshot.runs.find((r) => r.meta.runId === m.runId)?.cells.length ?? 0)),
+    driverFallback: fallbackOf(tables, metas),
+    certainty: certaintyOf(tables, fidelity),
+    rankRule: `Rank = 1 + the number of rows significantly faster (the ratio’s 95% CI lies wholly above 1 and the ratio is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}); equal ranks are ties.`,
+    fidelity,
+    winners,
+    matrix: matrixOf(primary),
+    tables,
+    findings: findIssues(tableCells).map((f) => ({ ...f })),
+    claims,
+    claimsRule: rule,
+    nodeMatrix: nodeMatrixOf(tables),
+    method: METHOD,
+    ratios: ratiosOf(snapshot, scenarios),
+    warnings,
+  };
+}

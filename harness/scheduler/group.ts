@@ -1,0 +1,219 @@
+/**
+ * One group (scenario × profile × driver × Node major): start every server of the group, verify
+ * each (contract check, then the concurrency burst: contract/burst.ts), warm each once, then
+ * `trials` rounds, each in its own seeded shuffled order, one measured window per server and
+ * round. Servers stay alive for the group, then stop. Each trial is written as it finishes;
+ * each cell (its trials aggregated) at the end, also after an abort. A server that dies makes
+ * its cell `crashed` and the others go on. In `verify` mode: start and contract check only.
+ * Times in ms.
+ */
+import { measuredSeconds, type Profile } from '../core/profiles.ts';
+import { UserError } from '../core/errors.ts';
+import type { CellResult } from '../store/results.ts';
+import { aggregateTrials, describe } from './aggregate.ts';
+import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
+import { cellLabel, type CellSpec } from './plan.ts';
+import { ESTIMATE } from './progress.ts';
+import { roundOrders } from './rounds.ts';
+import { StartFailure, type Entry, type GroupContext } from './types.ts';
+import { runWindow, verifyEntry } from './window.ts';
+
+export type { GroupContext, GroupSink } from './types.ts';
+
+/** The planned cost of a group for the ETA, ms, and its measured windows. */
+export function groupPlan(
+  cells: CellSpec[],
+  trials: number,
+  mode: 'bench' | 'verify',
+): { ms: number; windows: number } {
+  if (!cells.length) return { ms: 0, windows: 0 };
+  const p = cells[0].profile;
+  const setup = cells.length * ESTIMATE.server;
+  if (mode === 'verify') return { ms: setup, windows: 0 };
+  const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
+  return { ms: setup + warm + cells.length * trials * windowMs(p), windows: cells.length * trials };
+}
+
+function windowMs(p: Profile): number {
+  return measuredSeconds(p) * 1000 + ESTIMATE.windowOverhead;
+}
+
+/** Runs one group; returns its final cells (also written through `ctx.sink` in bench mode). */
+export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<CellResult[]> {
+  const ext = Boolean(ctx.externalUrl);
+  const entries: Entry[] = cells.map((cell) => {
+    const id = cellIdOf(cell, ctx.driverName, ext);
+    const logFile = ctx.sink.logFile(id);
+    return {
+      cell,
+      id,
+      label: `${cellLabel(cell.manifest.name, cell.variant)} · ${cell.scenario.name} · ${cell.profile.name} · ${ctx.driverName} · Node ${cell.node.major}`,
+      base: baseResult(cell, {
+        runId: ctx.runId,
+        id,
+        driver: ctx.driverName,
+        cpuPlan: ctx.cpuPlan,
+        externalUrl: ctx.externalUrl,
+        logFile: ext ? null : ctx.sink.logRef(logFile),
+      }),
+      logFile,
+      server: null,
+      verification: null,
+      ms: { start: 0, verify: 0, teardown: 0 },
+      trials: [],
+      final: null,
+    };
+  });
+  const alive = () => entries.filter((e) => !e.final && e.server);
+  const overhead = (e: Entry) => (ext ? null : { ...e.ms, total: e.ms.start + e.ms.verify + e.ms.teardown });
+  const finish = (e: Entry, patch: Partial<CellResult>) => {
+    e.final = { ...e.base, ...patch, finishedAt: new Date().toISOString() };
+  };
+  const stop = async (e: Entry) => {
+    if (!e.server) return;
+    const s = e.server;
+    e.server = null;
+    e.ms.teardown = await s.stop();
+    ctx.lifecycle.afterStop(e.logFile);
+  };
+  const tail = (e: Entry) => (ext ? '' : ctx.lifecycle.logTail(e.logFile));
+  const plan = groupPlan(cells, ctx.trials, ctx.mode);
+  const first = cells[0];
+  ctx.progress.step(
+    `${first.scenario.name} · ${first.profile.name} · ${ctx.driverName} · Node ${first.node.major}: ${ctx.mode === 'verify' ? 'starting and verifying' : 'starting, verifying (contract + burst) and warming'} ${cells.length} server(s)`,
+  );
+  try {
+    // Start and verify every server of the group.
+    for (const e of entries) {
+      if (ctx.signal.aborted) break;
+      const build = ctx.builds.get(e.cell.manifest.name);
+      if (build && !build.ok) {
+        finish(e, {
+          status: 'build-failed',
+          logFile: null,
+          failure: { reason: `build failed: ${e.cell.manifest.build}`, logTail: build.output },
+        });
+        continue;
+      }
+      const pre = ctx.precheck(e.cell);
+      if (pre) {
+        finish(e, { status: pre.status, logFile: null, failure: { reason: pre.reason, logTail: '' } });
+        continue;
+      }
+      const t0 = performance.now();
+      try {
+        e.server = await ctx.lifecycle.start(e.cell, e.logFile);
+      } catch (err) {
+        if (err instanceof UserError || ctx.signal.aborted || !(err instanceof StartFailure)) throw err;
+        finish(e, { status: 'start-failed', failure: { reason: err.message, logTail: err.logTail } });
+        continue;
+      }
+      e.ms.start = ext ? 0 : performance.now() - t0;
+      await verifyEntry(e, ctx);
+      const died = e.server?.exitInfo();
+      if (died) {
+        await stop(e);
+        finish(e, {
+          status: 'crashed',
+          verification: e.verification,
+          overheadMs: overhead(e),
+          failure: {
+            reason: `server ${died} during verification (contract check or concurrency burst)`,
+            logTail: tail(e),
+          },
+        });
+      } else if (e.verification?.level === 'fail') {
+        await stop(e);
+        finish(e, {
+          status: 'verify-failed',
+          verification: e.verification,
+          overheadMs: overhead(e),
+          failure: { reason: `verification failed: ${e.verification.reasons.join('; ')}`, logTail: tail(e) },
+        });
+      }
+    }
+    ctx.progress.advance(cells.length * ESTIMATE.server);
+    if (ctx.mode === 'verify') {
+      for (const e of alive())
+        finish(e, { status: 'ok', verification: e.verification, startupMs: e.base.startupMs, overheadMs: overhead(e) });
+      return entries.map((e) => e.final).filter((c): c is CellResult => c !== null);
+    }
+    const p = cells[0].profile;
+    // Warm each server once.
+    if (p.warmupS > 0)
+      for (const e of alive()) {
+        if (ctx.signal.aborted) break;
+        const err = await runWindow(e, ctx, p.warmupS, true);
+        const died = e.server?.exitInfo();
+        if (died || (typeof err === 'string' && !ctx.signal.aborted))
+          finish(e, {
+            status: died ? 'crashed' : 'error',
+            verification: e.verification,
+            overheadMs: overhead(e),
+            failure: {
+              reason: died ? `server ${died} during the warm-up` : `load driver failed in the warm-up: ${err}`,
+              logTail: tail(e),
+            },
+          });
+      }
+    ctx.progress.advance(plan.ms - cells.length * ESTIMATE.server - cells.length * ctx.trials * windowMs(p));
+    // The rounds: every live server once per round, in the round's shuffled order.
+    const orders = roundOrders(entries, ctx.trials, ctx.seed, ctx.groupIndex);
+    for (const [r, order] of orders.entries()) {
+      for (const e of order) {
+        if (ctx.signal.aborted) break;
+        if (e.final || !e.server) {
+          ctx.progress.advance(windowMs(p));
+          continue;
+        }
+        ctx.progress.window(`${e.label} · round ${r + 1}/${ctx.trials}`, windowMs(p));
+        const out = await runWindow(e, ctx, measuredSeconds(p), false);
+        if (ctx.signal.aborted) break; // an interrupted window is not a trial
+        const died = e.server.exitInfo();
+        const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
+        const trial: CellResult =
+          typeof out === 'string' || died
+            ? {
+                ...e.base,
+                ...lost,
+                status: died ? 'crashed' : 'error',
+                round: r + 1,
+                verification: e.verification,
+                failure: {
+                  reason: died ? `server ${died} during the load run` : `load driver failed: ${out}`,
+                  logTail: tail(e),
+                },
+                finishedAt: new Date().toISOString(),
+              }
+            : {
+                ...e.base,
+                ...lost,
+                ...out,
+                status: 'ok',
+                round: r + 1,
+                verification: e.verification,
+                finishedAt: new Date().toISOString(),
+              };
+        e.trials.push(trial);
+        ctx.sink.writeTrial(trial, e.trials.length);
+        ctx.log(`  ${describe(trial)}`);
+        if (trial.status !== 'ok') await stop(e);
+      }
+      if (ctx.signal.aborted) break;
+    }
+  } finally {
+    for (const e of entries) await stop(e);
+    for (const e of entries) {
+      if (e.final || !e.trials.length) continue;
+      e.final = { ...aggregateTrials(e.trials, ctx.trials), startupMs: e.base.startupMs, overheadMs: overhead(e) };
+    }
+    if (ctx.mode === 'bench')
+      for (const e of entries) {
+        if (!e.final) continue;
+        ctx.sink.writeCell(e.final);
+        if (e.final.status !== 'ok' || e.final.stats?.noisy)
+          ctx.log(`  ${e.label}: ${describe(e.final)}${e.final.stats?.noisy ? ' — noisy' : ''}`);
+      }
+  }
+  return entries.map((e) => e.final).filter((c): c is CellResult => c !== null);
+}

@@ -1,0 +1,88 @@
+/**
+ * The real Lifecycle implementations: `localLifecycle` builds with the manifest's command and
+ * starts servers with lifecycle/server.ts (pinned to the server cores, on the cell's Node
+ * runtime, with the variant's env and DATABASE_URL when the cell needs the database);
+ * `externalLifecycle` benches a server that is already running at `--url` (no build, start, stop
+ * or pinning). Times in ms.
+ */
+import { buildContender } from '../lifecycle/build.ts';
+import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
+import { freePort } from '../lifecycle/ports.ts';
+import { logTail, StartError, startServer } from '../lifecycle/server.ts';
+import type { RunDatabase } from '../services/database.ts';
+import { needsDatabase } from './jobs.ts';
+import { StartFailure, type Lifecycle } from './types.ts';
+
+export interface LocalOptions {
+  host: string;
+  /** Fixed port (default: a free one per server). */
+  port?: number;
+  upstreamUrl: () => string;
+  db: () => RunDatabase | undefined;
+  cpuPlan: CpuPlan;
+  /** Called with a server log after its server stopped (FAULTS' capLog). */
+  capLog?: (file: string) => void;
+}
+
+/** Starts real contender processes. */
+export function localLifecycle(o: LocalOptions): Lifecycle {
+  return {
+    kind: 'local',
+    build: (m, signal) => buildContender(m, signal),
+    async start(cell, logFile) {
+      const m = cell.manifest;
+      const db = o.db();
+      try {
+        const s = await startServer(m, {
+          host: o.host,
+          port: o.port ?? (await freePort(o.host)),
+          upstreamUrl: o.upstreamUrl(),
+          env: {
+            ...(cell.variant ? m.variants[cell.variant].env : {}),
+            ...(needsDatabase(cell) && db?.url ? { DATABASE_URL: db.url } : {}),
+          },
+          cpus: o.cpuPlan.server,
+          logFile,
+          nodePath: cell.node.path,
+        });
+        const died = new AbortController();
+        const onExit = () => died.abort();
+        s.child.once('exit', onExit);
+        return {
+          baseUrl: s.baseUrl,
+          pid: s.pid,
+          startupMs: s.startupMs,
+          exitInfo: () => s.exitInfo(),
+          died: died.signal,
+          async stop() {
+            s.child.off('exit', onExit);
+            return s.stop();
+          },
+        };
+      } catch (e) {
+        if (e instanceof StartError) throw new StartFailure(e.message, e.logTail);
+        throw e;
+      }
+    },
+    logTail: (f) => logTail(f),
+    afterStop: (f) => o.capLog?.(f),
+  };
+}
+
+/** The server at `url`, already running (compose, another host process). */
+export function externalLifecycle(url: string): Lifecycle {
+  return {
+    kind: 'external',
+    build: async () => ({ ok: true, ms: 0, output: '' }),
+    start: async () => ({
+      baseUrl: url,
+      pid: null,
+      startupMs: null,
+      exitInfo: () => null,
+      died: new AbortController().signal,
+      stop: async () => 0,
+    }),
+    logTail: () => '',
+    afterStop: () => {},
+  };
+}

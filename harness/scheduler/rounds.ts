@@ -1,0 +1,30 @@
+/**
+ * The order of measured windows: `trials` rounds, each giving every contender of a group one
+ * window, each round in its own shuffled order drawn from a seeded PRNG (mulberry32, Fisher–Yates).
+ * The same seed, ids and trial count always give the same rounds (the seed is recorded in
+ * meta.json; `--seed` fixes it), so an interleaving can be reproduced.
+ */
+import { mulberry32 } from '../core/prng.ts';
+
+/** A copy of `xs` in an order drawn from `rnd` (Fisher–Yates). */
+export function shuffle<T>(xs: readonly T[], rnd: () => number): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+/**
+ * The rounds of one group: `trials` arrays, each a permutation of `ids`. Round r of group g is
+ * shuffled with seed `seed + 7919·g + r` (so groups and rounds differ, and each is reproducible).
+ */
+export function roundOrders<T>(ids: readonly T[], trials: number, seed: number, group = 0): T[][] {
+  return Array.from({ length: trials }, (_, r) => shuffle(ids, mulberry32((seed + 7919 * group + r) >>> 0)));
+}
+
+/** A fresh random shuffle seed (recorded so the run can be reproduced). */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 2 ** 31);
+}

@@ -1,0 +1,73 @@
+/**
+ * The once-per-run driver fidelity check, called by run.ts after the groups: on the run's
+ * fastest ok connection-profile cell without pipelining, when the profile has `fidelityS` (or
+ * `--fidelity s` / `--no-fidelity` says otherwise). DRIVERS' scheduler/fidelity.ts measures;
+ * this module only picks the cell, starts a fresh server for it through the Lifecycle, and hands
+ * back the meta.json patch that records it. Never throws except on abort.
+ */
+import { isConnectionProfile } from '../core/profiles.ts';
+import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
+import type { RunDatabase } from '../services/database.ts';
+import type { CellResult, RunMeta } from '../store/results.ts';
+import type { RunWriter } from '../store/runs.ts';
+import { fidelityCell, measureFidelity } from './fidelity.ts';
+import { loadJob } from './jobs.ts';
+import type { CellSpec } from './plan.ts';
+import type { Lifecycle } from './types.ts';
+
+export async function runFidelity(a: {
+  o: { cells: CellSpec[]; fidelityS?: number; lifecycle?: Lifecycle; scenariosDir: string; signal: AbortSignal };
+  results: CellResult[];
+  cpuPlan: CpuPlan;
+  lifecycle: Lifecycle;
+  writer: RunWriter;
+  db: RunDatabase | undefined;
+  sharedSchemas: object[];
+  log: (l: string) => void;
+}): Promise<Partial<RunMeta> | null> {
+  const { o } = a;
+  const profile = o.cells[0]?.profile;
+  if (!profile || !isConnectionProfile(profile)) return null;
+  const runS = o.fidelityS ?? profile.fidelityS ?? 0;
+  if (!(runS > 0) || o.lifecycle) return null;
+  const fastest = fidelityCell(a.results);
+  if (!fastest) return null;
+  const spec = o.cells.find(
+    (c) =>
+      c.manifest.name === fastest.contender &&
+      c.variant === fastest.variant &&
+      c.scenario.name === fastest.scenario &&
+      c.node.major === fastest.node.major,
+  );
+  if (!spec) return null;
+  try {
+    const fidelity = await measureFidelity({
+      cell: fastest,
+      profile,
+      runS,
+      cpus: a.cpuPlan.client,
+      threads: a.cpuPlan.clientThreads,
+      signal: o.signal,
+      log: a.log,
+      start: async () => {
+        const file = a.writer.logFile(fastest.cellId, 'fidelity');
+        const s = await a.lifecycle.start(spec, file);
+        return {
+          baseUrl: s.baseUrl,
+          stop: async () => {
+            const ms = await s.stop();
+            a.lifecycle.afterStop(file);
+            return ms;
+          },
+        };
+      },
+      job: (baseUrl) => loadJob(spec, o.scenariosDir, a.db, baseUrl),
+      scenario: spec.scenario,
+      sharedSchemas: a.sharedSchemas,
+    });
+    return { fidelity };
+  } catch (e) {
+    if (!o.signal.aborted) a.log(`driver fidelity check failed: ${(e as Error).message}`);
+    return null;
+  }
+}

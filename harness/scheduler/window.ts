@@ -1,0 +1,97 @@
+/**
+ * The two steps of a group that talk to a server: verification (the contract check, then in
+ * bench mode the concurrency burst of contract/burst.ts) and one load window (warm-up or
+ * measured) through the injected LoadDriver, with resource sampling over measured windows.
+ * Times in ms; window lengths in seconds.
+ */
+import { burstCheck } from '../contract/burst.ts';
+import { verifyScenario } from '../contract/verify.ts';
+import { isConnectionProfile, type Profile } from '../core/profiles.ts';
+import { Sampler } from '../lifecycle/sampler.ts';
+import type { CellResult } from '../store/results.ts';
+import { loadJob, runtimeValues } from './jobs.ts';
+import type { Entry, GroupContext } from './types.ts';
+
+/**
+ * A burst request with no answer within max(this, the profile's request timeout) fails the cell
+ * (ms). The burst runs on a freshly started, cold server: 2 s failed healthy but cold servers
+ * (LoopBack 4, NestJS fan-out) on a busy 2-core host, and 1 s a /health under load. A hung
+ * request still shows up within seconds; the burst stops after 20 failures.
+ */
+export const BURST_TIMEOUT_MS = 5000;
+
+/** Contract check and (bench mode) the concurrency burst; sets `e.verification` and `base.startupMs`. */
+export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
+  const s = e.server!;
+  e.base.startupMs = s.startupMs;
+  const t0 = performance.now();
+  const rt = runtimeValues(e.cell, ctx.db);
+  try {
+    e.verification = await verifyScenario(ctx.checker, s.baseUrl, e.cell.scenario, rt);
+  } catch (err) {
+    e.verification = { level: 'fail', reasons: [(err as Error).message] };
+  }
+  if (ctx.mode === 'bench' && e.verification.level !== 'fail' && ctx.burstRequests > 0) {
+    const p = e.cell.profile;
+    const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
+    const b = await burstCheck({
+      baseUrl: s.baseUrl,
+      scenario: e.cell.scenario,
+      checker: ctx.checker,
+      request: job.request,
+      params: job.params,
+      variants: job.variants,
+      connections: isConnectionProfile(p) ? p.connections : Math.min(p.vus ?? 50, 100),
+      requests: ctx.burstRequests,
+      timeoutMs: Math.max(BURST_TIMEOUT_MS, p.timeoutS * 1000),
+      signal: AbortSignal.any([ctx.signal, s.died]),
+    });
+    e.base.burst = { requests: b.requests, failed: b.failed, ms: b.ms };
+    if (!b.ok && !ctx.signal.aborted)
+      e.verification = {
+        level: 'fail',
+        reasons: [...e.verification.reasons, ...b.reasons.map((r) => `concurrency burst (${p.name}): ${r}`)],
+      };
+  }
+  e.ms.verify = performance.now() - t0;
+}
+
+/** One window (warm-up or measured); the measured result fields, or the driver's error text. */
+export async function runWindow(
+  e: Entry,
+  ctx: GroupContext,
+  durationS: number,
+  warmup: boolean,
+): Promise<Partial<CellResult> | string> {
+  const s = e.server!;
+  const p = e.cell.profile;
+  const rate = ctx.rate(e.cell);
+  const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
+  const sampler = new Sampler(warmup ? null : s.pid);
+  try {
+    const out = await ctx.driver.window(effective, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
+      durationS,
+      warmup,
+      cpus: ctx.cpuPlan.client,
+      threads: ctx.cpuPlan.clientThreads,
+      signal: AbortSignal.any([ctx.signal, s.died]),
+      onSpawn: (pid) => {
+        if (!warmup) sampler.start(pid);
+      },
+      scenario: e.cell.scenario,
+      sharedSchemas: ctx.sharedSchemas,
+      rate,
+    });
+    const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
+    const resources = sampler.stop(
+      out.requests.total,
+      out.durationS,
+      cores(ctx.cpuPlan.server),
+      cores(ctx.cpuPlan.client),
+    );
+    return { load: { ...out, profile: effective }, ...(resources ? { resources } : {}) };
+  } catch (err) {
+    sampler.stop(0, 1, 1, 1);
+    return (err as Error).message;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * zod schemas of the result files, used by every reader (store/read.ts) so that no content of
+ * `results/` can crash the leaderboard, compare, export or baseline: a file that fails its
+ * schema is skipped with one warning naming the file and the first wrong field.
+ *
+ * The schemas check what readers rely on (identity of a cell, its status, and for an `ok` cell
+ * the measured numbers); every other field passes through unchanged (`looseObject`), so older
+ * runs (e.g. `driverCrossCheck` instead of `fidelity`) stay readable.
+ */
+import { z } from 'zod';
+
+const num = z.number().finite();
+
+const LoadSchema = z.looseObject({
+  requestsPerSec: z.looseObject({ mean: num, samples: z.array(num) }),
+  latencyMs: z.looseObject({ p50: num, p90: num, p99: num, max: num }),
+  requests: z.looseObject({ total: num }),
+  errors: num,
+  timeouts: num,
+  non2xx: num,
+  durationS: num,
+  bodyChecks: z.looseObject({ sampled: num, mismatched: num }),
+  profile: z.looseObject({ name: z.string(), driver: z.string() }),
+});
+
+/** A cell or trial file (`cells/*.json`, `trials/*.json`). */
+export const CellFileSchema = z
+  .looseObject({
+    schemaVersion: z.literal(1),
+    runId: z.string().min(1),
+    cellId: z.string().min(1),
+    contender: z.string().min(1),
+    variant: z.string().nullable(),
+    label: z.string().min(1),
+    displayName: z.string(),
+    tags: z.record(z.string(), z.string()),
+    scenario: z.string().min(1),
+    driver: z.string().min(1),
+    profile: z.string().min(1),
+    node: z.looseObject({ version: z.string(), major: num }),
+    status: z.enum([
+      'ok',
+      'verify-failed',
+      'build-failed',
+      'start-failed',
+      'crashed',
+      'error',
+      'skipped',
+      'unsupported',
+    ]),
+    verification: z.looseObject({ level: z.enum(['pass', 'warn', 'fail']), reasons: z.array(z.string()) }).nullable(),
+    load: LoadSchema.nullable(),
+    failure: z.looseObject({ reason: z.string(), logTail: z.string() }).nullable(),
+    target: z.looseObject({ kind: z.enum(['local', 'external']), url: z.string().nullable() }).optional(),
+    cpuPlan: z.looseObject({ pinned: z.boolean() }),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+  })
+  .refine((c) => c.status !== 'ok' || c.load !== null, {
+    message: 'an ok cell has no load measurement',
+    path: ['load'],
+  });
+
+/** A run's `meta.json`. */
+export const MetaFileSchema = z.looseObject({
+  schemaVersion: z.literal(1),
+  runId: z.string().min(1),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  state: z.enum(['running', 'complete', 'interrupted', 'abandoned']),
+  command: z.array(z.string()),
+  profile: z.string(),
+  machine: z.looseObject({ cpuModel: z.string(), cores: num, memoryBytes: num, os: z.string(), arch: z.string() }),
+  node: z.looseObject({ version: z.string() }),
+  cpuPlan: z.looseObject({ pinned: z.boolean() }),
+  harnessPid: z.number().int().optional(),
+});

@@ -1,0 +1,341 @@
+// The scheduler with a fake lifecycle and a fake driver (hyperfine's MockExecutor idea): no
+// processes are started. Each fake "server" is an in-process node:http server on a real socket
+// (the verifier and the concurrency burst talk HTTP); the fake driver returns made-up windows
+// and can kill a server or abort the run at a chosen window.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { ManifestSchema, type Manifest } from '../harness/core/manifest.ts';
+import { loadScenarios } from '../harness/contract/scenarios.ts';
+import { getProfile, type Profile } from '../harness/core/profiles.ts';
+import type { LoadDriver, LoadOutput } from '../harness/drivers/types.ts';
+import type { CpuPlan } from '../harness/lifecycle/cpu-plan.ts';
+import { planCells, withBaselines, type CellSpec } from '../harness/scheduler/plan.ts';
+import { runPlan, type RunOptions } from '../harness/scheduler/run.ts';
+import { roundOrders } from '../harness/scheduler/rounds.ts';
+import { Progress } from '../harness/scheduler/progress.ts';
+import { StartFailure, type Lifecycle } from '../harness/scheduler/types.ts';
+import { ROOT, tmpDir } from './helpers.ts';
+
+const SCENARIOS = loadScenarios(path.join(ROOT, 'scenarios'));
+const ping = SCENARIOS.find((s) => s.name === 'ping')!;
+const json = SCENARIOS.find((s) => s.name === 'json')!;
+const NODE = { major: 24, version: process.version, path: process.execPath } as CellSpec['node'];
+const CPU: CpuPlan = {
+  pinned: false,
+  server: null,
+  client: null,
+  services: null,
+  allowedCores: [0, 1],
+  clientThreads: 1,
+  note: 'fake',
+};
+
+function manifest(name: string, patch: Record<string, unknown> = {}): Manifest {
+  const m = ManifestSchema.parse({
+    name,
+    displayName: name,
+    tags: { framework: 'fake', httpClient: 'none', language: 'javascript' },
+    scenarios: ['ping', 'json'],
+    start: ['node', 'server.js'],
+    ...patch,
+  });
+  return { ...m, dir: `/nonexistent/${name}` } as Manifest;
+}
+
+/** Behaviour of one fake server: `wrongEvery` n → every n-th /json body is wrong (0 = never); `wrong` → always. */
+type Behaviour = { wrong?: boolean; wrongEvery?: number; startFails?: boolean; crashAtWindow?: number };
+
+interface World {
+  lifecycle: Lifecycle;
+  driver: LoadDriver;
+  windows: { label: string; warmup: boolean }[];
+  started: string[];
+  stopped: string[];
+}
+
+function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => void): World {
+  const w: World = { windows: [], started: [], stopped: [] } as unknown as World;
+  const byUrl = new Map<
+    string,
+    { label: string; died: AbortController; dead: string | null; b: Behaviour; n: number }
+  >();
+  let measured = 0;
+  w.lifecycle = {
+    kind: 'local',
+    build: async () => ({ ok: true, ms: 0, output: '' }),
+    async start(cell: CellSpec) {
+      const label = cell.variant ? `${cell.manifest.name} +${cell.variant}` : cell.manifest.name;
+      const b = behaviour[cell.manifest.name] ?? {};
+      if (b.startFails) throw new StartFailure(`${label} exited with code 1 before it was ready`, 'boom');
+      let n = 0;
+      const server = http.createServer((req, res) => {
+        const send = (type: string, body: string) =>
+          res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
+        if (req.url === '/ping') return send('text/plain; charset=utf-8', 'pong');
+        n++;
+        const bad = b.wrong || (b.wrongEvery && n % b.wrongEvery === 0);
+        send('application/json; charset=utf-8', JSON.stringify({ message: bad ? 'nope' : 'Hello, World!' }));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const state = {
+        label: `${label}·${cell.scenario.name}`,
+        died: new AbortController(),
+        dead: null as string | null,
+        b,
+        n: 0,
+      };
+      byUrl.set(baseUrl, state);
+      w.started.push(state.label);
+      return {
+        baseUrl,
+        pid: null,
+        startupMs: 5,
+        exitInfo: () => state.dead,
+        died: state.died.signal,
+        async stop() {
+          w.stopped.push(state.label);
+          server.closeAllConnections();
+          await new Promise((r) => server.close(r));
+          return 1;
+        },
+      };
+    },
+    logTail: () => 'fake log tail',
+    afterStop: () => {},
+  };
+  w.driver = {
+    name: 'autocannon',
+    probe: () => ({ name: 'autocannon', available: true, version: 'fake', why: '', install: '' }),
+    async window(_p: Profile, job, o): Promise<LoadOutput> {
+      const s = byUrl.get(job.url)!;
+      w.windows.push({ label: s.label, warmup: o.warmup });
+      if (!o.warmup) {
+        s.n++;
+        measured++;
+        onWindow?.(measured);
+        if (s.b.crashAtWindow === s.n) {
+          s.dead = 'killed by SIGSEGV';
+          s.died.abort();
+          throw new Error('socket hang up');
+        }
+      }
+      const rps = 1000 + 10 * s.n;
+      return {
+        driver: 'autocannon',
+        requestsPerSec: { mean: rps, stddev: 0, samples: [rps] },
+        latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 4 },
+        latencyHistogramUs: null,
+        requests: { total: rps * o.durationS, sent: rps * o.durationS },
+        errors: 0,
+        timeouts: 0,
+        non2xx: 0,
+        bytes: 100,
+        durationS: o.durationS,
+        bodyChecks: { sampled: 1, mismatched: 0 },
+        driverCpuMs: null,
+      };
+    },
+  };
+  return w;
+}
+
+const QUICK = { ...getProfile('quick'), driver: 'autocannon', warmupS: 1, durationS: 1, trials: 5 } as Profile;
+
+function options(w: World, cells: CellSpec[], patch: Partial<RunOptions> = {}): RunOptions & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    cells,
+    profileName: cells[0].profile.name,
+    resultsDir: tmpDir('sched'),
+    scenariosDir: path.join(ROOT, 'scenarios'),
+    host: '127.0.0.1',
+    upstreamDelayMs: 0,
+    shuffleSeed: 42,
+    burstRequests: 300,
+    command: ['test'],
+    signal: new AbortController().signal,
+    lifecycle: w.lifecycle,
+    driver: { driver: w.driver, name: 'autocannon', note: null },
+    cpuPlan: CPU,
+    log: (l) => lines.push(l),
+    lines,
+    ...patch,
+  };
+}
+
+const read = (dir: string, sub: string) =>
+  fs.existsSync(path.join(dir, sub))
+    ? fs.readdirSync(path.join(dir, sub)).map((f) => JSON.parse(fs.readFileSync(path.join(dir, sub, f), 'utf8')))
+    : [];
+
+test('rounds: every round has every contender once, orders differ and are reproducible from the seed', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e'];
+  const r1 = roundOrders(ids, 5, 123);
+  for (const round of r1) assert.deepEqual([...round].sort(), ids);
+  assert.ok(new Set(r1.map((r) => r.join())).size > 1, 'orders differ between rounds');
+  assert.deepEqual(roundOrders(ids, 5, 123), r1, 'same seed, same rounds');
+  assert.notDeepEqual(roundOrders(ids, 5, 124), r1, 'another seed, other rounds');
+});
+
+test('a group: servers start once, warm once, then interleaved shuffled rounds; trials and cells written', async () => {
+  const w = world({});
+  const cells = planCells([manifest('a'), manifest('b'), manifest('c')], [json], QUICK, [NODE]);
+  const o = options(w, cells);
+  const s = await runPlan(o);
+  assert.equal(s.interrupted, false);
+  assert.deepEqual(w.started.sort(), ['a·json', 'b·json', 'c·json'], 'each server started once for the group');
+  assert.deepEqual(w.stopped.sort(), ['a·json', 'b·json', 'c·json']);
+  const warm = w.windows.filter((x) => x.warmup).map((x) => x.label);
+  assert.deepEqual(warm.sort(), ['a·json', 'b·json', 'c·json'], 'one warm-up each');
+  const measured = w.windows.filter((x) => !x.warmup).map((x) => x.label);
+  assert.equal(measured.length, 15);
+  const rounds = [0, 1, 2, 3, 4].map((r) => measured.slice(3 * r, 3 * r + 3));
+  for (const r of rounds)
+    assert.deepEqual([...r].sort(), ['a·json', 'b·json', 'c·json'], 'every round has every contender once');
+  assert.ok(new Set(rounds.map((r) => r.join())).size > 1, 'rounds are shuffled differently');
+  assert.ok(w.windows.findIndex((x) => !x.warmup) > w.windows.findLastIndex((x) => x.warmup), 'warm-ups before rounds');
+  // The same seed gives the same order.
+  const w2 = world({});
+  await runPlan(options(w2, planCells([manifest('a'), manifest('b'), manifest('c')], [json], QUICK, [NODE])));
+  assert.deepEqual(
+    w2.windows.filter((x) => !x.warmup).map((x) => x.label),
+    measured,
+  );
+
+  const trials = read(s.runDir, 'trials');
+  assert.equal(trials.length, 15);
+  assert.deepEqual([...new Set(trials.map((t) => t.round))].sort(), [1, 2, 3, 4, 5]);
+  const files = read(s.runDir, 'cells');
+  assert.equal(files.length, 3);
+  for (const c of files) {
+    assert.equal(c.status, 'ok');
+    assert.equal(c.stats.trials, 5);
+    assert.equal(c.driver, 'autocannon');
+    assert.match(c.cellId, /__json__autocannon__quick__node24$/);
+    assert.equal(c.burst.failed, 0);
+    assert.equal(c.round, undefined, 'a cell file is not a trial');
+  }
+  const meta = JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8'));
+  assert.equal(meta.state, 'complete');
+  assert.equal(meta.harnessPid, process.pid);
+  assert.deepEqual(meta.trials, { count: 5, shuffleSeed: 42 });
+  assert.ok(meta.design.wallMs > 0);
+});
+
+test('the baseline is added unasked, once per scenario', () => {
+  const all = [manifest('node-http'), manifest('x', { variants: { v: { description: 'd', env: { A: '1' } } } })];
+  const cells = planCells([all[1]], [ping, json], QUICK, [NODE]);
+  const b = withBaselines(cells, all);
+  assert.deepEqual(b.added.get('node-http'), ['ping', 'json']);
+  assert.equal(b.cells.filter((c) => c.manifest.name === 'node-http').length, 2);
+  assert.equal(b.cells.filter((c) => c.manifest.name === 'x').length, 4, 'the variant stays');
+  assert.equal(withBaselines(b.cells, all).added.size, 0, 'not added twice');
+  const missing = withBaselines(cells, [all[1]]);
+  assert.deepEqual(missing.missing.get('node-http'), ['ping', 'json']);
+});
+
+test('abort mid-group keeps the finished trials and writes cells from them', async () => {
+  const ac = new AbortController();
+  const w = world({}, (n) => {
+    if (n === 5) ac.abort();
+  });
+  const cells = planCells([manifest('a'), manifest('b')], [json], QUICK, [NODE]);
+  const s = await runPlan(options(w, cells, { signal: ac.signal }));
+  assert.equal(s.interrupted, true);
+  assert.equal(read(s.runDir, 'trials').length, 4, 'the aborted window is not a trial');
+  const files = read(s.runDir, 'cells');
+  assert.equal(files.length, 2);
+  assert.deepEqual(files.map((c) => c.stats.trials).sort(), [2, 2]);
+  assert.equal(JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8')).state, 'interrupted');
+  assert.equal(w.stopped.length, 2, 'every server stopped');
+});
+
+test('a server that dies mid-group makes its cell crashed; the others finish', async () => {
+  const w = world({ b: { crashAtWindow: 3 } });
+  const cells = planCells([manifest('a'), manifest('b'), manifest('c')], [json], QUICK, [NODE]);
+  const s = await runPlan(options(w, cells));
+  const byName = Object.fromEntries(read(s.runDir, 'cells').map((c) => [c.contender, c]));
+  assert.equal(byName.b.status, 'crashed');
+  assert.match(byName.b.failure.reason, /trial 3\/5: server killed by SIGSEGV during the load run/);
+  assert.equal(byName.b.stats.trials, 2, 'the two trials before the crash are kept');
+  assert.equal(byName.a.status, 'ok');
+  assert.equal(byName.c.status, 'ok');
+  assert.equal(byName.a.stats.trials, 5);
+  assert.equal(w.windows.filter((x) => x.label === 'b·json' && !x.warmup).length, 3, 'no window after the crash');
+});
+
+test('verify-failed, burst-failed and start-failed cells are not measured', async () => {
+  const w = world({ bad: { wrong: true }, rare: { wrongEvery: 50 }, dead: { startFails: true } });
+  const cells = planCells(
+    ['ok', 'bad', 'rare', 'dead'].map((n) => manifest(n)),
+    [json],
+    QUICK,
+    [NODE],
+  );
+  const s = await runPlan(options(w, cells));
+  const byName = Object.fromEntries(s.cells.map((c) => [c.contender, c]));
+  assert.equal(byName.ok.status, 'ok');
+  assert.equal(byName.bad.status, 'verify-failed');
+  assert.equal(byName.rare.status, 'verify-failed');
+  assert.match(
+    byName.rare.verification!.reasons.join(),
+    /concurrency burst \(quick\): GET \/json: .*message.*\(\d+ of \d+ burst requests\)/,
+  );
+  assert.equal(byName.dead.status, 'start-failed');
+  const measured = new Set(w.windows.map((x) => x.label));
+  assert.deepEqual([...measured], ['ok·json'], 'only the healthy server got load (warm-up included)');
+  assert.deepEqual(w.stopped.sort(), ['bad·json', 'ok·json', 'rare·json']);
+});
+
+test('verify mode: start and contract check only, no load, nothing written', async () => {
+  const w = world({ bad: { wrong: true } });
+  const dir = tmpDir('sched-verify');
+  const cells = planCells([manifest('ok'), manifest('bad')], [ping, json], getProfile('smoke'), [NODE]);
+  const s = await runPlan(options(w, cells, { mode: 'verify', resultsDir: dir }));
+  assert.equal(w.windows.length, 0);
+  assert.deepEqual(s.cells.map((c) => `${c.contender}·${c.scenario}:${c.status}`).sort(), [
+    'bad·json:verify-failed',
+    'bad·ping:ok',
+    'ok·json:ok',
+    'ok·ping:ok',
+  ]);
+  assert.equal(fs.existsSync(path.join(dir, 'runs')), false);
+});
+
+test('progress: a line per window with elapsed time and an ETA; overhead and wall time at the end', async () => {
+  const w = world({});
+  const cells = planCells([manifest('a'), manifest('b')], [ping, json], QUICK, [NODE]);
+  const o = options(w, cells);
+  await runPlan(o);
+  const lines = o.lines.filter((l) => /^\[\d+\/\d+\]/.test(l));
+  assert.equal(lines.length, 20, '2 contenders × 2 scenarios × 5 rounds');
+  assert.match(
+    lines[0],
+    /^\[1\/20\] [ab] · ping · quick · autocannon · Node 24 · round 1\/5 {3}elapsed \dm\d\ds, ETA \dm\d\ds$/,
+  );
+  assert.match(lines[19], /^\[20\/20\] .* · json · .* round 5\/5 /);
+  assert.ok(
+    o.lines.some((l) =>
+      /harness overhead per cell \(start \+ verify \+ teardown\): median \d+ ms, max \d+ ms over 4 cells/.test(l),
+    ),
+  );
+  assert.ok(o.lines.some((l) => /finished: 4 cells recorded in \dm\d\ds wall time/.test(l)));
+  // The ETA counts down with a fake clock: half the plan done in the planned time → half left.
+  let t = 0;
+  const out: string[] = [];
+  const p = new Progress(
+    (l) => out.push(l),
+    () => t,
+  );
+  p.plan(10_000, 2);
+  p.window('x', 5000);
+  t = 5000;
+  p.window('y', 5000);
+  assert.match(out[0], /\[1\/2\] x {3}elapsed 0m00s, ETA 0m10s/);
+  assert.match(out[1], /\[2\/2\] y {3}elapsed 0m05s, ETA 0m05s/);
+});

@@ -258,16 +258,21 @@ const benchOptions = (c: Command) =>
     .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')
     .option('--no-variants', 'skip manifest variants')
     .option('--node <majors>', 'Node.js majors to run the contenders on, e.g. 22,24,26 (default: the pinned 24)')
-    .option('--duration <s>', "override the profile's measured seconds")
+    .option('--duration <s>', "override the profile's window seconds (one measured trial)")
     .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
     .option('--rate <rps>', "k6-rate: requests/s (default: half the cell's latest autocannon quick requests/s)")
-    .option('--trials <n>', "trials per cell, interleaved across contenders (default: the profile's, 1 for quick)")
+    .option(
+      '--trials <n>',
+      "rounds: measured windows per cell, interleaved across contenders (default: the profile's; quick: 5)",
+    )
     .option('--seed <n>', 'shuffle seed: fixes the per-round order of interleaved trials (recorded; random by default)')
     .option(
-      '--cross-check <s>',
-      "seconds per run of the once-per-run autocannon-vs-wrk check on the fastest cell (default: the profile's; 0 = off; needs wrk)",
+      '--fidelity <s>',
+      "seconds per run of the once-per-run driver fidelity check on the fastest cell (default: the profile's; 0 = off; needs wrk)",
     )
-    .option('--no-cross-check', 'skip the autocannon-vs-wrk driver check')
+    .option('--no-fidelity', 'skip the driver fidelity check')
+    .addOption(new Option('--cross-check <s>', 'old name of --fidelity').hideHelp())
+    .addOption(new Option('--no-cross-check', 'old name of --no-fidelity').hideHelp())
     .option('--no-baseline', "do not add each scenario's baseline contender (node-http for REST) to the run")
     .option(
       '--url <url>',

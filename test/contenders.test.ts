@@ -47,10 +47,13 @@ test("the interceptor variant logs each outbound call through Nest's Logger into
     assert.equal(c.status, 'ok', JSON.stringify(c.failure));
     const log = fs.readFileSync(path.join(results, c.logFile), 'utf8');
     const lines = log.split('\n').filter((l) => /HttpTiming.*GET .*\/data 200 in [\d.]+ ms/.test(l));
+    // The log is capped at its first and last MiB (lifecycle/logs.ts): a cut log holds fewer lines
+    // than requests × 5, but both of its ends are full of timing lines.
+    const cut = /\[bench: \d+ bytes cut/.test(log);
     if (c.variant)
       assert.ok(
-        lines.length >= 5 * c.load.requests.total * 0.9,
-        `${c.label}: ${lines.length} timing lines for ${c.load.requests.total} requests`,
+        cut ? lines.length >= 10_000 : lines.length >= 5 * c.load.requests.total * 0.9,
+        `${c.label}: ${lines.length} timing lines for ${c.load.requests.total} requests${cut ? ' (log capped)' : ''}`,
       );
     else assert.equal(lines.length, 0, `${c.label} must not log`);
   }

@@ -330,6 +330,8 @@ test('database loss mid-cell in a bench run: the health-db cell records the 503s
       'health-db',
       '--profile',
       'standard',
+      '--no-baseline',
+      '--no-fidelity',
       '--wait',
     ],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -16,12 +16,12 @@ import { UserError } from './core/errors.ts';
 import { EXIT, EXIT_HELP } from './core/exit-codes.ts';
 import { ROOT } from './core/paths.ts';
 import { acquireRunLock, releaseAllLocks } from './lifecycle/lock.ts';
-import { loadManifests, MANIFEST_FILE, type Manifest } from './core/manifest.ts';
-import { loadScenarios, type Scenario } from './contract/scenarios.ts';
+import { MANIFEST_FILE } from './core/manifest.ts';
+import { loadScenarios } from './contract/scenarios.ts';
 import { DEFAULT_PROFILE, measuredSeconds, PROFILES, type Profile } from './core/profiles.ts';
 import { K6_VERSION } from './drivers/k6.ts';
 import { doctorReport, installTools } from './drivers/tools.ts';
-import { bench, verify } from './cli/bench.ts';
+import { bench, load, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
@@ -71,17 +71,6 @@ function list(v: string, prev: string[] = []): string[] {
       .map((x) => x.trim())
       .filter(Boolean),
   ];
-}
-
-function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[] } {
-  const scenarios = loadScenarios(g.scenariosDir);
-  return {
-    scenarios,
-    manifests: loadManifests(
-      g.contendersDir,
-      scenarios.map((s) => s.name),
-    ),
-  };
 }
 
 function parsePort(v: string): number {

@@ -45,7 +45,8 @@ export interface BenchOpts {
 
 const err = (l: string) => process.stderr.write(`${l}\n`);
 
-function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[] } {
+/** The scenario contract and every manifest under the globals' folders; throws UserError on a bad file. */
+export function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[] } {
   const scenarios = loadScenarios(g.scenariosDir);
   return {
     scenarios,

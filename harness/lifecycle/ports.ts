@@ -162,6 +162,15 @@ function listeningInodes(): Map<string, { address: string; port: number }> {
 }
 
 /**
+ * True when some socket on this machine LISTENs on `port` (any address), from /proc/net/tcp{,6}.
+ * Unlike isPortFree (a bind test), sockets of killed processes still closing (FIN_WAIT, TIME_WAIT)
+ * do not count: they serve nobody.
+ */
+export function isListening(port: number): boolean {
+  return [...listeningInodes().values()].some((l) => l.port === port);
+}
+
+/**
  * Every process in the tree of `root`: itself, its descendants (by parent links) and every
  * member of its process group (a daemon that re-parented to init keeps its group). From /proc.
  */

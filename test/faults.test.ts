@@ -396,6 +396,9 @@ async function sigkillMidCell(label: string, args: string[], timeoutMs: number) 
     'no process of the killed harness remains',
   );
   // Nothing listens any more (a bind test could still fail on the killed server's closing sockets).
+  // A forked server re-parented to init is not among `pids`: the watchdog kills its group once the
+  // harness's pipe closes, which can take a moment on a loaded machine.
+  for (let i = 0; i < 100 && ports.some(isListening); i++) await sleep(100);
   for (const port of ports) assert.equal(isListening(port), false, `nothing listens on port ${port}`);
   const leftovers = () => fs.readdirSync(tmp).filter((d) => TEMP_PREFIXES.some((p) => d.startsWith(p)));
   // The next start takes the stale lock over and sweeps what the dead harness left.

@@ -38,6 +38,25 @@ export async function waitPortFree(port: number, host = '127.0.0.1', timeoutMs =
   return false;
 }
 
+/** Where each open file descriptor of `pid` points (`socket:[inode]`, a path, …), from /proc; [] when gone. */
+export function fdTargets(pid: number | string): string[] {
+  let fds: string[] = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const fd of fds) {
+    try {
+      out.push(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return out;
+}
+
 /** "pid 123 (node server.js)" for the process listening on `port`, or undefined when unknown. */
 export function describePortHolder(port: number): string | undefined {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
@@ -62,19 +81,7 @@ export function describePortHolder(port: number): string | undefined {
     return undefined;
   }
   for (const pid of pids) {
-    let fds: string[] = [];
-    try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target = '';
-      try {
-        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
+    for (const target of fdTargets(pid)) {
       const m = /^socket:\[(\d+)\]$/.exec(target);
       if (m && inodes.has(m[1])) {
         let cmd = '';
@@ -216,19 +223,7 @@ export function listeningAddresses(pids: number[]): Listener[] {
   const out: Listener[] = [];
   const seen = new Set<string>();
   for (const pid of pids) {
-    let fds: string[] = [];
-    try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target = '';
-      try {
-        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
+    for (const target of fdTargets(pid)) {
       const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
       const l = inode ? listening.get(inode) : undefined;
       if (!l || seen.has(`${inode}`)) continue;

@@ -77,6 +77,12 @@ export const ScenarioSchema = z.object({
    * contender for GraphQL ones; scenarios/README.md says which and why).
    */
   baseline: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a contender name (lower-case letters, digits and dashes)'),
+  /**
+   * The default latency objective of the capacity search (issue 15): p99 ≤ this many ms at the
+   * sustained rate (`--slo-p99` overrides). Simple REST routes 10 ms, the fan-out and the database
+   * health check 25 ms, GraphQL 50 ms, introspection 100 ms (scenarios/README.md says why).
+   */
+  sloP99Ms: z.number().positive().max(60000).default(50),
   needs: z.array(z.enum(['upstream', 'database'])).default([]),
   params: z.record(z.string(), ParamSpec).default({}),
   request: z.object({

@@ -45,6 +45,27 @@ export interface ConnectionProfile extends BaseProfile {
   durationS: number;
   /** Seconds per run of the once-per-run driver fidelity check (scheduler/fidelity.ts); absent = off. */
   fidelityS?: number;
+  /** Set on the `capacity` profile: each round is a closed-loop peak window then an open-loop capacity search. */
+  capacity?: CapacityShape;
+}
+
+/**
+ * The shape of a capacity search (issue 15; scheduler/capacity.ts). Per round: one closed-loop
+ * window of `durationS` at `connections` (the peak), then open-loop steps of `stepS` seconds,
+ * starting at `startShare` × the peak, halving on failure down to `floorRps`, then bisecting (on
+ * a log scale) until the failing rate is within `precision` × the passing one, at most
+ * `maxSteps` steps. Rates in requests/s, latencies in ms.
+ */
+export interface CapacityShape {
+  stepS: number;
+  startShare: number;
+  precision: number;
+  maxSteps: number;
+  floorRps: number;
+  /** Connections (oha) or VU cap (k6) of the open-loop driver. */
+  openLoopConnections: number;
+  /** `--slo-p99`: the objective for every scenario; absent = each scenario's `sloP99Ms`. */
+  sloP99Ms?: number;
 }
 
 /** @deprecated the old name of ConnectionProfile. */
@@ -140,6 +161,20 @@ export const PROFILES: Profile[] = [
     fidelityS: 5,
   },
   {
+    name: 'capacity',
+    driver: 'native',
+    description:
+      'sustainable requests/s at p99 ≤ the SLO, open-loop (oha, else k6): per round a 1 s closed-loop peak, then a bisection of 2 s steps; 3 rounds',
+    source: 'wrk2 / Gil Tene on coordinated omission (sustainable throughput)',
+    connections: 100,
+    pipelining: 1,
+    warmupS: 1,
+    durationS: 1,
+    timeoutS: 10,
+    trials: 3,
+    capacity: { stepS: 2, startShare: 0.5, precision: 1.06, maxSteps: 8, floorRps: 20, openLoopConnections: 200 },
+  },
+  {
     name: 'k6-ramp',
     driver: 'k6',
     executor: 'ramping-vus',
@@ -224,7 +259,10 @@ export function measuredSeconds(p: Profile): number {
  * Applies CLI overrides (--duration s, --vus n, --rate r) to a profile; throws UserError when an
  * override does not fit the profile's driver or executor.
  */
-export function withOverrides(p: Profile, o: { duration?: string; vus?: string; rate?: string }): Profile {
+export function withOverrides(
+  p: Profile,
+  o: { duration?: string; vus?: string; rate?: string; sloP99?: string },
+): Profile {
   const num = (flag: string, v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new UserError(`${flag} must be a positive number, got '${v}'`);
@@ -245,6 +283,13 @@ export function withOverrides(p: Profile, o: { duration?: string; vus?: string; 
     if (out.driver !== 'k6' || out.executor !== 'constant-arrival-rate')
       throw new UserError(`--rate applies to k6-rate only, not ${p.name}`);
     out = { ...out, rate: num('--rate', o.rate) };
+  }
+  if (o.sloP99 !== undefined) {
+    if (out.driver === 'k6' || !out.capacity)
+      throw new UserError(`--slo-p99 applies to the capacity profile only, not ${p.name} (try --profile capacity)`);
+    const ms = num('--slo-p99', o.sloP99);
+    if (ms > 60000) throw new UserError(`--slo-p99 is in ms and at most 60000, got '${o.sloP99}'`);
+    out = { ...out, capacity: { ...out.capacity, sloP99Ms: ms } };
   }
   return out;
 }

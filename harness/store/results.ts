@@ -120,12 +120,80 @@ export interface CellResult {
   round?: number;
   /** Services that stopped answering during a measured window of this trial or cell (e.g. the database). */
   servicesLost?: string[];
+  /** A trial of the `capacity` profile: its closed-loop peak and its open-loop search (scheduler/capacity.ts). */
+  capacitySearch?: CapacitySearch;
+  /** A cell of the `capacity` profile: its searches summarised (scheduler/capacity.ts `summarizeCapacity`). */
+  capacity?: CapacitySummary;
   /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
   burst?: { requests: number; failed: number; ms: number };
   cpuPlan: CpuPlan;
   logFile: string | null;
   startedAt: string;
   finishedAt: string;
+}
+
+/**
+ * One open-loop step of a capacity search (issue 15): `rate` requests/s offered for `durationS`
+ * seconds, latency measured from each request's scheduled send time. Latencies in ms.
+ */
+export interface CapacityStep {
+  /** 1-based search (= round) the step belongs to. */
+  search: number;
+  /** Offered arrival rate, requests/s. */
+  rate: number;
+  /** 2xx responses ÷ step seconds. */
+  achievedRps: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  /** Requests scheduled (rate × duration) and the ones that failed: errors, timeouts, non-2xx, dropped. */
+  scheduled: number;
+  failed: number;
+  durationS: number;
+  /** p99 ≤ the SLO, failed ≤ 0.1% of scheduled, and achieved ≥ 95% of the rate. */
+  pass: boolean;
+  /** The load driver used ≥ 90% of its core in this step: a failure may be the driver's, not the server's. */
+  clientBound: boolean;
+  /** Why the step failed ('' when it passed). */
+  reason: string;
+}
+
+/**
+ * How one search ended. `met`: bracketed between a passing and a failing rate within the
+ * profile's precision; `at-least`: the lowest failing rate was client-bound, so the capacity is a
+ * lower bound; `never`: not even the lowest rate tried held the SLO; `interrupted`: Ctrl-C or a
+ * crash stopped it (its steps are kept).
+ */
+export type CapacityVerdict = 'met' | 'at-least' | 'never' | 'interrupted';
+
+/** One search of one trial (round). Rates in requests/s, latencies in ms. */
+export interface CapacitySearch {
+  sloP99Ms: number;
+  /** The open-loop driver (drivers/open-loop.ts). */
+  driver: string;
+  /** The closed-loop requests/s measured just before the search on the same server (the search's upper bound). */
+  peakRps: number;
+  /** The highest rate that held the SLO, or null when none did. */
+  rps: number | null;
+  verdict: CapacityVerdict;
+  steps: CapacityStep[];
+}
+
+/** A capacity cell: its searches summarised. Rates in requests/s, latencies in ms. */
+export interface CapacitySummary {
+  sloP99Ms: number;
+  driver: string;
+  /** `never` only when every search never held the SLO; `at-least` when any search was client-bound; else `met`. */
+  verdict: CapacityVerdict;
+  /** Sustainable requests/s at p99 ≤ sloP99Ms over the searches that found one (the estimator of analysis/stats.ts), or null. */
+  rps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' } | null;
+  /** Closed-loop peak requests/s of the same rounds (same estimator). */
+  peakRps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' };
+  /** rps.figure ÷ peakRps.figure: where the knee comes as a share of the closed-loop peak (null without rps). */
+  knee: number | null;
+  searches: number;
+  /** Searches that never held the SLO. */
+  never: number;
+  /** Every step of every search: the latency-versus-rate curve. */
+  steps: CapacityStep[];
 }
 
 /**

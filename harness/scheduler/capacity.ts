@@ -1,0 +1,177 @@
+/**
+ * One round of a `capacity` cell (issue 15) and the summary of a capacity cell's rounds.
+ *
+ * A round = one closed-loop window of the profile's shape (the native driver, e.g. 1 s at 100
+ * connections: the peak P of this server in this round) and then one open-loop search
+ * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6)
+ * between a low rate and P. Each step is sampled like a window (lifecycle/sampler.ts), so a step
+ * whose driver used ≥ 90% of its core is marked client-bound. Steps are logged as they finish
+ * and returned even when the search stops early (Ctrl-C, a crash), so the trial file keeps them.
+ *
+ * The SLO of a cell: the profile's `--slo-p99` override, else the scenario's `sloP99Ms`.
+ * Rates in requests/s, latencies in ms.
+ */
+import { geometricEstimate } from '../analysis/stats.ts';
+import type { CapacityShape } from '../core/profiles.ts';
+import type { OpenLoopDriver } from '../drivers/open-loop.ts';
+import { Sampler } from '../lifecycle/sampler.ts';
+import type { CapacitySearch, CapacityStep, CapacitySummary, CellResult } from '../store/results.ts';
+import { judgeStep, searchCapacity } from './capacity-search.ts';
+import { loadJob } from './jobs.ts';
+import type { Entry, GroupContext } from './types.ts';
+import { runWindow } from './window.ts';
+import type { CellSpec } from './plan.ts';
+
+/** The objective of a capacity cell, ms: `--slo-p99`, else the scenario's default. */
+export function sloOf(cell: CellSpec): number {
+  const p = cell.profile;
+  const shape = p.driver !== 'k6' ? p.capacity : undefined;
+  return shape?.sloP99Ms ?? cell.scenario.sloP99Ms;
+}
+
+/** `12,400` */
+const n0 = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** One line per step for the progress log. */
+export function describeStep(s: CapacityStep): string {
+  return `    step ${n0(s.rate)} req/s → ${n0(s.achievedRps)} req/s, p50 ${s.latencyMs.p50.toFixed(2)} ms, p99 ${s.latencyMs.p99.toFixed(2)} ms: ${s.pass ? 'holds' : `fails (${s.reason})`}${s.clientBound ? ' [driver at its limit]' : ''}`;
+}
+
+/**
+ * Runs round `round` (1-based) of capacity cell `e`: the closed-loop peak window, then the
+ * search. `out`: the peak window's measured fields, or the driver's error text (as runWindow);
+ * `search`: the search (null when the peak window failed), its verdict `interrupted` when it
+ * stopped early; `error`: why a step failed (driver error, server death), else null.
+ */
+export async function runCapacityRound(
+  e: Entry,
+  ctx: GroupContext,
+  round: number,
+  shape: CapacityShape,
+  openLoop: OpenLoopDriver,
+): Promise<{ out: Partial<CellResult> | string; search: CapacitySearch | null; error: string | null }> {
+  const p = e.cell.profile;
+  const out = await runWindow(e, ctx, p.durationS ?? 1, false);
+  if (typeof out === 'string' || ctx.signal.aborted || !out.load) return { out, search: null, error: null };
+  const s = e.server!;
+  const peakRps = out.load.durationS > 0 ? out.load.requests.total / out.load.durationS : out.load.requestsPerSec.mean;
+  const slo = sloOf(e.cell);
+  const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
+  const signal = AbortSignal.any([ctx.signal, s.died]);
+  const steps: CapacityStep[] = [];
+  ctx.log(
+    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps)`,
+  );
+  const step = async (rate: number): Promise<CapacityStep> => {
+    const sampler = new Sampler(s.pid);
+    let measured: Awaited<ReturnType<OpenLoopDriver['step']>>;
+    try {
+      measured = await openLoop.step(job, {
+        rate,
+        durationS: shape.stepS,
+        connections: shape.openLoopConnections,
+        timeoutS: p.timeoutS,
+        cpus: ctx.cpuPlan.client,
+        signal,
+        onSpawn: (pid) => sampler.start(pid),
+      });
+    } catch (err) {
+      sampler.stop(0, 1, 1, 1);
+      throw err;
+    }
+    const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
+    const res = sampler.stop(
+      measured.responses,
+      measured.durationS,
+      cores(ctx.cpuPlan.server),
+      cores(ctx.cpuPlan.client),
+    );
+    return judgeStep(
+      round,
+      rate,
+      {
+        achievedRps: measured.achievedRps,
+        latencyMs: measured.latencyMs,
+        scheduled: measured.scheduled,
+        failed: measured.errors + measured.non2xx + measured.dropped,
+        durationS: measured.durationS,
+        clientBound: Boolean(res?.clientBound),
+      },
+      slo,
+    );
+  };
+  const base = { sloP99Ms: slo, driver: openLoop.name, peakRps };
+  try {
+    const r = await searchCapacity({
+      search: round,
+      peakRps,
+      shape,
+      step,
+      signal,
+      onStep: (st, all) => {
+        steps.splice(0, steps.length, ...all);
+        ctx.log(describeStep(st));
+      },
+    });
+    return { out, search: { ...base, rps: r.rps, verdict: r.verdict, steps: r.steps }, error: null };
+  } catch (err) {
+    const pass = steps.filter((x) => x.pass).sort((a, b) => b.rate - a.rate)[0];
+    return {
+      out,
+      search: { ...base, rps: pass?.rate ?? null, verdict: 'interrupted', steps: [...steps] },
+      error: (err as Error).message,
+    };
+  }
+}
+
+/**
+ * A capacity cell's searches summarised: the figure over the searches that found a capacity
+ * (`met` or `at-least`; the one estimator of analysis/stats.ts), the closed-loop peak over the
+ * same rounds, the knee (figure ÷ peak) and every step. Null when no trial has a search.
+ */
+export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null {
+  const searches = trials.map((t) => t.capacitySearch).filter((x): x is CapacitySearch => Boolean(x));
+  if (!searches.length) return null;
+  const found = searches.filter((x) => x.rps !== null && (x.verdict === 'met' || x.verdict === 'at-least'));
+  const never = searches.filter((x) => x.verdict === 'never').length;
+  const est = found.length ? geometricEstimate(found.map((x) => x.rps as number)) : null;
+  const peak = geometricEstimate(searches.map((x) => x.peakRps));
+  const verdict = found.some((x) => x.verdict === 'at-least')
+    ? 'at-least'
+    : found.length
+      ? 'met'
+      : never
+        ? 'never'
+        : 'interrupted';
+  return {
+    sloP99Ms: searches[0].sloP99Ms,
+    driver: searches[0].driver,
+    verdict,
+    rps: est ? { figure: est.figure, interval: est.interval, kind: est.kind } : null,
+    peakRps: { figure: peak.figure, interval: peak.interval, kind: peak.kind },
+    knee: est ? est.figure / peak.figure : null,
+    searches: searches.length,
+    never,
+    steps: searches.flatMap((x) => x.steps),
+  };
+}
+
+/** The trials whose search found a capacity: the ones the cell's figure (stats) is computed from. */
+export function capacityTrials(trials: CellResult[]): CellResult[] {
+  return trials.filter(
+    (t) =>
+      t.capacitySearch &&
+      t.capacitySearch.rps !== null &&
+      (t.capacitySearch.verdict === 'met' || t.capacitySearch.verdict === 'at-least'),
+  );
+}
+
+/**
+ * The open-loop driver of a group: the injected one (tests), else oha when installed, else k6
+ * (drivers/open-loop.ts `resolveOpenLoop`); `driver` null with the install commands in `note`.
+ */
+export function openLoopFor(ctx: GroupContext): { driver: OpenLoopDriver | null; note: string } {
+  if (ctx.openLoop !== undefined)
+    return { driver: ctx.openLoop, note: ctx.openLoop ? '' : 'no open-loop driver (injected none)' };
+  return resolveOpenLoop();
+}

@@ -11,10 +11,10 @@ harness := "node --disable-warning=ExperimentalWarning harness/cli.ts"
 # List contenders, scenarios and profiles.
 default: list
 
-# The quick bake-off of every contender, then the leaderboard (README command 1).
+# The quick bake-off of every contender, then the leaderboard (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
 bake-off *args:
     @{{harness}} bench-all "$@"
-    @{{harness}} leaderboard
+    @if [[ " $* " == *" --json "* ]]; then {{harness}} leaderboard >&2; else {{harness}} leaderboard; fi
 
 # Verify and measure one or more contenders: just bench fastify [--scenario json] [--profile quick]
 bench +args:
@@ -23,6 +23,10 @@ bench +args:
 # Verify and measure every contender: just bench-all [--profile quick]
 bench-all *args:
     @{{harness}} bench-all "$@"
+
+# Sustainable requests/s at a p99 objective, open-loop (oha, else k6), for every contender: just capacity --scenario ping [--slo-p99 10]
+capacity *args:
+    @{{harness}} bench-all --profile capacity "$@"
 
 # Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report: just leaderboard [--run ID]
 leaderboard *args:

@@ -249,6 +249,7 @@ const benchOptions = (c: Command) =>
     .option('--node <majors>', 'Node.js majors to run the contenders on, e.g. 22,24,26 (default: the pinned 24)')
     .option('--duration <s>', "override the profile's window seconds (one measured trial)")
     .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
+    .option('--slo-p99 <ms>', "capacity profile: the p99 objective in ms (default: each scenario's sloP99Ms)")
     .option('--rate <rps>', "k6-rate: requests/s (default: half the cell's latest autocannon quick requests/s)")
     .option(
       '--trials <n>',
@@ -267,6 +268,11 @@ const benchOptions = (c: Command) =>
       '--url <url>',
       'bench a server already running on this machine, http(s)://127.0.0.1|localhost|[::1]:PORT (external target: no start, stop or pinning)',
       parseUrl,
+    )
+    .option('-q, --quiet', 'no progress lines or notes: only the final table (stdout) and errors (stderr)')
+    .option(
+      '--json',
+      'progress as NDJSON events on stdout (run-start … run-end; schema in harness/scheduler/progress-sink.ts); the final table goes to stderr',
     );
 
 benchOptions(

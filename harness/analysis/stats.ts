@@ -174,8 +174,13 @@ const T_CACHE = new Map<string, number>();
 // ---------------------------------------------------------------------------------------------
 // Cells
 
-/** A trial's figure: requests completed ÷ window seconds (requests/s); the driver's mean when the window length is unknown. */
+/**
+ * A trial's figure: requests completed ÷ window seconds (requests/s); the driver's mean when the
+ * window length is unknown; for a capacity trial the sustainable rate its search found (0 when none).
+ */
 export function trialFigure(t: CellResult): number {
+  // A capacity trial (issue 15): the highest open-loop rate that held the SLO.
+  if (t.capacitySearch) return t.capacitySearch.rps ?? 0;
   const l = t.load;
   if (!l) return 0;
   if (l.durationS > 0 && Number.isFinite(l.requests?.total)) return l.requests.total / l.durationS;
@@ -436,6 +441,13 @@ export function rankRows(cells: CellResult[], threshold = NOISE_THRESHOLD): numb
  */
 export function cellFailure(c: CellResult): string | null {
   if (c.status !== 'ok') return c.status;
+  const cap = c.capacity;
+  if (cap && !cap.rps) {
+    const low = [...cap.steps].sort((a, b) => a.rate - b.rate)[0];
+    return cap.verdict === 'never'
+      ? `never held p99 ≤ ${cap.sloP99Ms} ms${low ? ` (lowest rate tried ${Math.round(low.rate)} req/s: ${low.reason})` : ''}`
+      : 'capacity search interrupted before it found a rate';
+  }
   const l = c.load;
   if (!l) return 'no measurement';
   const bad = l.errors + l.timeouts + l.non2xx;

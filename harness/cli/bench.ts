@@ -4,6 +4,11 @@
  * marks runs abandoned by a dead harness first (store/runs.ts `sweepAbandoned`), prints the
  * terminal table, the harness overhead per cell and the wall time, and sets the exit code from
  * the cells' statuses (core/exit-codes.ts). `verify` is the scheduler's verify mode.
+ *
+ * Output of bench (scheduler/progress-sink.ts): by default progress lines on stderr (a live line
+ * per measured window on a TTY) and the final table on stdout. `--quiet`: only the final table
+ * (stdout) and errors (stderr). `--json`: NDJSON progress events on stdout, ending with run-end
+ * (also when the command fails); the final table then goes to stderr (none with --quiet too).
  */
 import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
@@ -15,6 +20,7 @@ import { stopAll } from '../lifecycle/processes.ts';
 import { sweepAbandoned } from '../store/runs.ts';
 import { planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
+import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
 import { renderTerminal } from '../report/leaderboard.ts';
 
 export interface Globals {
@@ -34,6 +40,8 @@ export interface BenchOpts {
   duration?: string;
   vus?: string;
   rate?: string;
+  /** `--slo-p99` ms (capacity profile). */
+  sloP99?: string;
   url?: string;
   trials?: string;
   seed?: string;
@@ -41,6 +49,10 @@ export interface BenchOpts {
   fidelity?: string | boolean;
   /** `--no-baseline`: do not add the scenarios' baseline contenders (tests, external targets). */
   baseline?: boolean;
+  /** `--quiet`: no progress lines and notes; the final table and errors only. */
+  quiet?: boolean;
+  /** `--json`: NDJSON progress events on stdout (the table to stderr). */
+  json?: boolean;
 }
 
 const err = (l: string) => process.stderr.write(`${l}\n`);
@@ -66,7 +78,10 @@ function seconds(flag: string, v: string | boolean | undefined): number | undefi
   return n;
 }
 
-/** `bench <contender…>` / `bench-all`; returns the summary (exit code set on process.exitCode). */
+/**
+ * `bench <contender…>` / `bench-all`; returns the summary (exit code set on process.exitCode).
+ * `sink`: where progress goes (default: from `--quiet`/`--json`, on stderr/stdout).
+ */
 export async function bench(
   g: Globals,
   names: string[],
@@ -74,7 +89,64 @@ export async function bench(
   command: string[],
   signal: AbortSignal,
   extraManifests: Manifest[] = [],
+  sink: ProgressSink = createProgressSink({ json: opts.json, quiet: opts.quiet }),
 ): Promise<RunSummary> {
+  const t0 = performance.now();
+  let runId: string | null = null;
+  const progress: ProgressSink = {
+    live: sink.live,
+    emit: (e, text) => {
+      if (e.event === 'run-start') runId = e.runId;
+      sink.emit(e, text);
+    },
+    note: (l) => sink.note(l),
+    tick: (s) => sink.tick(s),
+    close: (nl) => sink.close(nl),
+  };
+  const end = (exitCode: number, extra: { interrupted?: boolean; cells?: number; error?: string } = {}) =>
+    progress.emit({
+      event: 'run-end',
+      runId,
+      exitCode,
+      interrupted: extra.interrupted ?? false,
+      cells: extra.cells ?? 0,
+      wallMs: Math.round(performance.now() - t0),
+      ...(extra.error !== undefined ? { error: extra.error } : {}),
+    });
+  try {
+    const { summary, scenarios } = await benchRun(g, names, opts, command, signal, extraManifests, progress);
+    if (summary.interrupted) {
+      end(EXIT.interrupted, { interrupted: true, cells: summary.cells.length });
+      await stopAll();
+      process.exit(EXIT.interrupted);
+    }
+    const table = `\n${renderTerminal(
+      summary.cells,
+      scenarios.map((s) => s.name),
+      PROFILES.map((p) => p.name),
+    )}`;
+    if (!opts.json) process.stdout.write(table);
+    else if (!opts.quiet) process.stderr.write(table);
+    process.exitCode = exitCodeForStatuses(summary.cells.map((c) => c.status));
+    end(process.exitCode, { cells: summary.cells.length });
+    return summary;
+  } catch (e) {
+    end(e instanceof UserError ? e.exitCode : EXIT.internal, { error: (e as Error)?.message ?? String(e) });
+    throw e;
+  }
+}
+
+/** bench() up to the run's summary (and the scenarios, for the table); notes through `progress`. */
+async function benchRun(
+  g: Globals,
+  names: string[],
+  opts: BenchOpts,
+  command: string[],
+  signal: AbortSignal,
+  extraManifests: Manifest[],
+  progress: ProgressSink,
+): Promise<{ summary: RunSummary; scenarios: Scenario[] }> {
+  const note = (l: string) => progress.note(l);
   const profile = withOverrides(getProfile(opts.profile), opts);
   const { scenarios, manifests: own } = load(g);
   const manifests = [...own, ...extraManifests];
@@ -93,14 +165,14 @@ export async function bench(
       );
     }
     if (composeOnly.length)
-      err(
+      note(
         `skipping compose-only contender(s) ${composeOnly.map((m) => m.name).join(', ')}: bench them with --url (see compose/README.md)`,
       );
     chosen = chosen.filter((m) => !m.composeOnly);
   }
   const scen = selectScenarios(scenarios, opts.scenario ?? []);
   const majors = opts.node ? parseMajors(opts.node) : [Number(process.versions.node.split('.')[0])];
-  const nodes = majors.map((major) => resolveNode(major, err));
+  const nodes = majors.map((major) => resolveNode(major, note));
   let cells = planCells(chosen, scen, profile, nodes, opts.variants);
   if (!cells.length)
     throw new UserError(
@@ -111,11 +183,11 @@ export async function bench(
     const b = withBaselines(cells, manifests);
     cells = b.cells;
     for (const [name, list] of b.added)
-      err(
+      note(
         `also measuring ${name} (not asked for): it is the baseline of ${list.join(', ')}, and every ratio is taken within one run`,
       );
     for (const [name, list] of b.missing)
-      err(
+      note(
         `baseline ${name} of ${list.join(', ')} is not available here (not in ${g.contendersDir}, or it does not support the scenario): those tables have no baseline in this run`,
       );
   }
@@ -133,7 +205,7 @@ export async function bench(
     throw new UserError(`the driver fidelity check compares connection drivers; ${profile.name} is a k6 profile`);
   const abandoned = sweepAbandoned(g.resultsDir);
   if (abandoned.length)
-    err(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
+    note(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
   const summary = await runPlan({
     trials,
     shuffleSeed: seed,
@@ -149,20 +221,9 @@ export async function bench(
     upstreamDelayMs: delay,
     command,
     signal,
+    progress,
   });
-  if (summary.interrupted) {
-    await stopAll();
-    process.exit(EXIT.interrupted);
-  }
-  process.stdout.write(
-    `\n${renderTerminal(
-      summary.cells,
-      scenarios.map((s) => s.name),
-      PROFILES.map((p) => p.name),
-    )}`,
-  );
-  process.exitCode = exitCodeForStatuses(summary.cells.map((c) => c.status));
-  return summary;
+  return { summary, scenarios };
 }
 
 /** `verify [contender…]`: start each server and check every scenario it supports; no load. Returns the exit code. */

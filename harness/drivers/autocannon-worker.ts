@@ -14,6 +14,10 @@
  * own has 1 ms buckets) and requests/s per second are kept. With `workers` > 1 autocannon's
  * threads report neither, so latency comes from autocannon's merged histogram (1 ms buckets),
  * no HDR histogram and no per-second samples are recorded.
+ *
+ * With `job.tickFile`, for the live progress line of the terminal, a WindowTick JSON line is
+ * appended there when the load starts (elapsedS 0, requestsPerSec null) and, with one thread
+ * (autocannon's worker threads do not forward their ticks), with each per-second count.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +29,7 @@ import * as hdr from 'hdr-histogram-js';
 import { loadScenarios, loadSharedSchemas } from '../contract/scenarios.ts';
 import type { AutocannonJob } from './autocannon.ts';
 import { checkSamples, coresOf, type SampledResponse, variantParams } from './checks.ts';
-import type { LoadOutput } from './types.ts';
+import type { LoadOutput, WindowTick } from './types.ts';
 
 const HOOKS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'autocannon-hooks');
 const MAX_SAMPLES = 20_000;
@@ -144,9 +148,18 @@ const instance = autocannon(
 instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
   if (status >= 200 && status < 300) latencyUs.recordValue(Math.max(1, Math.round(ms * 1000)));
 });
-(instance as unknown as import('node:events').EventEmitter).on('tick', ({ counter }: { counter: number }) =>
-  perSecond.push(counter),
-);
+/** Live progress (autocannon.ts reads it back). */
+const sendTick = (tick: WindowTick) => {
+  if (job.tickFile) fs.appendFileSync(job.tickFile, `${JSON.stringify(tick)}\n`);
+};
+const events = instance as unknown as import('node:events').EventEmitter;
+events.once('start', () => sendTick({ elapsedS: 0, requestsPerSec: null }));
+events.on('tick', ({ counter }: { counter: number }) => {
+  perSecond.push(counter);
+  // The measured seconds only, not the trailing 0.
+  if (perSecond.length <= Math.max(1, Math.round(job.durationS)))
+    sendTick({ elapsedS: perSecond.length, requestsPerSec: counter });
+});
 for (const sig of ['SIGINT', 'SIGTERM'] as const)
   process.on(sig, () => {
     instance.stop();

@@ -3,9 +3,10 @@
 // k6 executor, and the expected response. No per-contender scripts.
 //
 // Checks mirror the harness verifier (harness/contract/verify.ts) on every `sampleEvery`-th
-// iteration of each VU: status, media type and charset, and the body (exact text, exact JSON,
-// or the scenario's JSON Schema — for fan-out, each upstream item field by field). Framing
-// (content-length / chunked) is left to the verifier: k6's Go client hides transfer-encoding.
+// iteration of each VU (none with `sampleEvery: 0`, as in the open-loop capacity steps): status,
+// media type and charset, and the body (exact text, exact JSON, or the scenario's JSON Schema —
+// for fan-out, each upstream item field by field). Framing (content-length / chunked) is left
+// to the verifier: k6's Go client hides transfer-encoding.
 // handleSummary writes the machine-readable summary with p(50), p(90), p(95), p(99) and max
 // (summaryTrendStats is set: the nestjs-undici-performance report's k6 summary had no p99 without it).
 import http from 'k6/http';
@@ -130,7 +131,7 @@ export default function () {
     return;
   }
   if (res.status < 200 || res.status >= 300) non2xx.add(1);
-  if (__ITER % cfg.sampleEvery === 0) {
+  if (cfg.sampleEvery > 0 && __ITER % cfg.sampleEvery === 0) {
     sampled.add(1);
     const problem = contractProblem(res, v.expect);
     check(res, { contract: () => problem === '' });

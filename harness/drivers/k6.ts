@@ -195,21 +195,28 @@ export function parseK6Summary(summary: any, firstMismatch?: string): LoadOutput
   };
 }
 
-/** Runs k6 pinned to `cpus` with the job; rejects when k6 fails or writes no summary. */
-export async function runK6(
+/** A k6 job: the LoadJob plus what k6-script.js reads (see runK6). */
+export type K6Job = LoadJob & {
+  timeoutS: number;
+  expect: Record<string, unknown>;
+  executor: Record<string, unknown>;
+  /** Per-variant request and expectation (k6-script.js draws one per iteration). */
+  variantExpect?: { request: LoadJob['request']; expect: Record<string, unknown> }[];
+};
+
+/**
+ * Runs k6 pinned to `cpus` with the job and returns its raw handleSummary JSON (k6 v1: `metrics`
+ * by name, each with `values`; `state.testRunDurationMs`) and the script's first body mismatch.
+ * Rejects when `signal` aborts, or k6 fails or writes no summary (after `limitS` seconds at most).
+ */
+export async function runK6Summary(
   bin: string,
-  job: LoadJob & {
-    timeoutS: number;
-    expect: Record<string, unknown>;
-    executor: Record<string, unknown>;
-    /** Per-variant request and expectation (k6-script.js draws one per iteration). */
-    variantExpect?: { request: LoadJob['request']; expect: Record<string, unknown> }[];
-  },
+  job: K6Job,
   cpus: string | null,
   signal?: AbortSignal,
   onSpawn?: (pid: number) => void,
   limitS = 900,
-): Promise<LoadOutput> {
+): Promise<{ summary: unknown; firstMismatch?: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-k6-'));
   try {
     const summaryPath = path.join(dir, 'summary.json');
@@ -225,11 +232,33 @@ export async function runK6(
     if (signal?.aborted) throw new Error('load run aborted');
     if (!fs.existsSync(summaryPath))
       throw new Error(`k6 exited with code ${code} and wrote no summary: ${output.slice(-2000)}`);
-    const mismatch = /BENCH_MISMATCH (.*)/.exec(output)?.[1]?.replace(/"\s+source=console.*$/, '');
-    return parseK6Summary(JSON.parse(fs.readFileSync(summaryPath, 'utf8')), mismatch);
+    const firstMismatch = /BENCH_MISMATCH (.*)/.exec(output)?.[1]?.replace(/"\s+source=console.*$/, '');
+    return { summary: JSON.parse(fs.readFileSync(summaryPath, 'utf8')), firstMismatch };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * k6's `dropped_iterations` count in a handleSummary JSON: iterations an arrival-rate executor
+ * could not start because no VU was free (k6 leaves the metric out when there were none: 0).
+ */
+export function k6DroppedIterations(summary: unknown): number {
+  const m = (summary as { metrics?: Record<string, { values?: { count?: number } }> } | null)?.metrics;
+  return Number(m?.dropped_iterations?.values?.count ?? 0);
+}
+
+/** Runs k6 pinned to `cpus` with the job; rejects when k6 fails or writes no summary. */
+export async function runK6(
+  bin: string,
+  job: K6Job,
+  cpus: string | null,
+  signal?: AbortSignal,
+  onSpawn?: (pid: number) => void,
+  limitS = 900,
+): Promise<LoadOutput> {
+  const { summary, firstMismatch } = await runK6Summary(bin, job, cpus, signal, onSpawn, limitS);
+  return parseK6Summary(summary, firstMismatch);
 }
 
 let k6Cache: { key: string; found: { bin: string | null; why: string } } | null = null;

@@ -5,129 +5,49 @@
  * server that falls behind shows its queueing delay (no coordinated omission; Gil Tene, wrk2).
  *
  * Two implementations (drivers/open-loop-oha.ts, drivers/open-loop-k6.ts):
- * - `oha`: `oha -q <rate> --latency-correction` (Rust, tokio; about 25 µs of CPU per response
- *   here, so ≈ 40k responses per CPU-second), built from crates into the tool cache by `just tools`.
- * - `k6`: the constant-arrival-rate executor (an iteration that finds no free VU is dropped and
- *   counted as failed; ≈ 5k responses per CPU-second here with clean latency).
- * `resolveOpenLoop()` (drivers/open-loop-registry.ts: it imports both drivers, which import this
- * file) picks oha when installed, else k6, else none (with the install commands).
+ * - `oha`: `oha -q <rate> --latency-correction` (Rust, tokio; measured here on one pinned core:
+ *   about 35–45 µs of CPU per response plus ~40 ms per second idle, so ≈ 25k responses per
+ *   CPU-second; 8000 requests/s held with p50 0.4 ms), built from crates into the tool cache by
+ *   `BENCH_BUILD_OHA=1 just tools` (drivers/tools.ts).
+ * - `k6`: the constant-arrival-rate executor (an iteration that finds no free VU is dropped;
+ *   about 160 µs of CPU per response plus ~110 ms per second, so ≈ 5k responses per CPU-second;
+ *   at 3000 requests/s on one shared core it already dropped 2.5% and p99 rose to 73 ms).
+ * `resolveOpenLoop()` picks oha when installed, else k6, else none (with the install commands).
+ * The types live in open-loop-base.ts (re-exported here), as the drivers import them and this
+ * file imports the drivers.
  *
  * Units: rates in requests/s, latencies in ms, durations in s.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import type { LoadJob } from './types.ts';
+import { K6_INSTALL, k6OpenLoop, k6OpenLoopFound } from './open-loop-k6.ts';
+import { ohaFound, ohaOpenLoop } from './open-loop-oha.ts';
+import type { OpenLoopDriver, OpenLoopName } from './open-loop-base.ts';
 
-export type OpenLoopName = 'oha' | 'k6';
+export type { OpenLoopDriver, OpenLoopName, OpenLoopOutput, OpenLoopStep } from './open-loop-base.ts';
+export { childCpuMeter } from './open-loop-base.ts';
 
-/** What one open-loop step measured. */
-export interface OpenLoopOutput {
-  driver: OpenLoopName;
-  /** The target arrival rate, requests/s. */
-  rate: number;
-  /** Requests scheduled in the step (rate × duration). */
-  scheduled: number;
-  /** Responses received (any status). */
-  responses: number;
-  /** 2xx responses ÷ step seconds. */
-  achievedRps: number;
-  /** Latency percentiles of the responses in ms, measured from the scheduled send time. */
-  latencyMs: { p50: number; p90: number; p99: number; max: number };
-  /** Connection errors and timeouts. */
-  errors: number;
-  non2xx: number;
-  /**
-   * Requests never sent or cut off at the end of the step: k6's dropped iterations; for oha
-   * `scheduled − responses − errors` (ticks still queued for a connection, or in flight, when
-   * the deadline aborted the run; oha's "aborted due to deadline" count itself is not used, as it
-   * also counts every idle connection).
-   */
-  dropped: number;
-  /** Wall time of the driver's run, s (oha: until the deadline abort; k6: with the graceful stop). */
-  durationS: number;
-  /** CPU time (user + system) of the driver process over the step, ms (null when not measured). */
-  driverCpuMs: number | null;
-  /** What the driver could not do as asked, e.g. oha sending only the first of several request variants. */
-  note?: string;
-}
-
-/** Options of one step. */
-export interface OpenLoopStep {
-  rate: number;
-  durationS: number;
-  /** Connections (oha) or the VU cap (k6) available to keep up with the rate. */
-  connections: number;
-  /** Per-request timeout, seconds. */
-  timeoutS: number;
-  /** taskset CPU list of the client core(s), or null. */
-  cpus: string | null;
-  signal: AbortSignal;
-  onSpawn?: (pid: number) => void;
-}
-
-/** An open-loop driver; `step` rejects when the driver fails or `o.signal` aborts. */
-export interface OpenLoopDriver {
-  name: OpenLoopName;
-  /** e.g. "oha 1.16.0"; null when not installed. */
-  version(): string | null;
-  step(job: LoadJob, o: OpenLoopStep): Promise<OpenLoopOutput>;
-}
-
-/** Linux USER_HZ: the clock ticks per second of /proc/<pid>/stat times. */
-const TICKS_PER_S = 100;
-
-/** utime + stime (fields 14 and 15) or cutime + cstime (16 and 17) of /proc/<pid>/stat, in ticks; null when unreadable. */
-function procTicks(pid: number | 'self', children: boolean): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [a, b] = children ? [f[13], f[14]] : [f[11], f[12]];
-    const t = Number(a) + Number(b);
-    return Number.isFinite(t) ? t : null;
-  } catch {
-    return null;
-  }
-}
+/** About how many requests/s k6's constant-arrival-rate executor holds here with clean latency (one client core). */
+export const K6_OPEN_LOOP_CEILING_RPS = 5000;
 
 /**
- * Measures the CPU time of one child process (the driver) from outside: `watch(pid)` polls its
- * /proc/<pid>/stat every `pollMs` (default 100 ms); `stop()`, called once the child has exited
- * and been reaped (after runTracked resolves), returns its CPU time (user + system) in ms.
- *
- * The exact figure is this process's reaped-children time (cutime + cstime of /proc/self/stat)
- * gained since the meter was made; it is used when it agrees with the last poll (not below it,
- * and not more above it than the cores could have burnt since), so that another child reaped
- * meanwhile cannot inflate it; otherwise the last poll (which misses at most `pollMs` of the
- * end). Null when neither is readable (no /proc, or the child never ran).
+ * The open-loop driver to use: `prefer` (default 'oha') when it is installed, else the other
+ * one, else `driver: null`. `note` says what was chosen and why (a missing driver's reason and
+ * install command; k6's ceiling of about K6_OPEN_LOOP_CEILING_RPS requests/s when k6 stands in
+ * for oha); '' when the preferred driver is used. Spawns `oha --version` / `k6 version` once
+ * per PATH (cached). Never throws.
  */
-export function childCpuMeter(pollMs = 100): { watch(pid: number): void; stop(): number | null } {
-  const children0 = procTicks('self', true);
-  let polled: number | null = null;
-  let polledAt = 0;
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    watch(pid: number) {
-      const poll = () => {
-        const t = procTicks(pid, false);
-        if (t !== null) {
-          polled = t;
-          polledAt = performance.now();
-        }
-      };
-      poll();
-      timer = setInterval(poll, pollMs);
-      timer.unref();
-    },
-    stop() {
-      clearInterval(timer);
-      const children1 = procTicks('self', true);
-      const reaped = children0 !== null && children1 !== null ? children1 - children0 : null;
-      const sincePollTicks = ((performance.now() - polledAt) / 1000) * TICKS_PER_S * os.availableParallelism();
-      const ticks =
-        reaped !== null && (polled === null ? reaped > 0 : reaped >= polled && reaped <= polled + sincePollTicks + 2)
-          ? reaped
-          : polled;
-      return ticks === null ? null : (ticks * 1000) / TICKS_PER_S;
-    },
-  };
+export function resolveOpenLoop(prefer: OpenLoopName = 'oha'): { driver: OpenLoopDriver | null; note: string } {
+  const oha = ohaFound();
+  const k6 = k6OpenLoopFound();
+  const ohaMissing = `oha is not available (${oha.why}; install: ${oha.install})`;
+  const k6Missing = `k6 is not available (${k6.why}; install: ${K6_INSTALL})`;
+  const k6Ceiling = `k6 holds only about ${K6_OPEN_LOOP_CEILING_RPS} requests/s of open-loop load here (one client core), so a capacity above that is the client's limit, not the server's`;
+  if (prefer === 'k6') {
+    if (k6.bin) return { driver: k6OpenLoop, note: '' };
+    if (oha.bin) return { driver: ohaOpenLoop, note: `${k6Missing}; using oha ${oha.version}` };
+  } else {
+    if (oha.bin) return { driver: ohaOpenLoop, note: '' };
+    if (k6.bin)
+      return { driver: k6OpenLoop, note: `${ohaMissing}; using k6 ${k6.version ?? ''} instead: ${k6Ceiling}` };
+  }
+  return { driver: null, note: `no open-loop driver: ${ohaMissing}; ${k6Missing}` };
 }

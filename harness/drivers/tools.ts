@@ -3,6 +3,10 @@
  * what can be installed (`just tools`, `just doctor`, and the `test` recipe before the tests).
  *
  * - k6: built from its Go module into the tool cache outside the clone (drivers/k6.ts `cacheBin`).
+ * - oha (the open-loop driver of the capacity search): built with cargo into the tool cache
+ *   (drivers/open-loop-oha.ts `ohaRoot`) when cargo is installed, once: 7 minutes here on 2
+ *   cores (2026-11-22), up to ~25 on a busy host; BENCH_BUILD_OHA=0 skips it (the capacity
+ *   search then uses k6, whose open-loop ceiling is ~5k requests/s here).
  * - wrk (the native driver) and chromium (the HTML report's browser test): Debian packages,
  *   installed with `apt-get install -y` when running as root (after `apt-get update` when the
  *   package lists do not know them); otherwise the exact command is printed.
@@ -13,11 +17,12 @@ import { spawnSync } from 'node:child_process';
 import { PROFILES } from '../core/profiles.ts';
 import { onPath } from '../lifecycle/processes.ts';
 import { cacheBin, findK6, GO_FOR_K6, K6_VERSION, k6VersionOf } from './k6.ts';
+import { findOha, installOha } from './open-loop-oha.ts';
 import { findWrk } from './wrk.ts';
 
 /** One tool as `just doctor` lists it. */
 export interface ToolStatus {
-  name: 'wrk' | 'k6' | 'go' | 'chromium' | 'taskset' | 'docker';
+  name: 'wrk' | 'k6' | 'oha' | 'go' | 'chromium' | 'taskset' | 'docker';
   available: boolean;
   version: string | null;
   path: string | null;
@@ -56,6 +61,7 @@ export function aptCommand(pkgs: string[]): string {
 export function toolStatus(): ToolStatus[] {
   const wrk = findWrk();
   const k6 = findK6({ build: false });
+  const oha = findOha();
   const go = onPath('go');
   const chromium = fs.existsSync(CHROMIUM) ? CHROMIUM : null;
   const taskset = onPath('taskset');
@@ -76,6 +82,14 @@ export function toolStatus(): ToolStatus[] {
       path: k6.bin,
       costs: `cells of the k6 profiles (${names((p) => p.driver === 'k6')}) are skipped with the reason, and the k6 tests are skipped`,
       install: `npx just tools (Go ≥ ${GO_FOR_K6} builds go.k6.io/k6@v${K6_VERSION} into ${cacheBin()}), or k6 ≥ ${K6_VERSION} on PATH`,
+    },
+    {
+      name: 'oha',
+      available: Boolean(oha.bin),
+      version: oha.version,
+      path: oha.bin,
+      costs: `the capacity search's open-loop steps run on k6 instead, which holds only about 5k requests/s here${k6.bin ? '' : ' (and without k6 the capacity search is skipped)'}`,
+      install: `npx just tools, or ${oha.install} (7–25 minutes, once)`,
     },
     {
       name: 'go',
@@ -120,13 +134,24 @@ function aptKnows(pkg: string): boolean {
 
 /**
  * Installs or builds every optional tool it can: k6 (Go build into the cache), and as root
- * Debian's wrk and chromium via apt-get. Returns one line per tool (done, present, or the exact
- * command to run); `ok` is false when a tool is still missing afterwards.
+ * Debian's wrk and chromium via apt-get; oha (cargo build into the cache, 7–25 minutes, once)
+ * unless `oha: false` or BENCH_BUILD_OHA=0. Returns one line per tool (done,
+ * present, or the exact command to run); `ok` is false when k6, wrk or chromium is still missing
+ * afterwards (oha does not count).
  */
-export function installTools(o: { log: (l: string) => void; apt?: boolean }): { ok: boolean; lines: string[] } {
+export function installTools(o: { log: (l: string) => void; apt?: boolean; oha?: boolean }): {
+  ok: boolean;
+  lines: string[];
+} {
   const lines: string[] = [];
   const k6 = findK6({ build: true, log: o.log });
   lines.push(k6.bin ? `k6: ${k6.bin}` : `k6: missing — ${k6.why}`);
+  const oha = (o.oha ?? process.env.BENCH_BUILD_OHA !== '0') ? installOha(o.log) : findOha();
+  lines.push(
+    oha.bin
+      ? `oha: ${oha.bin} (${oha.version})`
+      : `oha: missing — ${oha.why}; run: ${oha.install} (7–25 minutes, once)`,
+  );
   const missing = Object.entries(APT)
     .filter(([tool]) => (tool === 'wrk' ? !findWrk() : !fs.existsSync(CHROMIUM)))
     .map(([, pkg]) => pkg);

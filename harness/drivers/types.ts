@@ -51,6 +51,20 @@ export interface WindowOptions {
   sharedSchemas: object[];
   /** constant-arrival-rate rate, requests/s (k6-rate), when resolved. */
   rate?: number | null;
+  /**
+   * Live samples while the window runs, about once a second, for the terminal's progress line
+   * (never recorded). Drivers that report live call it (autocannon with one thread); wrk, k6
+   * and autocannon with worker threads do not. Set only when someone draws the samples.
+   */
+  onTick?: (s: WindowTick) => void;
+}
+
+/** A live sample of a running window. */
+export interface WindowTick {
+  /** Seconds since the driver started the load. */
+  elapsedS: number;
+  /** Requests completed in the last second, or null when the driver gives none live. */
+  requestsPerSec: number | null;
 }
 
 /** Whether a driver can run here, and if not, how to get it. */

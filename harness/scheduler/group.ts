@@ -11,6 +11,7 @@ import { measuredSeconds, type Profile } from '../core/profiles.ts';
 import { UserError } from '../core/errors.ts';
 import type { CellResult } from '../store/results.ts';
 import { aggregateTrials, describe } from './aggregate.ts';
+import { openLoopFor, runCapacityRound } from './capacity.ts';
 import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
@@ -35,6 +36,9 @@ export function groupPlan(
 }
 
 function windowMs(p: Profile): number {
+  // A capacity round: the peak window plus a search of about 6 steps (scheduler/capacity-search.ts).
+  if (p.driver !== 'k6' && p.capacity)
+    return (measuredSeconds(p) + 6 * (p.capacity.stepS + 0.3)) * 1000 + ESTIMATE.windowOverhead;
   return measuredSeconds(p) * 1000 + ESTIMATE.windowOverhead;
 }
 
@@ -157,6 +161,13 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
           });
       }
     ctx.progress.advance(plan.ms - cells.length * ESTIMATE.server - cells.length * ctx.trials * windowMs(p));
+    const shape = p.driver !== 'k6' ? p.capacity : undefined;
+    const openLoop = shape ? openLoopFor(ctx) : null;
+    if (shape && openLoop && !openLoop.driver)
+      for (const e of alive()) {
+        await stop(e);
+        finish(e, { status: 'skipped', logFile: null, failure: { reason: openLoop.note, logTail: '' } });
+      }
     // The rounds: every live server once per round, in the round's shuffled order.
     const orders = roundOrders(entries, ctx.trials, ctx.seed, ctx.groupIndex);
     for (const [r, order] of orders.entries()) {
@@ -166,21 +177,32 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
           ctx.progress.advance(windowMs(p));
           continue;
         }
-        ctx.progress.window(`${e.label} · round ${r + 1}/${ctx.trials}`, windowMs(p));
-        const out = await runWindow(e, ctx, measuredSeconds(p), false);
-        if (ctx.signal.aborted) break; // an interrupted window is not a trial
+        ctx.progress.window(
+          { cell: e.id, label: e.label, round: r + 1, rounds: ctx.trials, durationS: measuredSeconds(p) },
+          windowMs(p),
+        );
+        // A capacity round: the closed-loop peak window, then the open-loop search (scheduler/capacity.ts).
+        const cap = shape && openLoop?.driver ? await runCapacityRound(e, ctx, r + 1, shape, openLoop.driver) : null;
+        const out = cap ? cap.out : await runWindow(e, ctx, measuredSeconds(p), false);
+        if (ctx.signal.aborted && !cap?.search?.steps.length) {
+          ctx.progress.close();
+          break; // an interrupted window is not a trial
+        }
         const died = e.server.exitInfo();
         const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
         const trial: CellResult =
-          typeof out === 'string' || died
+          typeof out === 'string' || died || cap?.error
             ? {
                 ...e.base,
                 ...lost,
                 status: died ? 'crashed' : 'error',
                 round: r + 1,
                 verification: e.verification,
+                ...(cap?.search ? { capacitySearch: cap.search } : {}),
                 failure: {
-                  reason: died ? `server ${died} during the load run` : `load driver failed: ${out}`,
+                  reason: died
+                    ? `server ${died} during the load run`
+                    : `load driver failed: ${typeof out === 'string' ? out : cap?.error}`,
                   logTail: tail(e),
                 },
                 finishedAt: new Date().toISOString(),
@@ -189,6 +211,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
                 ...e.base,
                 ...lost,
                 ...out,
+                ...(cap?.search ? { capacitySearch: cap.search } : {}),
                 status: 'ok',
                 round: r + 1,
                 verification: e.verification,
@@ -196,7 +219,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
               };
         e.trials.push(trial);
         ctx.sink.writeTrial(trial, e.trials.length);
-        ctx.log(`  ${describe(trial)}`);
+        ctx.progress.windowEnd(trial, `  ${describe(trial)}`);
         if (trial.status !== 'ok') await stop(e);
       }
       if (ctx.signal.aborted) break;
@@ -211,8 +234,13 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
       for (const e of entries) {
         if (!e.final) continue;
         ctx.sink.writeCell(e.final);
-        if (e.final.status !== 'ok' || e.final.stats?.noisy)
-          ctx.log(`  ${e.label}: ${describe(e.final)}${e.final.stats?.noisy ? ' — noisy' : ''}`);
+        const noisy = e.final.stats?.noisy;
+        ctx.progress.cellDone(
+          e.id,
+          e.label,
+          e.final,
+          e.final.status !== 'ok' || noisy ? `  ${e.label}: ${describe(e.final)}${noisy ? ' — noisy' : ''}` : undefined,
+        );
       }
   }
   return entries.map((e) => e.final).filter((c): c is CellResult => c !== null);

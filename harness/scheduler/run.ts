@@ -31,6 +31,7 @@ import { needsDatabase, RateResolver } from './jobs.ts';
 import { externalLifecycle, localLifecycle } from './lifecycle.ts';
 import type { CellSpec } from './plan.ts';
 import { ESTIMATE, fmtDuration, Progress } from './progress.ts';
+import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
 import { randomSeed } from './rounds.ts';
 import { runFidelity } from './run-fidelity.ts';
 import { openSink } from './setup.ts';
@@ -67,8 +68,10 @@ export interface RunOptions {
   lifecycle?: Lifecycle;
   driver?: { driver: LoadDriver; name: DriverName; note: string | null };
   cpuPlan?: CpuPlan;
-  /** Progress and log lines go here (default: stderr). */
+  /** Progress and log lines go here as plain lines; ignored with `progress`. Neither: stderr, a live line per window on a TTY. */
   log?: (line: string) => void;
+  /** Where progress events and notes go (scheduler/progress-sink.ts); default: plain lines through `log`. */
+  progress?: ProgressSink;
 }
 
 export interface RunSummary {
@@ -83,10 +86,10 @@ export interface RunSummary {
 
 /** Runs every cell of `o.cells`; see the module comment. */
 export async function runPlan(o: RunOptions): Promise<RunSummary> {
-  const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const progress = new Progress(o.progress ?? (o.log ? lineSink(o.log) : createProgressSink()));
+  const log = (l: string) => progress.note(l);
   const mode = o.mode ?? 'bench';
   const t0 = performance.now();
-  const progress = new Progress(log);
   const cpuPlan = o.cpuPlan ?? makeCpuPlan();
   const profile = o.cells[0]?.profile;
   const trials = o.trials ?? profile?.trials ?? 1;
@@ -130,7 +133,18 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     const gp = groupPlan(g, trials, mode);
     progress.plan(gp.ms, gp.windows);
   }
-  log(
+  progress.runStart(
+    {
+      runId,
+      mode,
+      cells: o.cells.length,
+      groups: groups.length,
+      rounds: trials,
+      windowS: mode === 'bench' && profile ? measuredSeconds(profile) : null,
+      profile: o.profileName,
+      driver: resolved.name,
+      seed,
+    },
     `${mode === 'verify' ? 'verify' : `run ${runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${resolved.name}${mode === 'bench' ? `, ${trials} rounds × ${measuredSeconds(profile!)} s windows, shuffle seed ${seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
   );
   if (resolved.note) log(resolved.note);
@@ -142,10 +156,14 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
   const results: CellResult[] = [];
   const rates = new RateResolver(o.resultsDir);
   const buildResults = new Map<string, Awaited<ReturnType<Lifecycle['build']>>>();
+  // Ctrl-C mid-window: stop the live line at once (the CLI's "SIGINT: stopping…" message, which
+  // starts with a newline, has just ended it).
+  const closeProgress = () => progress.close(false);
+  o.signal.addEventListener('abort', closeProgress, { once: true });
   try {
     for (const m of lifecycle.kind === 'local' ? manifests : []) {
       if (o.signal.aborted) break;
-      if (m.build) progress.step(`building ${m.name}: ${m.build}`);
+      if (m.build) progress.build(m.name, m.build);
       const b = await lifecycle.build(m, o.signal);
       buildResults.set(m.name, b);
       if (m.build) progress.advance(ESTIMATE.build);
@@ -208,6 +226,8 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     failed = true;
     throw e;
   } finally {
+    o.signal.removeEventListener('abort', closeProgress);
+    progress.close();
     await upstream?.stop();
     await db?.close();
     if (tmpLogs) fs.rmSync(tmpLogs, { recursive: true, force: true });

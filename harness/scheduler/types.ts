@@ -10,6 +10,7 @@
 import type { ContractChecker, Verdict } from '../contract/verify.ts';
 import type { Manifest } from '../core/manifest.ts';
 import type { LoadDriver } from '../drivers/types.ts';
+import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { CellResult } from '../store/results.ts';
@@ -87,6 +88,8 @@ export interface GroupContext {
   burstRequests: number;
   signal: AbortSignal;
   progress: Progress;
+  /** The open-loop driver of capacity cells (tests inject one; default: scheduler/capacity.ts `openLoopFor`). */
+  openLoop?: OpenLoopDriver | null;
   log: (line: string) => void;
 }
 

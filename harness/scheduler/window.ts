@@ -7,6 +7,7 @@
 import { burstCheck } from '../contract/burst.ts';
 import { verifyScenario } from '../contract/verify.ts';
 import { isConnectionProfile, type Profile } from '../core/profiles.ts';
+import type { WindowTick } from '../drivers/types.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
 import type { CellResult } from '../store/results.ts';
 import { loadJob, runtimeValues } from './jobs.ts';
@@ -56,7 +57,10 @@ export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
   e.ms.verify = performance.now() - t0;
 }
 
-/** One window (warm-up or measured); the measured result fields, or the driver's error text. */
+/**
+ * One window (warm-up or measured); the measured result fields, or the driver's error text. A
+ * measured window passes the driver's live samples to `ctx.progress` when it draws them.
+ */
 export async function runWindow(
   e: Entry,
   ctx: GroupContext,
@@ -81,6 +85,7 @@ export async function runWindow(
       scenario: e.cell.scenario,
       sharedSchemas: ctx.sharedSchemas,
       rate,
+      ...(!warmup && ctx.progress.wantsTicks() ? { onTick: (t: WindowTick) => ctx.progress.tick(t) } : {}),
     });
     const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
     const resources = sampler.stop(

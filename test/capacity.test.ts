@@ -16,14 +16,10 @@ import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
 import { makeTrial } from './fixtures.ts';
 import { alive, CLI, descendants, readCells, readMetas, ROOT, runCli, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
 
-const SHAPE: CapacityShape = {
-  stepS: 2,
-  startShare: 0.5,
-  precision: 1.06,
-  maxSteps: 8,
-  floorRps: 20,
-  openLoopConnections: 200,
-};
+const CAPACITY = getProfile('capacity');
+/** The capacity profile's own search shape. */
+const SHAPE: CapacityShape =
+  CAPACITY.driver !== 'k6' && CAPACITY.capacity ? CAPACITY.capacity : assert.fail('no shape');
 
 /**
  * A model server with service rate `mu` (requests/s) and a fixed service time: below mu the p99
@@ -80,7 +76,7 @@ test('the search brackets a model server’s capacity within the precision, belo
   }
 });
 
-test('an early knee: a server far slower than its closed-loop peak is found by halving', async () => {
+test('an early knee: a server far slower than its closed-loop peak is found by dividing the rate', async () => {
   const m = model(300);
   const r = await searchCapacity({
     search: 1,
@@ -90,8 +86,44 @@ test('an early knee: a server far slower than its closed-loop peak is found by h
     signal: new AbortController().signal,
   });
   assert.equal(r.verdict, 'met');
-  assert.deepEqual(m.calls.slice(0, 4), [2500, 1250, 625, 313], 'halving from half the peak');
+  assert.deepEqual(
+    m.calls.slice(0, 5),
+    [2500, 2500, 625, 625, 156],
+    'from half the peak, ÷ 4 per failure, each failure confirmed once',
+  );
+  assert.ok(r.steps.length <= SHAPE.maxSteps);
   assert.ok(r.rps! >= 300 / 1.06 ** 2 && r.rps! <= 300);
+});
+
+test('a hint (the previous round’s capacity) starts the search near it and still brackets its own answer', async () => {
+  for (const [hint, mu] of [
+    [1000, 1000],
+    [1000, 3000],
+    [1000, 200],
+  ]) {
+    const m = model(mu);
+    const r = await searchCapacity({
+      search: 2,
+      peakRps: 5000,
+      shape: SHAPE,
+      step: m.step,
+      signal: new AbortController().signal,
+      hint,
+    });
+    assert.equal(m.calls[0], 800, 'starts at 0.8 × hint');
+    assert.equal(r.verdict, 'met');
+    assert.ok(r.rps! <= mu * 1.005 && r.rps! >= mu / SHAPE.precision ** 2, `hint ${hint}, mu ${mu}: ${r.rps}`);
+  }
+  const near = model(1000);
+  await searchCapacity({
+    search: 2,
+    peakRps: 5000,
+    shape: SHAPE,
+    step: near.step,
+    signal: new AbortController().signal,
+    hint: 1000,
+  });
+  assert.ok(near.calls.length <= 8, `a good hint needs few steps (failures confirmed): ${near.calls}`);
 });
 
 test('a server that never holds the SLO is reported as never, not as 0 req/s', async () => {

@@ -14,6 +14,7 @@ import { EXPORTERS } from '../harness/report/exporters/registry.ts';
 import { renderHtmlView } from '../harness/report/exporters/html.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { reportSnapshot } from './report-fixture.ts';
+import { capacitySnapshot } from './report-capacity-fixture.ts';
 import { ROOT } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -279,6 +280,49 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     );
     assert.deepEqual(overlaps, []);
     await page.screenshot({ path: path.join(OUT, 'leaderboard-390.png'), fullPage: false });
+  });
+  assert.deepEqual(errors, [], 'the page logged errors or loaded something from outside its file');
+});
+
+test('leaderboard.html in Chromium, a capacity snapshot: the latency-versus-rate chart draws every contender’s steps and the SLO, and follows the contender filter', {
+  timeout: 120_000,
+  skip: NO_CHROMIUM,
+}, async () => {
+  fs.mkdirSync(OUT, { recursive: true });
+  const file = path.join(OUT, 'leaderboard-capacity.html');
+  fs.writeFileSync(file, EXPORTERS.html.render(capacitySnapshot(), { now: new Date('2026-11-22T01:00:00Z') }));
+  const errors: string[] = [];
+  await withBrowser(async (ctx) => {
+    const page = await open(ctx, file, errors);
+    const sel = '#t-ping-capacity-wrk-node24 .chart[data-chart="capacity"]';
+    assert.equal(await page.getAttribute(sel, 'data-drawn'), '1');
+    const option = () =>
+      page.$eval(sel, (el) => {
+        const w = window as unknown as { echarts: { getInstanceByDom(e: Element): { getOption(): unknown } } };
+        const o = w.echarts.getInstanceByDom(el).getOption() as {
+          yAxis: { type: string }[];
+          series: { name: string; data: unknown[]; markLine?: { data: { yAxis: number }[] } }[];
+        };
+        return {
+          yType: o.yAxis[0].type,
+          series: o.series.map((s) => [s.name, s.data.length] as const),
+          slo: o.series.find((s) => s.markLine)?.markLine?.data[0]?.yAxis,
+        };
+      });
+    const o = await option();
+    assert.equal(o.yType, 'log');
+    assert.equal(o.slo, 10);
+    assert.deepEqual(
+      o.series
+        .filter(([n]) => n !== 'SLO')
+        .map(([n, k]) => `${n}:${k}`)
+        .sort(),
+      ['express:15', 'fastify:15', 'hono:15', 'node-http:15', 'slowpoke:40'],
+    );
+    assert.match((await chartTexts(page, sel)).join('|'), /SLO p99 ≤ 10 ms/);
+    // The contender filter applies to this chart like the others.
+    await page.uncheck('input[name="contender"][value="fastify"]');
+    assert.ok(!(await option()).series.some(([n]) => n === 'fastify'));
   });
   assert.deepEqual(errors, [], 'the page logged errors or loaded something from outside its file');
 });

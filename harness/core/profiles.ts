@@ -52,9 +52,10 @@ export interface ConnectionProfile extends BaseProfile {
 /**
  * The shape of a capacity search (issue 15; scheduler/capacity.ts). Per round: one closed-loop
  * window of `durationS` at `connections` (the peak), then open-loop steps of `stepS` seconds,
- * starting at `startShare` × the peak, halving on failure down to `floorRps`, then bisecting (on
- * a log scale) until the failing rate is within `precision` × the passing one, at most
- * `maxSteps` steps. Rates in requests/s, latencies in ms.
+ * starting at `startShare` × the peak (later rounds: near the previous round's capacity),
+ * dividing by 4 on failure down to `floorRps`, then bisecting (on a log scale) until the failing
+ * rate is within `precision` × the passing one, at most `maxSteps` steps (a failure is confirmed
+ * by a second step: scheduler/capacity-search.ts). Rates in requests/s, latencies in ms.
  */
 export interface CapacityShape {
   stepS: number;
@@ -62,7 +63,10 @@ export interface CapacityShape {
   precision: number;
   maxSteps: number;
   floorRps: number;
-  /** Connections (oha) or VU cap (k6) of the open-loop driver. */
+  /**
+   * Most connections (oha) or VUs (k6) of the open-loop driver; a step uses Little's law with 4×
+   * headroom, rate × SLO × 4, between 16 and this (scheduler/capacity.ts `stepConnections`).
+   */
   openLoopConnections: number;
   /** `--slo-p99`: the objective for every scenario; absent = each scenario's `sloP99Ms`. */
   sloP99Ms?: number;
@@ -172,7 +176,7 @@ export const PROFILES: Profile[] = [
     durationS: 1,
     timeoutS: 10,
     trials: 3,
-    capacity: { stepS: 2, startShare: 0.5, precision: 1.06, maxSteps: 8, floorRps: 20, openLoopConnections: 200 },
+    capacity: { stepS: 2, startShare: 0.5, precision: 1.08, maxSteps: 14, floorRps: 20, openLoopConnections: 200 },
   },
   {
     name: 'k6-ramp',

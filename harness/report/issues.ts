@@ -12,7 +12,11 @@
  *   cell (servicesLost: said as such, never as a slow contender);
  * - minor: a few failed requests (≤ 0.1%), tail latency (p99 > 20 × p50 and ≥ 5 ms), RSS growth
  *   that persists (in the second half of the window in every trial, or over a long window ≥ 30 s),
- *   startup outliers (> 3 × the run's median and > 500 ms), verification warnings.
+ *   startup outliers (> 3 × the run's median and > 500 ms), verification warnings;
+ * - capacity cells (issue 15): major when not even the lowest rate held the SLO (verdict never);
+ *   minor for an early knee (verdict met and the capacity < 50% of the closed-loop peak), with
+ *   the step where p99 passes the SLO. A capacity that is a lower bound (verdict at-least: the
+ *   open-loop driver at its limit) is a measurement note, never a finding.
  * Measurement conditions (client-bound, noisy, few trials, other runs / machines) are not
  * findings: `measurementNotes(table)` gives them per table. Variant overhead is data with its
  * ratio interval (`variantOverheads`), "no measurable overhead" when the interval includes 0.
@@ -29,7 +33,8 @@ import {
   ratio,
 } from '../analysis/stats.ts';
 import type { RankedTable } from '../analysis/tables.ts';
-import { oneLine } from './format.ts';
+import { firstBreak } from '../analysis/capacity.ts';
+import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
 
 export type Severity = 'critical' | 'major' | 'minor';
 
@@ -65,6 +70,8 @@ export const RULES = {
   /** Startup above this multiple of the run's median startup (and above startupMinMs) is an outlier. */
   startupFactor: 3,
   startupMinMs: 500,
+  /** A capacity below this share of the closed-loop peak (verdict met) is an early knee (50%). */
+  earlyKnee: 0.5,
 };
 
 const ORDER: Record<Severity, number> = { critical: 0, major: 1, minor: 2 };
@@ -189,7 +196,32 @@ export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding
         'wrong bodies under load (cell failed, not ranked)',
         `${l.bodyChecks.mismatched} of ${l.bodyChecks.sampled} checked responses broke the contract; first: ${l.bodyChecks.firstMismatch ?? '(not recorded)'}`,
       );
+    const cap = c.capacity;
+    if (cap && !cap.rps && cap.verdict === 'never') {
+      const low = [...cap.steps].sort((a, b) => a.rate - b.rate)[0];
+      f(
+        'major',
+        'capacity-never',
+        `never held p99 ≤ ${sig(cap.sloP99Ms)} ms (no sustainable rate, not ranked)`,
+        `${cap.never} of ${cap.searches} searches found no open-loop rate with p99 ≤ ${sig(cap.sloP99Ms)} ms (closed-loop peak ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${low ? `; lowest step ${fmtInt(low.rate)} req/s → p99 ${fmtMs(sig(low.latencyMs.p99))} ms${low.latencyMs.p99 > cap.sloP99Ms ? '' : ` (${low.reason || 'passed'})`}` : ''}; ${hintFor(c)}`,
+      );
+    }
     if (cellFailure(c)) continue;
+    if (cap?.rps && cap.verdict === 'met' && cap.knee !== null && cap.knee < RULES.earlyKnee) {
+      const slo = sig(cap.sloP99Ms);
+      const brk = firstBreak(cap.steps, cap.sloP99Ms);
+      const where = !brk
+        ? ''
+        : brk.latencyMs.p99 > cap.sloP99Ms
+          ? `: p99 passes ${slo} ms from about ${fmtInt(brk.rate)} req/s (step ${fmtInt(brk.rate)} req/s → p99 ${fmtMs(sig(brk.latencyMs.p99))} ms)`
+          : `: the objective fails from about ${fmtInt(brk.rate)} req/s (step ${fmtInt(brk.rate)} req/s: ${brk.reason})`;
+      f(
+        'minor',
+        'early-knee',
+        `early knee: the capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of the closed-loop peak`,
+        `\`${c.label}\`'s capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of its closed-loop peak (${fmtInt(cap.rps.figure)} of ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${where}; queueing sets in long before the peak: ${hintFor(c)}`,
+      );
+    }
     // A scenario collapsing against the same contender's other REST scenarios (same run).
     if (REST_REFERENCE.includes(c.scenario)) {
       const others = healthy
@@ -283,7 +315,15 @@ export function rssGrowth(c: CellResult, trials: CellResult[] = []): { long: boo
 
 /** A measurement condition of a table: not a contender problem; said once per table. */
 export interface MeasurementNote {
-  kind: 'client-bound' | 'noisy' | 'few-trials' | 'other-runs' | 'other-machines' | 'no-baseline' | 'services-lost';
+  kind:
+    | 'client-bound'
+    | 'noisy'
+    | 'few-trials'
+    | 'other-runs'
+    | 'other-machines'
+    | 'no-baseline'
+    | 'services-lost'
+    | 'capacity-lower-bound';
   /** Rows it concerns (labels); empty for table-wide notes. */
   labels: string[];
   /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
@@ -293,7 +333,8 @@ export interface MeasurementNote {
 /**
  * The measurement notes of one table: client-bound rows (their figure is a lower bound), noisy
  * rows (trials > 10% apart), rows with fewer than 5 trials (not ranked), rows from other runs,
- * a missing baseline, lost services, and — given every table — the same group measured on other
+ * a missing baseline, lost services, capacities that are lower bounds (verdict at-least: the
+ * open-loop driver reached its limit), and — given every table — the same group measured on other
  * machines (shown in their own tables).
  */
 export function measurementNotes(table: RankedTable, allTables: RankedTable[] = []): MeasurementNote[] {
@@ -307,6 +348,15 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
         .map((r) => `${r.label} ${r.cell.resources ? `${r.cell.resources.client.cpuPctAvg.toFixed(0)}%` : ''}`.trim())
         .join(', ')}; their figures are lower bounds`,
     });
+  const atLeast = table.rows.filter((r) => r.cell.capacity?.verdict === 'at-least');
+  if (atLeast.length) {
+    const drivers = [...new Set(atLeast.map((r) => r.cell.capacity!.driver))].join('/');
+    notes.push({
+      kind: 'capacity-lower-bound',
+      labels: atLeast.map((r) => r.label),
+      detail: `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`,
+    });
+  }
   const noisy = table.rows.filter((r) => r.flags.noisy);
   if (noisy.length)
     notes.push({

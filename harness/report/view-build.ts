@@ -9,6 +9,7 @@ import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../drivers/registry.ts';
 import { buildTables, type OtherRunRow, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
+import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues, type MeasurementNote, measurementNotes, variantOverheads } from './issues.ts';
 import { claimsRule, evaluateClaims, formatComparison, loadClaims } from './claims.ts';
@@ -25,7 +26,11 @@ import {
   sig,
 } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
+import { fmtSlo, ordinal } from './capacity-text.ts';
 import type {
+  CapacityMatrixView,
+  CapacityRankingView,
+  CapacityRowView,
   ClaimView,
   MatrixView,
   NodeMatrixView,
@@ -67,6 +72,8 @@ const anchor = (s: string): string =>
     .replace(/^-|-$/g, '');
 
 function latencyOf(c: CellResult): RowView['latencyMs'] {
+  // A capacity cell's latency is its curve (capacity.steps), not its closed-loop peak window's.
+  if (c.capacity) return null;
   const l = c.stats?.latencyMs ?? c.load?.latencyMs ?? null;
   if (!l) return null;
   return { p50: l.p50, p90: l.p90, p95: l.p95 ?? null, p99: l.p99, p999: l.p999 ?? null, max: l.max };
@@ -101,13 +108,36 @@ function notRankedText(r: TableRow): string | null {
   return `${n.trials} trial${n.trials === 1 ? '' : 's'} (fewer than ${MIN_CI_TRIALS}): ${fmtInt(r.figure)} requests/s${b ? `, ${intervalName(e)} ${b}` : ''}`;
 }
 
+/** A capacity cell's search results for its row (null for other cells). */
+function capacityRowView(c: CellResult): CapacityRowView | null {
+  const k = c.capacity;
+  if (!k) return null;
+  return {
+    sloP99Ms: k.sloP99Ms,
+    driver: k.driver,
+    verdict: k.verdict,
+    peakRps: { ...k.peakRps, n: k.searches },
+    knee: k.knee,
+    p99AtCapacityMs: p99AtCapacity(k.steps),
+    steps: k.steps.length,
+    searches: k.searches,
+    never: k.never,
+    curve: k.steps
+      .map((s) => ({ rate: s.rate, p99: s.latencyMs.p99, pass: s.pass, clientBound: s.clientBound, search: s.search }))
+      .sort((a, b) => a.rate - b.rate || a.search - b.search),
+  };
+}
+
 function rowFlags(
   c: CellResult,
   f: { clientBound: boolean; noisy: boolean; failed: string | null; servicesLost: string[] },
   trials: number,
 ): string[] {
+  const k = c.capacity;
   return [
     f.failed ? 'failed' : '',
+    k?.verdict === 'at-least' ? `${k.driver} at its limit (lower bound)` : '',
+    k?.rps && k.never ? `${k.never} of ${k.searches} searches never held p99 ≤ ${fmtSlo(k.sloP99Ms)} ms` : '',
     f.clientBound ? 'client-bound (lower bound)' : '',
     f.noisy ? 'noisy' : '',
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
@@ -145,6 +175,7 @@ function rowView(r: TableRow): RowView {
     resources: r.status === 'failed' ? null : resourcesOf(c),
     startupMs: c.startupMs,
     flags: rowFlags(c, r.flags, r.trials),
+    capacity: capacityRowView(c),
   };
 }
 
@@ -173,21 +204,30 @@ function otherRowView(r: OtherRunRow): RowView {
     resources: null,
     startupMs: null,
     flags: [`run ${r.runId}`],
+    capacity: null,
   };
 }
 
-/** The hyperfine-style sentence under a table, from the analysis' summary data (the rank test). */
+/**
+ * The hyperfine-style sentence under a table, from the analysis' summary data (the rank test);
+ * for a capacity table in terms of the sustainable rate ("sustained 1.25× … the rate of `b`").
+ */
 function summarySentence(t: RankedTable): string | null {
   const s = t.summary;
   if (!s) return null;
+  const cap = t.rows.some((r) => r.cell.capacity);
   const faster = s.comparisons.filter((c) => !c.tied);
   const tied = s.comparisons.filter((c) => c.tied);
   const parts: string[] = [];
   if (faster.length)
-    parts.push(`ran ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} as fast as \`${c.label}\``).join(', ')}`);
+    parts.push(
+      cap
+        ? `sustained ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} the rate of \`${c.label}\``).join(', ')}`
+        : `ran ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} as fast as \`${c.label}\``).join(', ')}`,
+    );
   if (tied.length)
     parts.push(
-      `is not significantly faster than ${tied.map((c) => `\`${c.label}\` (${fmtTimes(estimateOf(c.ratio))})`).join(', ')}`,
+      `${cap ? 'does not sustain a significantly higher rate than' : 'is not significantly faster than'} ${tied.map((c) => `\`${c.label}\` (${fmtTimes(estimateOf(c.ratio))})`).join(', ')}`,
     );
   return `\`${s.fastest}\` ${parts.join('; it ')}.`;
 }
@@ -200,6 +240,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'other-machines': 'other machines',
   'no-baseline': 'no baseline',
   'services-lost': 'services lost',
+  'capacity-lower-bound': 'driver limit',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */
@@ -266,6 +307,17 @@ function runView(m: RunMeta, cells: number): RunView {
 }
 type RunView = ReportView['runs'][number];
 
+/** The capacity facts of a table whose cells have `capacity` (its first capacity row's SLO and driver), else null. */
+function tableCapacity(t: RankedTable): TableView['capacity'] {
+  const caps = t.rows.map((r) => r.cell.capacity).filter((k) => k !== undefined);
+  if (!caps.length) return null;
+  return {
+    sloP99Ms: caps[0].sloP99Ms,
+    driver: caps[0].driver,
+    atLeast: caps.some((k) => k.verdict === 'at-least'),
+  };
+}
+
 function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle: string): TableView {
   return {
     id,
@@ -282,11 +334,13 @@ function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle
     notes: notesOf(t, all),
     variants: variantLines(t),
     rows: [...t.rows.map(rowView), ...t.otherRuns.map(otherRowView)],
+    capacity: tableCapacity(t),
   };
 }
 
 /**
- * The table that answers for each scenario in the overview: the one with the most ranked rows,
+ * The table that answers for each scenario in the overview: a closed-loop table before a
+ * capacity one (capacity tables have their own matrix), then the one with the most ranked rows,
  * then the default profile, then the harness's pinned Node major, then the first in table order.
  */
 function primaryTables(tables: TableView[]): TableView[] {
@@ -294,6 +348,7 @@ function primaryTables(tables: TableView[]): TableView[] {
   const pinned = Number(process.versions.node.split('.')[0]);
   tables.forEach((t, i) => {
     const score = [
+      t.capacity ? 0 : 1,
       t.rows.filter((r) => r.rank !== null).length,
       t.profile === DEFAULT_PROFILE ? 1 : 0,
       t.nodeMajor === pinned ? 1 : 0,
@@ -346,6 +401,86 @@ function matrixOf(primary: TableView[]): MatrixView {
   const mean = (xs: number[] | undefined) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : -99);
   labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
   return { scenarios: primary.map((t) => t.scenario), contenders: labels, cells };
+}
+
+/**
+ * One scenario's line under the capacity matrix: Spearman's ρ between the capacity ranking and
+ * the closed-loop peak ranking of the same cells (analysis/capacity.ts `compareRankings`) and the
+ * contenders whose rank moves most (at most three).
+ */
+function rankingLine(scenario: string, t: RankedTable, slo: number): CapacityRankingView {
+  const cmp = compareRankings(t.rows.map((r) => r.cell));
+  const at = `p99 ≤ ${fmtSlo(slo)} ms`;
+  const n = cmp.rows.length;
+  const head = `**${scenario}** (${n} contender${n === 1 ? '' : 's'} with a capacity${cmp.excluded.length ? `; without one: ${cmp.excluded.map((l) => `\`${l}\``).join(', ')}` : ''})`;
+  const by =
+    cmp.capacityBy === 'rank'
+      ? 'capacity ranks: the rank rule'
+      : `capacity ranks: the order of the figures, as fewer than ${MIN_CI_TRIALS} searches per cell allow no rank test`;
+  if (n < 2) return { scenario, rho: null, n, text: `${head}: fewer than 2 contenders to compare.` };
+  const tie = (rank: number, key: 'capacityRank' | 'peakRank') =>
+    cmp.rows.filter((r) => r[key] === rank).length > 1 ? ' (tied)' : '';
+  const moves = cmp.moves
+    .slice(0, 3)
+    .map(
+      (m) =>
+        `\`${m.label}\` is ${ordinal(m.peakRank)}${tie(m.peakRank, 'peakRank')} by closed-loop peak but ${ordinal(m.capacityRank)}${tie(m.capacityRank, 'capacityRank')} at ${at}`,
+    );
+  const rho =
+    cmp.rho === null
+      ? 'Spearman’s ρ undefined (one ranking is all ties)'
+      : `Spearman’s ρ = ${Math.round(cmp.rho * 100) < 0 ? '−' : ''}${Math.abs(cmp.rho).toFixed(2)} between the capacity and the closed-loop peak rankings`;
+  const tail = moves.length ? `; ${moves.join('; ')}` : '; no contender changes rank';
+  return { scenario, rho: cmp.rho, n, text: `${head}: ${rho} (${by})${tail}.` };
+}
+
+/**
+ * The overview's capacity matrix: per scenario its primary capacity table (same choice as the
+ * % of baseline matrix, among capacity tables), each contender's sustainable requests/s with its
+ * interval and ratio to the baseline; contenders by their mean log ratio, best first. Null when
+ * no table has capacity cells.
+ */
+function capacityMatrixOf(tables: TableView[], ranked: RankedTable[]): CapacityMatrixView | null {
+  const primary = primaryTables(tables.filter((t) => t.capacity));
+  if (!primary.length) return null;
+  const out: CapacityMatrixView = {
+    scenarios: [],
+    tableIds: {},
+    sloP99Ms: {},
+    baselines: {},
+    contenders: [],
+    cells: {},
+    rankings: [],
+  };
+  const score = new Map<string, number[]>();
+  for (const t of primary) {
+    const slo = t.capacity!.sloP99Ms;
+    out.scenarios.push(t.scenario);
+    out.tableIds[t.scenario] = t.id;
+    out.sloP99Ms[t.scenario] = slo;
+    out.baselines[t.scenario] = t.baseline;
+    out.cells[t.scenario] = {};
+    for (const r of t.rows.filter((x) => !x.otherRun)) {
+      const k = r.capacity;
+      out.cells[t.scenario][r.label] = {
+        rps: k && r.rps && !r.failed ? r.rps : null,
+        verdict: k?.verdict ?? null,
+        ratio: r.ratio,
+        rank: r.rank,
+        status: r.failed ? 'failed' : !r.rps ? r.cellStatus : r.rank === null ? 'not ranked' : 'ok',
+        reason: r.failed || !k ? r.notRanked : null,
+        isBaseline: r.isBaseline,
+        flags: [k?.verdict === 'at-least' ? '≥' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
+      };
+      if (r.ratio) score.set(r.label, [...(score.get(r.label) ?? []), Math.log(r.ratio.figure)]);
+    }
+    const source = ranked[tables.indexOf(t)];
+    if (source) out.rankings.push(rankingLine(t.scenario, source, slo));
+  }
+  const labels = [...new Set(primary.flatMap((t) => t.rows.filter((x) => !x.otherRun).map((r) => r.label)))];
+  const mean = (xs: number[] | undefined) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : -99);
+  out.contenders = labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
+  return out;
 }
 
 function nodeMatrixOf(tables: TableView[]): NodeMatrixView[] {
@@ -485,6 +620,10 @@ const METHOD = [
   'CPU % is of one core (100 = one core); charts end at the pinned cores × 100. Compare runs with `npx just compare A B` (change of the ratio to each run’s own baseline, threshold 5%, interval must exclude 0).',
 ];
 
+/** The method line of the capacity profile (issue 15), added when the snapshot has capacity cells. */
+const CAPACITY_METHOD =
+  'Capacity (the `capacity` profile): per round a closed-loop window gives the peak, then an open-loop search (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission) halves from half the peak until a step holds and bisects up to the lowest failing rate; a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved. The sustainable rate is the highest rate that held, its figure and interval over the searches that found one (“≥”: the open-loop driver reached its own limit, a lower bound; “never”: not even the lowest rate held, not ranked); knee = sustainable ÷ closed-loop peak; p99 at capacity = the median over the searches of the p99 of their highest passing step.';
+
 /** The view of a snapshot. */
 export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): ReportView {
   const scenarios = scenarioList(snapshot);
@@ -507,6 +646,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const winners = winnersOf(primary);
   const machines = [...new Set(metas.map(machineLine))];
   const { claims, rule } = claimsOf(runs);
+  const capacityMatrix = capacityMatrixOf(tables, ranked);
   const warnings: string[] = [];
   if (machines.length > 1)
     warnings.push(`Results from ${machines.length} machines: each table names its machine, and tables never mix them.`);
@@ -520,12 +660,13 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     fidelity,
     winners,
     matrix: matrixOf(primary),
+    capacity: capacityMatrix,
     tables,
     findings: findIssues(tableCells).map((f) => ({ ...f })),
     claims,
     claimsRule: rule,
     nodeMatrix: nodeMatrixOf(tables),
-    method: METHOD,
+    method: capacityMatrix ? [...METHOD, CAPACITY_METHOD] : METHOD,
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
   };

@@ -7,6 +7,7 @@
  * Units: requests/s for `rps`, ratios as fractions of the baseline (1 = 100%), ms for latency,
  * MiB for memory, CPU % of ONE core (100 = one core; a cell pinned to N cores can reach N×100).
  */
+import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from './format.ts';
 
 /** Latency percentiles of a cell, ms (from the merged histograms of its trials). */
@@ -28,6 +29,43 @@ export interface ResourcesView {
   rssAvgMiB: number;
   rssPeakMiB: number;
   rpsPerCpuSecond: number;
+}
+
+/** One step of a capacity search as the latency-versus-rate chart draws it. Rates in requests/s, ms. */
+export interface CurvePoint {
+  /** Offered open-loop rate, requests/s. */
+  rate: number;
+  p99: number;
+  pass: boolean;
+  /** The load driver used ≥ 90% of its core in this step. */
+  clientBound: boolean;
+  /** 1-based search (round) of the step. */
+  search: number;
+}
+
+/**
+ * What a capacity row adds (issue 15; the cell's `capacity` summary). The sustainable requests/s
+ * at p99 ≤ `sloP99Ms` is the row's `rps` (the ranked figure). Rates in requests/s, ms.
+ */
+export interface CapacityRowView {
+  sloP99Ms: number;
+  /** The open-loop driver (oha, k6). */
+  driver: string;
+  /** met; at-least (the driver reached its limit: `rps` is a lower bound); never; interrupted. */
+  verdict: CapacityVerdict;
+  /** Closed-loop peak requests/s of the same rounds, with its interval (n = searches). */
+  peakRps: Estimate;
+  /** Sustainable ÷ closed-loop peak (0.35 = 35%), or null without a sustainable rate. */
+  knee: number | null;
+  /** Median p99 of the highest passing step of each search (analysis/capacity.ts `p99AtCapacity`), ms. */
+  p99AtCapacityMs: number | null;
+  /** Steps of all searches. */
+  steps: number;
+  searches: number;
+  /** Searches that never held the SLO. */
+  never: number;
+  /** Every step of every search, sorted by rate (then search). */
+  curve: CurvePoint[];
 }
 
 /** One row of a ranked table. */
@@ -64,6 +102,8 @@ export interface RowView {
   startupMs: number | null;
   /** Short flags for the reader: 'client-bound (lower bound)', 'noisy', 'failed', 'verify warn'… */
   flags: string[];
+  /** A capacity cell's search results (then `rps` is the sustainable rate and `latencyMs` null); null otherwise. */
+  capacity: CapacityRowView | null;
 }
 
 /** One same-run table: scenario × profile × driver × Node major on one machine. */
@@ -87,6 +127,12 @@ export interface TableView {
   /** Variant overheads against the same contender without the variant, with their interval. */
   variants: string[];
   rows: RowView[];
+  /**
+   * A capacity table (its cells have `capacity`): the objective (ms, of its first capacity row),
+   * the open-loop driver, and whether any row is a lower bound (verdict at-least). Null otherwise:
+   * the exporters choose the capacity column set by this.
+   */
+  capacity: { sloP99Ms: number; driver: string; atLeast: boolean } | null;
 }
 
 export interface FindingView {
@@ -155,6 +201,53 @@ export interface MatrixView {
   >;
 }
 
+/** One cell of the capacity matrix: a contender's sustainable requests/s in a scenario's capacity table. */
+export interface CapacityMatrixCell {
+  /** Sustainable requests/s at p99 ≤ the SLO with its interval; null for never / interrupted / failed. */
+  rps: Estimate | null;
+  /** The search's verdict; null for a cell without a capacity summary (skipped, failed before the search). */
+  verdict: CapacityVerdict | null;
+  /** Ratio to the scenario's baseline (same run, paired by round). */
+  ratio: Estimate | null;
+  rank: number | null;
+  /** ok, not ranked, failed, or the cell's own status when it has no figure (skipped…). */
+  status: string;
+  /** Why it has no figure ('never held p99 ≤ 10 ms (…)'), or null. */
+  reason: string | null;
+  isBaseline: boolean;
+  /** '≥' lower bound (the driver at its limit), '†' not ranked. */
+  flags: string[];
+}
+
+/** How one scenario's capacity ranking differs from the closed-loop peak ranking of the same cells. */
+export interface CapacityRankingView {
+  scenario: string;
+  /** Spearman's ρ, or null (fewer than 2 cells, or one ranking all ties). */
+  rho: number | null;
+  /** Cells compared. */
+  n: number;
+  /** One Markdown sentence (contender labels in backticks). */
+  text: string;
+}
+
+/**
+ * The overview's capacity matrix (issue 15): scenarios × contenders, sustainable requests/s at
+ * p99 ≤ each scenario's SLO, from each scenario's primary capacity table; then per scenario how
+ * far the capacity ranking differs from the closed-loop one.
+ */
+export interface CapacityMatrixView {
+  scenarios: string[];
+  /** The table each scenario's column comes from (anchor id). */
+  tableIds: Record<string, string>;
+  /** The objective of each scenario's table, ms. */
+  sloP99Ms: Record<string, number>;
+  baselines: Record<string, string>;
+  contenders: string[];
+  /** [scenario][contender] → the cell, or null when not measured. */
+  cells: Record<string, Record<string, CapacityMatrixCell | null>>;
+  rankings: CapacityRankingView[];
+}
+
 export interface NodeMatrixView {
   profile: string;
   driver: string;
@@ -188,6 +281,8 @@ export interface ReportView {
   fidelity: string[];
   winners: WinnerView[];
   matrix: MatrixView;
+  /** The capacity matrix, when the snapshot has capacity cells; else null. */
+  capacity: CapacityMatrixView | null;
   tables: TableView[];
   findings: FindingView[];
   claims: ClaimView[];

@@ -37,6 +37,17 @@ export function sloOf(cell: CellSpec): number {
   return shape?.sloP99Ms ?? cell.scenario.sloP99Ms;
 }
 
+/**
+ * Connections (oha workers, k6 VUs) of a step at `rate` requests/s: Little's law, requests in
+ * flight = rate × latency, with the SLO as the latency and 4× headroom, at least 16 and at most
+ * `max`. Fewer connections than a fixed 200 keep a slow step from opening 200 fresh connections
+ * for a few hundred requests; a step that needs more simply queues inside the driver, where the
+ * latency correction still counts the wait.
+ */
+export function stepConnections(rate: number, sloP99Ms: number, max: number): number {
+  return Math.max(16, Math.min(max, Math.ceil(rate * (sloP99Ms / 1000) * 4)));
+}
+
 /** `12,400` */
 const n0 = (x: number) => Math.round(x).toLocaleString('en-US');
 
@@ -77,7 +88,7 @@ export async function runCapacityRound(
       measured = await openLoop.step(job, {
         rate,
         durationS: shape.stepS,
-        connections: shape.openLoopConnections,
+        connections: stepConnections(rate, slo, shape.openLoopConnections),
         timeoutS: p.timeoutS,
         cpus: ctx.cpuPlan.client,
         signal,
@@ -109,9 +120,12 @@ export async function runCapacityRound(
     );
   };
   const base = { sloP99Ms: slo, driver: openLoop.name, peakRps };
+  // Start near this cell's previous capacity (capacity-search.ts: the hint only moves the start).
+  const hint = [...e.trials].reverse().find((t) => t.capacitySearch?.rps)?.capacitySearch?.rps ?? null;
   try {
     const r = await searchCapacity({
       search: round,
+      hint,
       peakRps,
       shape,
       step,

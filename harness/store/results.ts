@@ -160,7 +160,7 @@ export interface CapacityStep {
  * How one search ended. `met`: bracketed between a passing and a failing rate within the
  * profile's precision; `at-least`: the lowest failing rate was client-bound, so the capacity is a
  * lower bound; `never`: not even the lowest rate tried held the SLO; `interrupted`: Ctrl-C or a
- * crash stopped it (its steps are kept).
+ * crash stopped it, or it ran out of steps before any rate held (its steps are kept).
  */
 export type CapacityVerdict = 'met' | 'at-least' | 'never' | 'interrupted';
 

@@ -12,12 +12,27 @@
  * scale ending at the pinned cores × 100; RSS) and a sortable table; issues found with chips that
  * count what the filters leave; claims; the Node version matrix; a compare view of two runs;
  * runs and method. Tables and text are plain HTML (readable without JavaScript and in print).
+ *
+ * Capacity (issue 15): the overview adds the matrix of sustainable requests/s at p99 ≤ each
+ * scenario's SLO and the lines comparing that ranking with the closed-loop one; a capacity table
+ * has the capacity column set (capacity-text.ts), sustainable-rate bars (≥ hatched when the
+ * open-loop driver reached its limit) and a latency-versus-rate chart: every step of every
+ * search, p99 (log axis) against the offered rate, one line per contender, the SLO dashed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type Estimate, fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import {
+  capacityHeader,
+  fmtSlo,
+  kneeText,
+  p99CapText,
+  stepsText,
+  sustainableText,
+  tableRows,
+} from '../capacity-text.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
@@ -68,6 +83,8 @@ interface PageRow {
   failed: boolean;
   otherRun: boolean;
   clientBound: boolean;
+  /** A capacity that is a lower bound (the open-loop driver reached its limit). */
+  atLeast: boolean;
   noisy: boolean;
   rps: number | null;
   lo: number | null;
@@ -93,6 +110,8 @@ interface PageData {
     runId: string;
     baseline: string;
     rows: PageRow[];
+    /** A capacity table: its SLO (ms) and per contender every step as [offered req/s, p99 ms, 1 = held], by rate. */
+    capacity: { slo: number; curves: { label: string; points: [number, number, number][] }[] } | null;
   }[];
   ratios: {
     runId: string;
@@ -117,6 +136,7 @@ function pageRow(r: RowView): PageRow {
     failed: r.failed,
     otherRun: r.otherRun,
     clientBound: r.clientBound,
+    atLeast: r.capacity?.verdict === 'at-least',
     noisy: r.noisy,
     rps: r.rps ? r.rps.figure : null,
     lo: r.rps?.interval ? r.rps.interval[0] : null,
@@ -144,6 +164,17 @@ function pageData(v: ReportView, contenders: string[]): PageData {
       runId: t.runId,
       baseline: t.baseline,
       rows: t.rows.map(pageRow),
+      capacity: t.capacity
+        ? {
+            slo: t.capacity.sloP99Ms,
+            curves: t.rows
+              .filter((r) => !r.otherRun && r.capacity?.curve.length)
+              .map((r) => ({
+                label: r.label,
+                points: r.capacity!.curve.map((p): [number, number, number] => [p.rate, p.p99, p.pass ? 1 : 0]),
+              })),
+          }
+        : null,
     })),
     ratios: v.ratios.map((r) => ({
       runId: r.runId,
@@ -216,7 +247,40 @@ ${body}
 </tbody></table></div>
 <div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials)</span></div></div>
 </div>
+${v.capacity ? capacityOverview(v.capacity) : ''}
 </section>`;
+}
+
+/** The overview's capacity block: sustainable req/s at p99 ≤ each scenario's SLO (coloured by % of baseline), then the ranking lines. */
+function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
+  const head = `<tr><th class="who">contender</th>${m.scenarios.map((s) => `<th class="num">${esc(s)}<div class="sub">p99 ≤ ${esc(fmtSlo(m.sloP99Ms[s]))} ms</div></th>`).join('')}</tr>`;
+  const body = m.contenders
+    .map((c) => {
+      const tds = m.scenarios.map((s) => {
+        const x = m.cells[s]?.[c];
+        const href = ` href="#${esc(m.tableIds[s])}"`;
+        if (!x) return `<td data-label="${esc(c)}" class="na">–</td>`;
+        if (!x.rps) {
+          const text = x.verdict === 'never' || x.verdict === 'interrupted' ? x.verdict : x.status;
+          return `<td data-label="${esc(c)}" class="cap-none" title="${esc(x.reason ?? text)}"><a${href}>${esc(text)}</a></td>`;
+        }
+        const fig = sustainableText(x.rps, x.verdict);
+        const iv = fmtBounds(x.rps);
+        const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
+        const col = x.ratio ? heatColor(x.ratio.figure) : { bg: '#fff', fg: '#1d2430' };
+        const title = `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s])} ms${iv ? ` (${intervalName(x.rps)} ${iv})` : ''}${pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : ''}`;
+        return `<td data-label="${esc(c)}" data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
+      });
+      return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
+    })
+    .join('\n');
+  return `<h3 id="h-capacity">Sustainable requests/s at p99 ≤ SLO</h3>
+<div class="scroll"><table class="heatmap capacity" aria-label="sustainable requests/s at p99 ≤ SLO"><thead>${head}</thead><tbody>
+${body}
+</tbody></table></div>
+<div class="legend-scale"><span>open-loop requests/s sustained with p99 ≤ the scenario’s SLO, its interval and % of the baseline below; colour = % of the baseline; bold frame = rank 1; ≥ the open-loop driver reached its limit (a lower bound); never = not even the lowest rate held the SLO; † not ranked</span></div>
+<ul class="rankings">${m.rankings.map((r) => `<li>${md(r.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>
+<p class="sub">Closed-loop ranks are a plain ordering of the closed-loop peaks of the same cells (same run and rounds), without a significance test.</p>`;
 }
 
 function controls(v: ReportView, contenders: string[]): string {
@@ -249,21 +313,53 @@ function controls(v: ReportView, contenders: string[]): string {
 const th = (label: string, num = false, sorted: 'ascending' | 'none' = 'none') =>
   `<th${num ? ' class="num"' : ''} aria-sort="${sorted}"><button type="button">${esc(label)}</button></th>`;
 
+/** The capacity table's cells of a row (capacity-text.ts column set), after rank and contender. */
+function capacityCells(r: RowView): string[] {
+  const k = r.capacity;
+  const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '';
+  const pct = r.isBaseline ? { text: '100%', iv: '' } : pctCell(r.ratio);
+  return [
+    `<td class="num" data-v="${r.rps?.figure ?? ''}">${esc(sustainableText(r.rps, k?.verdict ?? null))}</td>`,
+    `<td class="num" data-v="${r.rps?.interval?.[0] ?? ''}">${esc(iv) || '–'}</td>`,
+    `<td class="num" data-v="${r.ratio?.figure ?? ''}">${pct.text}${pct.iv ? ` <span class="sub">(${esc(pct.iv)})</span>` : ''}</td>`,
+    `<td class="num" data-v="${k?.peakRps.figure ?? ''}">${k ? fmtFigure(k.peakRps) : '–'}</td>`,
+    `<td class="num" data-v="${k?.knee ?? ''}">${kneeText(k?.knee ?? null)}</td>`,
+    `<td class="num" data-v="${k?.p99AtCapacityMs ?? ''}">${p99CapText(k?.p99AtCapacityMs ?? null)}</td>`,
+    `<td class="num" data-v="${k?.steps ?? ''}">${k ? esc(stepsText(k)) : '–'}</td>`,
+  ];
+}
+
 function boardTable(t: TableView): string {
   const own = t.rows.filter((r) => !r.otherRun);
   const hasRes = own.some((r) => r.resources);
-  const head = [
-    th('rank', true, 'ascending'),
-    th('contender'),
-    th('requests/s', true),
-    th('interval', true),
-    th(`% of ${t.baseline}`, true),
-    th('p50 ms', true),
-    th('p99 ms', true),
-    th('errors', true),
-    ...(hasRes ? [th('CPU % (max)', true), th('RSS peak MiB', true)] : []),
-    th('flags'),
-  ].join('');
+  const capHead = t.capacity
+    ? [
+        th('rank', true, 'ascending'),
+        th('contender'),
+        th(capacityHeader(t.capacity.sloP99Ms), true),
+        th('interval', true),
+        th(`% of ${t.baseline}`, true),
+        th('closed-loop peak req/s', true),
+        th('knee (% of peak)', true),
+        th('p99 at capacity ms', true),
+        th('steps / searches', true),
+        th('flags'),
+      ].join('')
+    : '';
+  const head =
+    capHead ||
+    [
+      th('rank', true, 'ascending'),
+      th('contender'),
+      th('requests/s', true),
+      th('interval', true),
+      th(`% of ${t.baseline}`, true),
+      th('p50 ms', true),
+      th('p99 ms', true),
+      th('errors', true),
+      ...(hasRes ? [th('CPU % (max)', true), th('RSS peak MiB', true)] : []),
+      th('flags'),
+    ].join('');
   const rows = t.rows
     .map((r) => {
       const cls = [r.failed ? 'failed' : '', r.otherRun ? 'other-run' : ''].filter(Boolean).join(' ');
@@ -274,15 +370,20 @@ function boardTable(t: TableView): string {
         ...r.flags.map((f) =>
           f === 'failed'
             ? '<span class="tag bad">failed</span>'
-            : /client-bound|noisy|trial|lost|warn/.test(f)
+            : /client-bound|noisy|trial|lost|warn|limit|never/.test(f)
               ? `<span class="tag warn">${esc(f)}</span>`
               : `<span class="tag">${esc(f)}</span>`,
         ),
         r.notRanked && !r.otherRun ? `<span class="sub">${esc(r.notRanked)}</span>` : '',
       ].join(' ');
-      const cells = [
+      const lead = [
         `<td class="num" data-v="${r.rank ?? ''}">${r.rank ?? '–'}</td>`,
         `<td><span class="swatch" data-label="${esc(r.label)}"></span><code title="${esc(r.displayName)} · run ${esc(r.runId)}">${esc(r.label)}</code>${r.isBaseline ? ' <span class="tag">baseline</span>' : ''}</td>`,
+      ];
+      if (t.capacity)
+        return `<tr data-label="${esc(r.label)}"${cls ? ` class="${cls}"` : ''}>${[...lead, ...capacityCells(r), `<td>${tags}</td>`].join('')}</tr>`;
+      const cells = [
+        ...lead,
         `<td class="num" data-v="${r.rps?.figure ?? ''}">${r.rps ? fmtFigure(r.rps) : '–'}</td>`,
         `<td class="num" data-v="${r.rps?.interval?.[0] ?? ''}">${esc(iv) || '–'}</td>`,
         `<td class="num" data-v="${r.ratio?.figure ?? ''}">${pct.text}${pct.iv ? ` <span class="sub">(${esc(pct.iv)})</span>` : ''}</td>`,
@@ -307,15 +408,28 @@ ${rows}
 
 function groupSection(t: TableView): string {
   const own = t.rows.filter((r) => !r.otherRun);
-  const drawn = own.filter((r) => r.rank !== null || r.failed);
+  const shown = tableRows(t);
+  const drawn = own.filter((r) => shown.includes(r) || r.failed);
   const hasRes = drawn.some((r) => r.resources);
   const hasLat = drawn.some((r) => r.latencyMs);
+  const hasCurve = own.some((r) => r.capacity?.curve.length);
   const chart = (kind: string, title: string) =>
-    `<div class="chart-box"><h4>${esc(title)}</h4><div class="chart" data-chart="${kind}" data-table="${esc(t.id)}" role="img" aria-label="${esc(`${title}, ${t.scenario} · ${t.profile}`)}"></div></div>`;
-  const charts = drawn.length
-    ? `<div class="charts">${chart('rps', 'requests/s (interval whiskers; hatched ≥ = client-bound, ✕ = failed)')}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasRes ? chart('cpu', 'server CPU (100% = one core; the axis ends at the pinned cores × 100)') + chart('rss', 'server memory') : ''}</div>`
-    : '';
-  return `<section class="card group" id="${esc(t.id)}" data-scenario="${esc(t.scenario)}" data-profile="${esc(t.profile)}" data-driver="${esc(t.driver)}" data-node="${t.nodeMajor}">
+    `<div class="chart-box${kind === 'capacity' ? ' wide' : ''}"><h4>${esc(title)}</h4><div class="chart" data-chart="${kind}" data-table="${esc(t.id)}" role="img" aria-label="${esc(`${title}, ${t.scenario} · ${t.profile}`)}"></div></div>`;
+  const rpsTitle = t.capacity
+    ? `${capacityHeader(t.capacity.sloP99Ms)} (interval whiskers; hatched ≥ = the open-loop driver at its limit or client-bound, ✕ = failed)`
+    : 'requests/s (interval whiskers; hatched ≥ = client-bound, ✕ = failed)';
+  const curve =
+    t.capacity && hasCurve
+      ? chart(
+          'capacity',
+          `p99 against the offered open-loop rate: every step of every search (● held, ○ failed; dashed: the SLO, p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms)`,
+        )
+      : '';
+  const charts =
+    drawn.length || curve
+      ? `<div class="charts">${drawn.length ? chart('rps', rpsTitle) : ''}${curve}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasRes ? chart('cpu', 'server CPU (100% = one core; the axis ends at the pinned cores × 100)') + chart('rss', 'server memory') : ''}</div>`
+      : '';
+  return `<section class="card group${t.capacity ? ' capacity' : ''}" id="${esc(t.id)}" data-scenario="${esc(t.scenario)}" data-profile="${esc(t.profile)}" data-driver="${esc(t.driver)}" data-node="${t.nodeMajor}">
 <h3>${esc(t.scenario)} · ${esc(t.profile)} · ${esc(t.driver)} · Node ${t.nodeMajor}</h3>
 <p class="sub">${esc(t.scenarioTitle)} · run <code>${esc(t.runId)}</code> · ${esc(t.machine)} · baseline <code>${esc(t.baseline)}</code></p>
 ${t.summary ? `<p class="summary">${md(t.summary)}</p>` : ''}

@@ -5,10 +5,25 @@
  * then per-table details with their measurement notes, issues found, claims, the Node version
  * matrix and notes on method. Every interval is printed with its kind ("95% CI" or "range (N
  * trials)") and rounded outward, so it contains its printed figure.
+ *
+ * Capacity (issue 15): when the snapshot has capacity cells the overview adds the matrix of
+ * sustainable requests/s at p99 ≤ each scenario's SLO and, per scenario, how far that ranking
+ * differs from the closed-loop one; a capacity table prints the capacity column set
+ * (capacity-text.ts) instead of the closed-loop one.
  */
+import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
 import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import {
+  capacityHeader,
+  fmtSlo,
+  kneeText,
+  p99CapText,
+  stepsText,
+  sustainableText,
+  tableRows,
+} from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
-import type { ReportView, RowView, TableView } from '../view.ts';
+import type { CapacityMatrixView, ReportView, RowView, TableView } from '../view.ts';
 import type { Exporter, ExportOptions } from './types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
@@ -48,6 +63,45 @@ export function overviewMarkdown(v: ReportView): string[] {
   for (const c of m.contenders)
     out.push(`| \`${c}\` | ${m.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
   out.push('');
+  if (v.capacity) out.push(...capacityOverview(v.capacity));
+  return out;
+}
+
+/** One capacity matrix cell: "4,100 (3,900–4,300) · 82%", "≥ …" for a lower bound, "never". */
+function capacityCell(c: NonNullable<CapacityMatrixView['cells'][string][string]>): string {
+  if (!c.rps) return c.verdict === 'never' || c.verdict === 'interrupted' ? c.verdict : c.status;
+  const b = fmtBounds(c.rps);
+  const fig = sustainableText(c.rps, c.verdict);
+  const text = `${c.rank === 1 ? `**${fig}**` : fig}${b ? ` (${b})` : ''}`;
+  const pct = c.isBaseline ? 'baseline' : c.ratio ? `${fmtFigure(c.ratio, { scale: 100 })}%` : '';
+  const flags = c.flags.filter((f) => f !== '≥');
+  return `${text}${pct ? ` · ${pct}` : ''}${flags.length ? ` ${flags.join(' ')}` : ''}`;
+}
+
+/** The overview's capacity block: the matrix, then one line per scenario on the two rankings. */
+function capacityOverview(m: CapacityMatrixView): string[] {
+  const out = [
+    '**Sustainable requests/s at p99 ≤ SLO** (open loop; per scenario its SLO; bold = rank 1; in brackets the interval; · % of the scenario’s baseline; ≥ the open-loop driver reached its limit, a lower bound; never = not even the lowest rate held the SLO; † not ranked):',
+    '',
+    `| contender | ${m.scenarios.map((s) => `[${s}](#${m.tableIds[s]}) (p99 ≤ ${fmtSlo(m.sloP99Ms[s])} ms)`).join(' | ')} |`,
+    `|---|${m.scenarios.map(() => '---:').join('|')}|`,
+  ];
+  for (const c of m.contenders)
+    out.push(
+      `| \`${c}\` | ${m.scenarios
+        .map((s) => {
+          const x = m.cells[s]?.[c];
+          return x ? capacityCell(x) : '–';
+        })
+        .join(' | ')} |`,
+    );
+  out.push(
+    '',
+    'Capacity against closed-loop ranking (the same cells, run and rounds; closed-loop ranks are a plain ordering of the peaks, no significance test):',
+    '',
+  );
+  for (const r of m.rankings) out.push(`- ${escapeMd(r.text)}`);
+  out.push('');
   return out;
 }
 
@@ -59,6 +113,26 @@ function rowLine(r: RowView): string {
   return `| ${r.rank ?? '–'} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
 }
 
+/** One row of a capacity table: the capacity column set (capacity-text.ts). */
+function capacityRowLine(r: RowView): string {
+  const k = r.capacity;
+  const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
+  return `| ${r.rank ?? '–'} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${sustainableText(r.rps, k?.verdict ?? null)} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${k ? fmtFigure(k.peakRps) : '–'} | ${kneeText(k?.knee ?? null)} | ${p99CapText(k?.p99AtCapacityMs ?? null)} | ${k ? stepsText(k) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
+}
+
+/** The header lines of a table: the capacity column set when the table's cells have `capacity`. */
+function tableHead(t: TableView): string[] {
+  if (t.capacity)
+    return [
+      `| rank | contender | ${capacityHeader(t.capacity.sloP99Ms)} | interval | % of ${t.baseline} | closed-loop peak req/s | knee (% of peak) | p99 at capacity (ms) | steps / searches | flags |`,
+      '|---:|---|---:|---|---:|---:|---:|---:|---:|---|',
+    ];
+  return [
+    `| rank | contender | requests/s | interval | % of ${t.baseline} | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
+    '|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
+}
+
 /** One table's details: title, summary sentence, ranked rows, other-run ratios, not ranked, notes. */
 export function tableMarkdown(t: TableView): string[] {
   const out = [
@@ -68,20 +142,22 @@ export function tableMarkdown(t: TableView): string[] {
     '',
   ];
   if (t.summary) out.push(t.summary, '');
-  const ranked = t.rows.filter((r) => r.rank !== null);
-  if (ranked.length) {
-    out.push(
-      `| rank | contender | requests/s | interval | % of ${t.baseline} | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
-      '|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
-    );
-    for (const r of ranked) out.push(rowLine(r));
+  const shown = tableRows(t);
+  if (shown.length) {
+    out.push(...tableHead(t));
+    for (const r of shown) out.push(t.capacity ? capacityRowLine(r) : rowLine(r));
+    if (!shown.some((r) => r.rank !== null))
+      out.push(
+        '',
+        `No contender is ranked in this table: a rank needs ${MIN_CI_TRIALS} searches (see the measurement notes).`,
+      );
   } else out.push('No contender was ranked in this table.');
   const others = t.rows.filter((r) => r.otherRun);
   if (others.length) {
     out.push('', 'From other runs (ratio to their own run’s baseline only; not ranked):');
     for (const r of others) out.push(`- \`${r.label}\` (run \`${r.runId}\`): ${pctText(r.ratio)} of its baseline`);
   }
-  const unranked = t.rows.filter((r) => r.rank === null && !r.otherRun);
+  const unranked = t.rows.filter((r) => r.rank === null && !r.otherRun && !shown.includes(r));
   if (unranked.length) {
     out.push('', 'Not ranked:');
     for (const r of unranked) out.push(`- \`${r.label}\`: ${escapeMd(r.notRanked ?? r.status)}`);

@@ -17,6 +17,12 @@
  * - errors: `errors` (errors + timeouts + non-2xx + wrong bodies), `timeouts`, `non2xx`, `body_mismatches`;
  * - resources: `server_cpu_pct` (average, 100 = one core), `server_cpu_max_pct` (pinned cores × 100),
  *   `server_rss_peak_mib`, `rps_per_cpu_second`;
+ * - capacity (issue 15; null on other rows): `slo_p99_ms` (the objective), `sustainable_rps`,
+ *   `sustainable_rps_low`, `sustainable_rps_high` (the highest open-loop rate with p99 ≤ the SLO:
+ *   the row's `rps` and interval; a lower bound when `verdict` is at-least), `peak_rps` (closed-loop
+ *   peak of the same rounds), `knee` (sustainable ÷ peak, a fraction to 0.001), `p99_at_capacity_ms`,
+ *   `verdict` (met | at-least | never | interrupted), `steps` (open-loop steps of all searches),
+ *   `searches`; a capacity row's p50…max are null (its latency is the curve of its steps);
  * - flags: `client_bound`, `noisy`, `failed`, `flags` (the report's flags, `; `-separated);
  * - context: `startup_ms`, `failure`, `framework`, `adapter`, `http_client`, `finished_at`.
  */
@@ -69,6 +75,16 @@ export interface ExportRow {
   server_cpu_max_pct: number | null;
   server_rss_peak_mib: number | null;
   rps_per_cpu_second: number | null;
+  slo_p99_ms: number | null;
+  sustainable_rps: number | null;
+  sustainable_rps_low: number | null;
+  sustainable_rps_high: number | null;
+  peak_rps: number | null;
+  knee: number | null;
+  p99_at_capacity_ms: number | null;
+  verdict: string | null;
+  steps: number | null;
+  searches: number | null;
   client_bound: boolean;
   noisy: boolean;
   failed: boolean;
@@ -94,6 +110,7 @@ function row(t: TableView, r: RowView, cell: CellResult | undefined, meta: RunMe
   const lat = r.latencyMs;
   const rb = r.rps ? roundedBounds(r.rps, 1) : null;
   const pb = r.ratio ? roundedBounds(r.ratio, 0.1, 100) : null;
+  const k = r.capacity;
   return {
     run_id: r.runId,
     commit: commitOf(meta),
@@ -136,6 +153,16 @@ function row(t: TableView, r: RowView, cell: CellResult | undefined, meta: RunMe
     server_cpu_max_pct: r.resources ? r.resources.cpuCapPct : null,
     server_rss_peak_mib: r.resources ? sig(r.resources.rssPeakMiB, 3) : null,
     rps_per_cpu_second: r.resources ? Math.round(r.resources.rpsPerCpuSecond) : null,
+    slo_p99_ms: k ? ms(k.sloP99Ms) : null,
+    sustainable_rps: k && r.rps ? Math.round(r.rps.figure) : null,
+    sustainable_rps_low: k && rb ? rb[0] : null,
+    sustainable_rps_high: k && rb ? rb[1] : null,
+    peak_rps: k ? Math.round(k.peakRps.figure) : null,
+    knee: k && k.knee !== null ? Math.round(k.knee * 1000) / 1000 : null,
+    p99_at_capacity_ms: k ? ms(k.p99AtCapacityMs) : null,
+    verdict: k ? k.verdict : null,
+    steps: k ? k.steps : null,
+    searches: k ? k.searches : null,
     client_bound: r.clientBound,
     noisy: r.noisy,
     failed: r.failed,

@@ -6,16 +6,21 @@
  * the charts of the visible tables, and wires the reader's controls: contender filter and
  * highlight, scenario/profile/driver/Node filters (kept in the URL hash), sortable tables
  * (buttons in the headers: mouse or keyboard), issue chips that count the visible findings, and
- * the compare view of two runs. Sets body[data-ready="1"] when done.
+ * the compare view of two runs. A capacity table (issue 15) also gets a latency-versus-rate
+ * chart: p99 (log axis) against the offered open-loop rate, one line per contender through every
+ * step of every search, the SLO as a dashed horizontal line. Sets body[data-ready="1"] when done.
  */
 
 /**
  * @typedef {{ label: string, rank: number | null, status: string, failed: boolean, otherRun: boolean,
- *   clientBound: boolean, noisy: boolean, rps: number | null, lo: number | null, hi: number | null,
+ *   clientBound: boolean, atLeast: boolean, noisy: boolean, rps: number | null, lo: number | null, hi: number | null,
  *   interval: string, p50: number | null, p99: number | null, cpuAvg: number | null, cpuPeak: number | null,
  *   cpuCap: number | null, rssAvg: number | null, rssPeak: number | null }} PageRow
+ * @typedef {{ label: string, points: [number, number, number][] }} PageCurve
+ *   one contender's steps, by rate: [offered requests/s, p99 ms, 1 = held the SLO]
+ * @typedef {{ slo: number, curves: PageCurve[] }} PageCapacity
  * @typedef {{ id: string, scenario: string, profile: string, driver: string, node: string, runId: string,
- *   baseline: string, rows: PageRow[] }} PageTable
+ *   baseline: string, rows: PageRow[], capacity: PageCapacity | null }} PageTable
  * @typedef {{ runId: string, key: string, label: string, scenario: string, shape: string, figure: number,
  *   lo: number | null, hi: number | null, interval: string }} PageRatio
  * @typedef {{ runId: string, startedAt: string, machine: string }} PageRun
@@ -103,7 +108,7 @@
       /** @param {string} v */
       formatter: (v) => {
         const r = rows.find((x) => x.label === v);
-        return r?.failed ? `${v} ✕` : r?.clientBound ? `${v} ≥` : v;
+        return r?.failed ? `${v} ✕` : r?.clientBound || r?.atLeast ? `${v} ≥` : v;
       },
     },
   });
@@ -137,7 +142,7 @@
           const r = rows[one.dataIndex ?? 0];
           if (!r) return '';
           if (r.failed) return `<b>${esc(r.label)}</b><br>failed: not ranked`;
-          return `<b>${esc(r.label)}</b><br>${r.rps == null ? '–' : `${fmtInt(r.rps)} requests/s`}${r.lo != null && r.hi != null ? `<br>${esc(r.interval)} ${fmtInt(Math.floor(r.lo))}–${fmtInt(Math.ceil(r.hi))}` : ''}${r.clientBound ? '<br>client-bound: a lower bound' : ''}`;
+          return `<b>${esc(r.label)}</b><br>${r.rps == null ? '–' : `${r.atLeast ? '≥ ' : ''}${fmtInt(r.rps)} requests/s`}${r.lo != null && r.hi != null ? `<br>${esc(r.interval)} ${fmtInt(Math.floor(r.lo))}–${fmtInt(Math.ceil(r.hi))}` : ''}${r.clientBound ? '<br>client-bound: a lower bound' : ''}${r.atLeast ? '<br>the open-loop driver reached its limit: a lower bound' : ''}`;
         },
       },
       xAxis: valueAxis('requests/s'),
@@ -152,15 +157,16 @@
               color: color(r.label),
               opacity: dim(r),
               borderRadius: [0, 3, 3, 0],
-              decal: r.clientBound
-                ? {
-                    symbol: 'rect',
-                    dashArrayX: [1, 0],
-                    dashArrayY: [3, 4],
-                    rotation: -Math.PI / 4,
-                    color: 'rgba(255,255,255,0.55)',
-                  }
-                : undefined,
+              decal:
+                r.clientBound || r.atLeast
+                  ? {
+                      symbol: 'rect',
+                      dashArrayX: [1, 0],
+                      dashArrayY: [3, 4],
+                      rotation: -Math.PI / 4,
+                      color: 'rgba(255,255,255,0.55)',
+                    }
+                  : undefined,
             },
             label: {
               show: true,
@@ -169,7 +175,7 @@
               color: r.failed ? '#c92a2a' : '#1d2430',
               formatter: r.failed
                 ? 'failed'
-                : `${r.clientBound ? '≥ ' : ''}${r.rps == null ? '–' : kFmt(Math.round(r.rps / 100) * 100)}`,
+                : `${r.clientBound || r.atLeast ? '≥ ' : ''}${r.rps == null ? '–' : kFmt(Math.round(r.rps / 100) * 100)}`,
             },
           })),
         },
@@ -325,6 +331,95 @@
     };
   }
 
+  /**
+   * Latency against the offered rate of a capacity table: one line per contender shown through
+   * every step of its searches (sorted by rate; ● held the SLO, ○ failed), p99 on a log axis, the
+   * SLO as a dashed horizontal line; the highlight dims the other contenders.
+   * @param {PageCapacity} cap @param {Set<string>} show @returns {Option}
+   */
+  function capacityOption(cap, show) {
+    const curves = cap.curves.filter((c) => show.has(c.label));
+    const p99s = [cap.slo, ...curves.flatMap((c) => c.points.map((p) => Math.max(p[1], 0.001)))];
+    const lo = 10 ** Math.floor(Math.log10(Math.min(...p99s)));
+    let hi = 10 ** Math.ceil(Math.log10(Math.max(...p99s)));
+    if (hi <= lo) hi = lo * 10;
+    const hl = highlighted();
+    return {
+      textStyle: font,
+      animation: false,
+      grid: { ...grid, top: 56, right: 24 },
+      legend: {
+        type: 'scroll',
+        top: 0,
+        left: 0,
+        right: 0,
+        itemWidth: 14,
+        itemHeight: 8,
+        data: curves.map((c) => c.label),
+      },
+      tooltip: {
+        trigger: 'item',
+        formatter: (p) => {
+          const one = Array.isArray(p) ? p[0] : p;
+          const c = curves[one.seriesIndex ?? -1];
+          const pt = c?.points[one.dataIndex ?? 0];
+          if (!c || !pt) return '';
+          return `<b>${esc(c.label)}</b><br>offered ${fmtInt(pt[0])} requests/s<br>p99 ${fmtMs(pt[1])} ms: ${pt[2] ? 'held' : 'failed'} the SLO (${cap.slo} ms)`;
+        },
+      },
+      xAxis: {
+        type: 'value',
+        name: 'offered rate (requests/s)',
+        nameLocation: 'middle',
+        nameGap: 26,
+        scale: true,
+        splitNumber: narrow() ? 3 : 5,
+        axisLabel: { hideOverlap: true, formatter: kFmt },
+        splitLine: { lineStyle: { color: '#eceef2' } },
+      },
+      yAxis: {
+        type: 'log',
+        name: 'p99 (ms, log scale)',
+        nameLocation: 'end',
+        nameGap: 10,
+        nameTextStyle: { align: 'left', color: '#5d6778' },
+        min: lo,
+        max: hi,
+        axisLabel: { hideOverlap: true, formatter: (/** @type {number} */ v) => fmtMs(v) },
+        splitLine: { lineStyle: { color: '#eceef2' } },
+      },
+      series: [
+        ...curves.map((c) => {
+          const opacity = hl && hl !== c.label ? 0.25 : 1;
+          return /** @type {import('echarts').LineSeriesOption} */ ({
+            name: c.label,
+            type: 'line',
+            symbolSize: 7,
+            lineStyle: { color: color(c.label), width: hl === c.label ? 3 : 1.6, opacity },
+            itemStyle: { color: color(c.label), opacity },
+            data: c.points.map((p) => ({
+              value: [p[0], Math.max(p[1], 0.001)],
+              symbol: p[2] ? 'circle' : 'emptyCircle',
+            })),
+          });
+        }),
+        {
+          name: 'SLO',
+          type: 'line',
+          data: [],
+          silent: true,
+          markLine: {
+            silent: true,
+            symbol: 'none',
+            lineStyle: { color: '#c92a2a', type: 'dashed', width: 1.5 },
+            label: { formatter: `SLO p99 ≤ ${cap.slo} ms`, position: 'insideEndTop', color: '#c92a2a' },
+            data: [{ yAxis: cap.slo }],
+          },
+        },
+      ],
+    };
+  }
+
   const tablesById = new Map(data.tables.map((t) => [t.id, t]));
 
   /** Draws (or redraws) one chart for the contenders shown. @param {HTMLElement} el */
@@ -332,22 +427,28 @@
     const t = tablesById.get(el.dataset.table ?? '');
     if (!t) return;
     const show = shownContenders();
-    const rows = t.rows.filter((r) => !r.otherRun && (r.rank !== null || r.failed) && show.has(r.label));
+    // A capacity table also draws its measured rows that are not ranked for their few searches.
+    const rows = t.rows.filter(
+      (r) =>
+        !r.otherRun && (r.rank !== null || r.failed || (t.capacity !== null && r.rps !== null)) && show.has(r.label),
+    );
     const kind = el.dataset.chart;
-    el.style.height = `${Math.max(200, 84 + rows.length * 26)}px`;
+    el.style.height = kind === 'capacity' ? '320px' : `${Math.max(200, 84 + rows.length * 26)}px`;
     let chart = charts.get(el);
     if (!chart) {
       chart = echarts.init(el, null, { renderer: 'svg' });
       charts.set(el, chart);
     } else chart.resize();
     const option =
-      kind === 'rps'
-        ? rpsOption(rows)
-        : kind === 'latency'
-          ? latencyOption(rows)
-          : kind === 'cpu'
-            ? resourceOption(rows, 'cpu')
-            : resourceOption(rows, 'rss');
+      kind === 'capacity' && t.capacity
+        ? capacityOption(t.capacity, show)
+        : kind === 'rps'
+          ? rpsOption(rows)
+          : kind === 'latency'
+            ? latencyOption(rows)
+            : kind === 'cpu'
+              ? resourceOption(rows, 'cpu')
+              : resourceOption(rows, 'rss');
     chart.setOption(option, { notMerge: true });
     el.dataset.drawn = '1';
   }

@@ -1,0 +1,150 @@
+/**
+ * The numbers of the capacity report (issue 15), computed once for every exporter: the p99 of a
+ * cell at its capacity, the step that shows where the SLO breaks, and how far the ranking by
+ * capacity (sustainable open-loop requests/s at p99 ≤ the SLO) differs from the ranking by the
+ * closed-loop peak of the SAME cells (`capacity.peakRps`: the same run and rounds).
+ *
+ * - Capacity ranks: `rankRows` (the table's rank rule: 1 + the cells significantly faster) when
+ *   every cell has ≥ MIN_CI_TRIALS searches behind its figure; with fewer no difference can be
+ *   significant (every rank would be 1), so the capacity order is then a plain ordering of the
+ *   figures, and `capacityBy` says which one was used.
+ * - Closed-loop ranks: a plain ordering of the peak figures (1 + the cells with a higher peak;
+ *   no significance test).
+ * - Spearman's ρ: Pearson's correlation of the two rankings' average ranks (ties share the mean
+ *   of their positions), so identical orders give 1 and reversed orders −1.
+ *
+ * Rates in requests/s, latencies in ms.
+ */
+import type { CapacityStep, CellResult } from '../store/results.ts';
+import { cellEstimate, cellFailure, cellTrialCount, MIN_CI_TRIALS, median, rankRows } from './stats.ts';
+
+/**
+ * Average ranks (1-based) of `xs` in ascending order: the smallest value gets 1; tied values
+ * share the mean of the positions they occupy ([10, 20, 20, 30] → [1, 2.5, 2.5, 4]).
+ */
+export function averageRanks(xs: number[]): number[] {
+  const idx = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
+  const out = new Array<number>(xs.length);
+  for (let i = 0; i < idx.length; ) {
+    let j = i;
+    while (j + 1 < idx.length && idx[j + 1][0] === idx[i][0]) j++;
+    const r = (i + j) / 2 + 1;
+    for (let k = i; k <= j; k++) out[idx[k][1]] = r;
+    i = j + 1;
+  }
+  return out;
+}
+
+/**
+ * Spearman's rank correlation of two paired lists (same length, same items in the same order;
+ * any numbers whose order is the ranking, e.g. ranks with ties): Pearson's r of their average
+ * ranks, in [−1, 1]. Null with fewer than 2 items or when one side is all ties (no order).
+ */
+export function spearman(a: number[], b: number[]): number | null {
+  if (a.length !== b.length) throw new RangeError(`spearman: ${a.length} vs ${b.length} items`);
+  const n = a.length;
+  if (n < 2) return null;
+  const ra = averageRanks(a);
+  const rb = averageRanks(b);
+  const m = (n + 1) / 2; // the mean of average ranks is always (n + 1) / 2
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  for (let i = 0; i < n; i++) {
+    sab += (ra[i] - m) * (rb[i] - m);
+    saa += (ra[i] - m) ** 2;
+    sbb += (rb[i] - m) ** 2;
+  }
+  if (saa === 0 || sbb === 0) return null;
+  return Math.max(-1, Math.min(1, sab / Math.sqrt(saa * sbb)));
+}
+
+/** Competition ranks of figures, higher is better: 1 + the number of strictly higher figures ([5, 9, 9, 1] → [3, 1, 1, 4]). */
+export function orderRanks(figures: number[]): number[] {
+  return figures.map((f) => 1 + figures.filter((g) => g > f).length);
+}
+
+/**
+ * The p99 at a cell's capacity, ms: in each search, the steps that passed at that search's
+ * highest passing rate; the median of their p99 over all searches. Null when no step passed.
+ */
+export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
+  const bySearch = new Map<number, CapacityStep[]>();
+  for (const s of steps) bySearch.set(s.search, [...(bySearch.get(s.search) ?? []), s]);
+  const p99s: number[] = [];
+  for (const list of bySearch.values()) {
+    const pass = list.filter((s) => s.pass);
+    if (!pass.length) continue;
+    const top = Math.max(...pass.map((s) => s.rate));
+    for (const s of pass) if (s.rate === top) p99s.push(s.latencyMs.p99);
+  }
+  return p99s.length ? median(p99s) : null;
+}
+
+/**
+ * Where the objective breaks: the failing step with the lowest rate whose p99 exceeded the SLO
+ * (over every search), else the lowest failing step for another reason (errors, achieved rate),
+ * else null (no step failed).
+ */
+export function firstBreak(steps: readonly CapacityStep[], sloP99Ms: number): CapacityStep | null {
+  const failing = steps.filter((s) => !s.pass).sort((a, b) => a.rate - b.rate);
+  return failing.find((s) => s.latencyMs.p99 > sloP99Ms) ?? failing[0] ?? null;
+}
+
+/** One cell in the comparison of the two rankings. Rates in requests/s. */
+export interface RankingRow {
+  label: string;
+  /** Sustainable requests/s at p99 ≤ the SLO (the cell's figure). */
+  capacity: number;
+  /** Closed-loop peak requests/s of the same rounds (`capacity.peakRps.figure`). */
+  peak: number;
+  /** Rank by capacity (`rankRows`, or a plain ordering: see `capacityBy`). */
+  capacityRank: number;
+  /** Rank by closed-loop peak: a plain ordering of the peak figures. */
+  peakRank: number;
+}
+
+/** The capacity ranking against the closed-loop one, over the same cells. */
+export interface RankingComparison {
+  /** Cells compared: those with a capacity (not failed, not skipped); `never` cells are left out. */
+  rows: RankingRow[];
+  /** 'rank': rankRows (every cell has ≥ MIN_CI_TRIALS searches); 'order': a plain ordering of the capacity figures. */
+  capacityBy: 'rank' | 'order';
+  /** Spearman's ρ of the two rankings; null with fewer than 2 cells or when one ranking is all ties. */
+  rho: number | null;
+  /** Rows whose ranks differ, the largest move first (then by label). */
+  moves: RankingRow[];
+  /** Cells of the table left out (no capacity: never held the SLO, interrupted, failed, skipped). */
+  excluded: string[];
+}
+
+/**
+ * Compares the capacity ranking of one capacity table's cells (one run × scenario × profile ×
+ * driver × Node major) with their closed-loop peak ranking. Cells without `capacity` are ignored;
+ * cells with a capacity but no sustainable rate, or failed otherwise, are listed in `excluded`.
+ */
+export function compareRankings(cells: readonly CellResult[]): RankingComparison {
+  const cap = cells.filter((c) => c.capacity);
+  const ok = cap.filter((c) => c.capacity?.rps && !cellFailure(c) && c.status === 'ok');
+  const excluded = cap.filter((c) => !ok.includes(c)).map((c) => c.label);
+  const figures = ok.map((c) => cellEstimate(c).figure);
+  const peaks = ok.map((c) => c.capacity!.peakRps.figure);
+  const ci = ok.every((c) => cellTrialCount(c) >= MIN_CI_TRIALS && cellEstimate(c).kind === 'ci95');
+  const capacityBy: RankingComparison['capacityBy'] = ci ? 'rank' : 'order';
+  const capRanks = ci ? rankRows([...ok]) : orderRanks(figures);
+  const peakRanks = orderRanks(peaks);
+  const rows = ok.map((c, i) => ({
+    label: c.label,
+    capacity: figures[i],
+    peak: peaks[i],
+    capacityRank: capRanks[i],
+    peakRank: peakRanks[i],
+  }));
+  const moves = rows
+    .filter((r) => r.capacityRank !== r.peakRank)
+    .sort(
+      (a, b) =>
+        Math.abs(b.capacityRank - b.peakRank) - Math.abs(a.capacityRank - a.peakRank) || a.label.localeCompare(b.label),
+    );
+  return { rows, capacityBy, rho: spearman(capRanks, peakRanks), moves, excluded };
+}

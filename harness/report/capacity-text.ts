@@ -1,0 +1,63 @@
+/**
+ * The capacity table's column set and texts (issue 15), shared by the Markdown, terminal and HTML
+ * exporters so the three print the same columns and the same figures: rank, contender,
+ * "sustainable req/s at p99 ≤ X ms" ("≥" when the open-loop driver reached its limit: a lower
+ * bound), interval, % of baseline, closed-loop peak req/s, knee (sustainable ÷ peak, %), p99 at
+ * the capacity (ms), steps / searches, flags. Rates in requests/s, latencies in ms.
+ */
+import type { CapacityVerdict } from '../store/results.ts';
+import { type Estimate, fmtFigure, fmtMs, sig } from './format.ts';
+import type { RowView, TableView } from './view.ts';
+
+/** `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`. */
+export function ordinal(n: number): string {
+  const t = n % 100;
+  const s = t >= 11 && t <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${s}`;
+}
+
+/** The sustainable-rate column's header: `sustainable req/s at p99 ≤ 10 ms`. */
+export function capacityHeader(sloP99Ms: number): string {
+  return `sustainable req/s at p99 ≤ ${fmtSlo(sloP99Ms)} ms`;
+}
+
+/** An SLO in ms as written in headers and sentences: `10`, `2.5`. */
+export function fmtSlo(ms: number): string {
+  return String(sig(ms, 3));
+}
+
+/**
+ * A sustainable rate as printed: `12,400`, `≥ 12,400` (verdict at-least: a lower bound), `never`
+ * (not even the lowest rate held the SLO), `interrupted` (no rate found before the stop), `–`.
+ */
+export function sustainableText(rps: Pick<Estimate, 'figure'> | null, verdict: CapacityVerdict | null): string {
+  if (!rps || !Number.isFinite(rps.figure)) return verdict === 'never' || verdict === 'interrupted' ? verdict : '–';
+  return `${verdict === 'at-least' ? '≥ ' : ''}${fmtFigure(rps)}`;
+}
+
+/** The knee as a percentage of the closed-loop peak: 0.352 → `35%`; `–` without one. */
+export function kneeText(knee: number | null): string {
+  return knee === null || !Number.isFinite(knee) ? '–' : `${Math.round(knee * 100)}%`;
+}
+
+/** The p99 at the capacity, ms (3 significant digits), or `–`. */
+export function p99CapText(ms: number | null): string {
+  return ms === null ? '–' : fmtMs(sig(ms));
+}
+
+/** `steps / searches`: `21 / 3`. */
+export function stepsText(c: { steps: number; searches: number }): string {
+  return `${c.steps} / ${c.searches}`;
+}
+
+/**
+ * The rows a table prints in its column set: ranked rows; in a capacity table also the measured
+ * own-run rows that are not ranked only for their few searches (the capacity profile runs 3
+ * rounds, fewer than a rank needs), so the capacity figures are always in the table. The other
+ * rows go to the "Not ranked" list.
+ */
+export function tableRows(t: TableView): RowView[] {
+  return t.rows.filter(
+    (r) => r.rank !== null || (t.capacity !== null && !r.otherRun && !r.failed && r.rps !== null && r.capacity),
+  );
+}

@@ -66,8 +66,11 @@ test('the search brackets a model server’s capacity within the precision, belo
       signal: new AbortController().signal,
     });
     assert.equal(r.verdict, 'met', `mu ${mu}`);
-    // Slightly above mu the queue of a 2 s step stays under the 10 ms SLO: (rate/mu − 1) × 2 s ≤ 10 ms.
-    assert.ok(r.rps !== null && r.rps <= mu * 1.005 && r.rps >= mu / SHAPE.precision ** 2, `mu ${mu}: found ${r.rps}`);
+    // Slightly above mu the queue of a step stays under the 10 ms SLO: (rate/mu − 1) × stepS ≤ 10 ms.
+    assert.ok(
+      r.rps !== null && r.rps <= mu * (1 + 0.01 / SHAPE.stepS) && r.rps >= mu / SHAPE.precision ** 2,
+      `mu ${mu}: found ${r.rps}`,
+    );
     assert.ok(r.steps.length <= SHAPE.maxSteps);
     assert.ok(
       r.steps.every((s) => s.pass || s.rate > mu),
@@ -280,16 +283,16 @@ test('a real search against a fixed 2 ms CPU burn per request finds what queuein
   assert.ok(cap, 'the cell has a capacity summary');
   assert.equal(cap.sloP99Ms, 200);
   // One server core, a deterministic 2 ms service time and evenly spaced arrivals (D/D/1): the
-  // queue stays empty up to mu = 1000 / 2 ms = 500 req/s and grows by (rate/mu − 1) × 2 s over a
-  // step above it, so a 200 ms objective holds up to 1.1 mu. HTTP parsing and this host's stalls
-  // (a 200 ms SLO absorbs stalls of up to ~100 ms) cost some, so the search may stop below mu:
-  // the stated tolerance is 0.7 mu … 1.12 mu.
+  // queue stays empty up to mu = 1000 / 2 ms = 500 req/s and grows by (rate/mu − 1) × 1 s over a
+  // 1 s step above it, so a 200 ms objective holds up to 1.2 mu; the search never goes above the
+  // closed-loop peak (≈ mu). HTTP parsing and this host's stalls (a 200 ms SLO absorbs stalls of
+  // up to ~100 ms) cost some, so it may stop below mu: the stated tolerance is 0.7 mu … 1.12 mu.
   const mu = 1000 / BURN_MS;
   assert.equal(cap.verdict, 'met', JSON.stringify(cap.steps));
   assert.ok(cap.rps.figure >= 0.7 * mu && cap.rps.figure <= 1.12 * mu, `capacity ${cap.rps.figure} vs predicted ${mu}`);
   assert.ok(cap.steps.length >= 3, 'a bisection, not one probe');
   for (const s of cap.steps) {
-    if (s.rate > 1.2 * mu) assert.equal(s.pass, false, `a rate of ${s.rate} > 1.2 mu cannot hold the SLO`);
+    if (s.rate > 1.3 * mu) assert.equal(s.pass, false, `a rate of ${s.rate} > 1.3 mu cannot hold the SLO`);
     assert.ok(s.latencyMs.p99 >= s.latencyMs.p50 && s.latencyMs.p50 > 0);
   }
   assert.ok(cap.knee > 0.5 && cap.knee <= 1.1, `knee ${cap.knee}`);

@@ -168,15 +168,15 @@ export const PROFILES: Profile[] = [
     name: 'capacity',
     driver: 'native',
     description:
-      'sustainable requests/s at p99 ≤ the SLO, open-loop (oha, else k6): per round a 1 s closed-loop peak, then a bisection of 2 s steps; 3 rounds',
+      'sustainable requests/s at p99 ≤ the SLO, open-loop (oha, else k6): per round a 1 s closed-loop peak, then a bisection of 1 s steps; 5 rounds',
     source: 'wrk2 / Gil Tene on coordinated omission (sustainable throughput)',
     connections: 100,
     pipelining: 1,
     warmupS: 1,
     durationS: 1,
     timeoutS: 10,
-    trials: 3,
-    capacity: { stepS: 2, startShare: 0.5, precision: 1.08, maxSteps: 14, floorRps: 20, openLoopConnections: 200 },
+    trials: 5,
+    capacity: { stepS: 1, startShare: 0.5, precision: 1.08, maxSteps: 14, floorRps: 20, openLoopConnections: 200 },
   },
   {
     name: 'k6-ramp',

@@ -12,6 +12,7 @@ import { ManifestSchema, type Manifest } from '../harness/core/manifest.ts';
 import { loadScenarios } from '../harness/contract/scenarios.ts';
 import { getProfile, type Profile } from '../harness/core/profiles.ts';
 import type { LoadDriver, LoadOutput } from '../harness/drivers/types.ts';
+import type { OpenLoopDriver } from '../harness/drivers/open-loop.ts';
 import type { CpuPlan } from '../harness/lifecycle/cpu-plan.ts';
 import { planCells, withBaselines, type CellSpec } from '../harness/scheduler/plan.ts';
 import { runPlan, type RunOptions } from '../harness/scheduler/run.ts';
@@ -338,4 +339,86 @@ test('progress: a line per window with elapsed time and an ETA; overhead and wal
   p.window('y', 5000);
   assert.match(out[0], /\[1\/2\] x {3}elapsed 0m00s, ETA 0m10s/);
   assert.match(out[1], /\[2\/2\] y {3}elapsed 0m05s, ETA 0m05s/);
+});
+
+/** A fake open-loop driver: each contender serves `mu[name]` requests/s (D/D/1: the queue grows above it). */
+function fakeOpenLoop(w: World, mu: Record<string, number>): OpenLoopDriver & { steps: string[] } {
+  const steps: string[] = [];
+  return {
+    name: 'oha',
+    steps,
+    version: () => 'oha fake',
+    async step(job, o) {
+      const port = new URL(job.url).port;
+      const name = w.started.find((l) => l.startsWith(`${portNames.get(port)}·`))?.split('·')[0] ?? '?';
+      steps.push(`${name}@${o.rate}`);
+      const m = mu[name];
+      const p99 = 1000 / m + (o.rate > m ? (o.rate / m - 1) * o.durationS * 1000 : 0);
+      return {
+        driver: 'oha',
+        rate: o.rate,
+        scheduled: o.rate * o.durationS,
+        responses: Math.min(o.rate, m) * o.durationS,
+        achievedRps: Math.min(o.rate, m),
+        latencyMs: { p50: 1000 / m, p90: p99, p99, max: p99 },
+        errors: 0,
+        non2xx: 0,
+        dropped: 0,
+        durationS: o.durationS,
+        driverCpuMs: null,
+      };
+    },
+  };
+}
+const portNames = new Map<string, string>();
+
+test('capacity cells: each round a closed-loop peak then an open-loop search; the cell summarises the searches', async () => {
+  const w = world({});
+  const start = w.lifecycle.start.bind(w.lifecycle);
+  w.lifecycle.start = async (cell, log) => {
+    const h = await start(cell, log);
+    portNames.set(new URL(h.baseUrl).port, cell.manifest.name);
+    return h;
+  };
+  const CAP = { ...getProfile('capacity'), driver: 'autocannon', trials: 3 } as Profile;
+  const cells = planCells([manifest('fast'), manifest('slow')], [ping], CAP, [NODE]);
+  const ol = fakeOpenLoop(w, { fast: 800, slow: 100 });
+  const o = options(w, cells, { trials: 3, openLoop: ol });
+  const s = await runPlan(o);
+  assert.equal(s.interrupted, false);
+  const measured = w.windows.filter((x) => !x.warmup).map((x) => x.label);
+  assert.equal(measured.length, 6, 'one closed-loop peak window per cell and round');
+  const byName = Object.fromEntries(s.cells.map((c) => [c.contender, c]));
+  for (const [name, mu] of [
+    ['fast', 800],
+    ['slow', 100],
+  ] as const) {
+    const c = byName[name];
+    assert.equal(c.status, 'ok');
+    assert.equal(c.capacity?.searches, 3);
+    assert.equal(c.capacity?.verdict, 'met');
+    assert.equal(c.capacity?.sloP99Ms, ping.sloP99Ms, "the scenario's default SLO");
+    assert.ok(
+      c.stats && c.stats.rps.figure <= mu * 1.02 && c.stats.rps.figure >= mu / 1.08 ** 2,
+      `${name}: ${c.stats?.rps.figure}`,
+    );
+    assert.ok(c.capacity!.knee! > 0 && c.capacity!.knee! < 1);
+  }
+  const trials = read(s.runDir, 'trials');
+  assert.equal(trials.length, 6);
+  assert.ok(
+    trials.every((t) => t.capacitySearch?.steps.length >= 2),
+    'every trial keeps its steps',
+  );
+  assert.ok(ol.steps.some((x) => x.startsWith('slow@')) && ol.steps.some((x) => x.startsWith('fast@')));
+});
+
+test('capacity cells without an open-loop driver are skipped with the reason', async () => {
+  const w = world({});
+  const CAP = { ...getProfile('capacity'), driver: 'autocannon', trials: 1 } as Profile;
+  const cells = planCells([manifest('a')], [ping], CAP, [NODE]);
+  const s = await runPlan(options(w, cells, { trials: 1, openLoop: null }));
+  assert.equal(s.cells[0].status, 'skipped');
+  assert.match(s.cells[0].failure?.reason ?? '', /no open-loop driver/);
+  assert.deepEqual(w.stopped, ['a·ping'], 'its server was stopped');
 });

@@ -18,6 +18,7 @@ import { getProfile, measuredSeconds } from '../core/profiles.ts';
 import { findK6 } from '../drivers/k6.ts';
 import { resolveDriver } from '../drivers/registry.ts';
 import type { DriverName, LoadDriver } from '../drivers/types.ts';
+import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import { makeCpuPlan, type CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { capLog } from '../lifecycle/logs.ts';
 import { engineProblem } from '../lifecycle/node-runtime.ts';
@@ -67,6 +68,8 @@ export interface RunOptions {
   /** Injected interfaces (tests); default: real processes. */
   lifecycle?: Lifecycle;
   driver?: { driver: LoadDriver; name: DriverName; note: string | null };
+  /** The open-loop driver of capacity cells (tests; null = none); default: oha, else k6 (drivers/open-loop.ts). */
+  openLoop?: OpenLoopDriver | null;
   cpuPlan?: CpuPlan;
   /** Progress and log lines go here as plain lines; ignored with `progress`. Neither: stderr, a live line per window on a TTY. */
   log?: (line: string) => void;
@@ -215,6 +218,7 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
         signal: o.signal,
         progress,
         log,
+        ...(o.openLoop !== undefined ? { openLoop: o.openLoop } : {}),
       });
       results.push(...cells);
     }

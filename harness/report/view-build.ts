@@ -216,13 +216,15 @@ function summarySentence(t: RankedTable): string | null {
   const s = t.summary;
   if (!s) return null;
   const cap = t.rows.some((r) => r.cell.capacity);
+  // A fastest capacity that is a lower bound (the open-loop driver was the limit) makes its ratios lower bounds too.
+  const atLeast = cap && t.rows.some((r) => r.cell.label === s.fastest && r.cell.capacity?.verdict === 'at-least');
   const faster = s.comparisons.filter((c) => !c.tied);
   const tied = s.comparisons.filter((c) => c.tied);
   const parts: string[] = [];
   if (faster.length)
     parts.push(
       cap
-        ? `sustained ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} the rate of \`${c.label}\``).join(', ')}`
+        ? `sustained ${atLeast ? 'at least ' : ''}${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} the rate of \`${c.label}\``).join(', ')}`
         : `ran ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} as fast as \`${c.label}\``).join(', ')}`,
     );
   if (tied.length)

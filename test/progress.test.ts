@@ -397,3 +397,35 @@ test('autocannon driver: onTick gets the live per-second requests of a window', 
     server.close();
   }
 });
+
+test('a capacity step is a capacity-step event with --json and its plain line otherwise', () => {
+  const step = {
+    search: 2,
+    rate: 12_000,
+    achievedRps: 11_990,
+    latencyMs: { p50: 0.5, p90: 1, p99: 14.2, max: 30 },
+    scheduled: 12_000,
+    failed: 0,
+    durationS: 1,
+    pass: false,
+    clientBound: false,
+    reason: 'p99 14.2 ms > 10 ms',
+  };
+  const out = fakeStream(false);
+  const p = new Progress(createProgressSink({ json: true, out, err: fakeStream(false) }));
+  p.capacityStep('a·ping', 'a · ping', step, '    step 12,000 req/s …');
+  const [e] = out
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(e.event, 'capacity-step');
+  assert.deepEqual(
+    { cell: e.cell, search: e.search, rate: e.rate, p99Ms: e.p99Ms, pass: e.pass, reason: e.reason },
+    { cell: 'a·ping', search: 2, rate: 12_000, p99Ms: 14.2, pass: false, reason: 'p99 14.2 ms > 10 ms' },
+  );
+  assert.equal(typeof e.elapsedMs, 'number');
+  const lines: string[] = [];
+  new Progress((l) => lines.push(l)).capacityStep('a·ping', 'a · ping', step, '    step 12,000 req/s …');
+  assert.deepEqual(lines, ['    step 12,000 req/s …']);
+});

@@ -139,7 +139,7 @@ export async function runCapacityRound(
       signal,
       onStep: (st, all) => {
         steps.splice(0, steps.length, ...all);
-        ctx.log(describeStep(st));
+        ctx.progress.capacityStep(e.id, e.label, st, describeStep(st));
       },
     });
     return { out, search: { ...base, rps: r.rps, verdict: r.verdict, steps: r.steps }, error: null };

@@ -20,11 +20,13 @@
  *   {"event":"window-start","window","windows","cell","label","round","rounds","durationS","elapsedMs","etaMs"}
  *   {"event":"window-end","window","windows","cell","label","round","rounds","status","requestsPerSec","p99Ms","errors","elapsedMs","etaMs"}
  *   {"event":"cell-done","cell","label","status","figure","interval","trials","noisy","reason","elapsedMs","etaMs"}
+ *   {"event":"capacity-step","cell","label","search","rate","achievedRps","p50Ms","p99Ms","pass","clientBound","reason","elapsedMs","etaMs"}
+ *                                                                                one open-loop step of a capacity search
  *   {"event":"run-end","runId","exitCode","interrupted","cells","wallMs","error"?}
  *
  * `window` counts measured windows 1…`windows`; `round`/`rounds` are the cell's trial; `status` of a
  * window is ok, error or crashed (`requestsPerSec`, `p99Ms`, `errors` are null unless ok); `figure`
- * of a cell is its requests/s (the median of its trials) or null, `interval` its kind (ci95, range,
+ * of a cell is its requests/s (the geometric mean of its trials; for a capacity cell its sustainable rate) or null, `interval` its kind (ci95, range,
  * none) or null; `reason` why a cell is not ok, else null. run-end comes from the CLI with its exit code.
  */
 import type { WindowTick } from '../drivers/types.ts';
@@ -117,6 +119,24 @@ export interface CellDoneEvent extends Timing {
   reason: string | null;
 }
 
+/** One open-loop step of a capacity search (scheduler/capacity.ts): the offered rate and what it gave. */
+export interface CapacityStepEvent extends Timing {
+  event: 'capacity-step';
+  cell: string;
+  label: string;
+  /** The search (= round), 1-based. */
+  search: number;
+  rate: number;
+  achievedRps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The step held the SLO (p99, failures, delivered rate). */
+  pass: boolean;
+  clientBound: boolean;
+  /** Why it failed ('' when it held). */
+  reason: string;
+}
+
 /** The command is done: its exit code (emitted by the CLI, cli/bench.ts). */
 export interface RunEndEvent {
   event: 'run-end';
@@ -136,6 +156,7 @@ export type ProgressEvent =
   | WindowStartEvent
   | WindowEndEvent
   | CellDoneEvent
+  | CapacityStepEvent
   | RunEndEvent;
 
 /** What a sink receives: events (with their plain-text rendering), notes and live samples. */

@@ -9,7 +9,7 @@
  * a live line on a TTY, NDJSON, or nothing).
  */
 import type { WindowTick } from '../drivers/types.ts';
-import type { CellResult } from '../store/results.ts';
+import type { CapacityStep, CellResult } from '../store/results.ts';
 import { fmtDuration, lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
 
 export { fmtDuration } from './progress-sink.ts';
@@ -170,6 +170,27 @@ export class Progress {
         noisy,
         reason:
           final.status === 'ok' ? null : (final.failure?.reason ?? final.verification?.reasons.join('; ') ?? null),
+        ...this.timing(),
+      },
+      line,
+    );
+  }
+
+  /** One open-loop step of a capacity search: a `capacity-step` event, shown as `line`. */
+  capacityStep(cell: string, label: string, s: CapacityStep, line: string): void {
+    this.sink.emit(
+      {
+        event: 'capacity-step',
+        cell,
+        label,
+        search: s.search,
+        rate: s.rate,
+        achievedRps: s.achievedRps,
+        p50Ms: s.latencyMs.p50,
+        p99Ms: s.latencyMs.p99,
+        pass: s.pass,
+        clientBound: s.clientBound,
+        reason: s.reason,
         ...this.timing(),
       },
       line,

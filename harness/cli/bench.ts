@@ -17,7 +17,8 @@ import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
 import { getProfile, PROFILES, withOverrides } from '../core/profiles.ts';
 import { parseMajors, resolveNode } from '../lifecycle/node-runtime.ts';
 import { stopAll } from '../lifecycle/processes.ts';
-import { sweepAbandoned } from '../store/runs.ts';
+import { readRun, sweepAbandoned } from '../store/runs.ts';
+import type { RunMeta } from '../store/results.ts';
 import { planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
@@ -120,10 +121,18 @@ export async function bench(
       await stopAll();
       process.exit(EXIT.interrupted);
     }
+    // The run's own meta (machine, driver fidelity) so that the overview's "how sure" line is complete.
+    let metas: RunMeta[] = [];
+    try {
+      metas = summary.runId ? [readRun(g.resultsDir, summary.runId).meta] : [];
+    } catch {
+      metas = [];
+    }
     const table = `\n${renderTerminal(
       summary.cells,
       scenarios.map((s) => s.name),
       PROFILES.map((p) => p.name),
+      metas,
     )}`;
     if (!opts.json) process.stdout.write(table);
     else if (!opts.quiet) process.stderr.write(table);

@@ -3,16 +3,22 @@
  * the terminal report of those cells through the terminal exporter. The leaderboard itself is
  * rendered by the exporters (report/exporters/) from the store's snapshot: see cli/report.ts.
  */
-import type { CellResult } from '../store/results.ts';
+import type { CellResult, RunMeta } from '../store/results.ts';
 import { terminalExporter } from './exporters/terminal.ts';
 import { snapshotOfCells } from './snapshot.ts';
 
 /** The terminal report of `cells` (grouped into runs by runId; machine unknown). Orders as given. */
-export function renderTerminal(cells: CellResult[], scenarioOrder: string[], _profileOrder: string[] = []): string {
+export function renderTerminal(
+  cells: CellResult[],
+  scenarioOrder: string[],
+  _profileOrder: string[] = [],
+  metas: RunMeta[] = [],
+): string {
   return terminalExporter.render(
     snapshotOfCells(
       cells,
       scenarioOrder.map((name) => ({ name, title: name })),
+      metas,
     ),
   );
 }

@@ -31,10 +31,16 @@ export interface ReportSnapshot {
  * bench, or older code): cells grouped into runs by runId, each with a minimal meta whose
  * machine is 'unknown'. Prefer the store's read (cli/report.ts readSnapshot).
  */
-export function snapshotOfCells(cells: readonly CellResult[], scenarios: readonly SnapshotScenario[]): ReportSnapshot {
+export function snapshotOfCells(
+  cells: readonly CellResult[],
+  scenarios: readonly SnapshotScenario[],
+  metas: readonly RunMeta[] = [],
+): ReportSnapshot {
   const byRun = new Map<string, CellResult[]>();
   for (const c of cells) byRun.set(c.runId, [...(byRun.get(c.runId) ?? []), c]);
   const runs = [...byRun].map(([runId, cs]) => {
+    const known = metas.find((m) => m.runId === runId);
+    if (known) return { meta: known, cells: cs };
     const startedAt = cs.map((c) => c.startedAt).sort()[0] ?? '';
     const meta: RunMeta = {
       schemaVersion: 1,

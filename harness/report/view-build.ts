@@ -590,7 +590,9 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
     `${noisy} noisy`,
     `${bound} client-bound (lower bounds)`,
     fidelity.length
-      ? fidelity[fidelity.length - 1].replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
+      ? fidelity[fidelity.length - 1]
+          .replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
+          .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ')
       : 'driver fidelity: not measured',
   ];
   return `${parts.join(' · ')}.`;

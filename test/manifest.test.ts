@@ -107,5 +107,8 @@ test('unknown contender, scenario and profile names list the valid ones', async 
   );
   const p = await runCli(['bench', 'node-http', '--profile', 'nope']);
   assert.equal(p.code, 2);
-  assert.match(p.stderr, /unknown profile 'nope'. Valid profiles: smoke, quick, .*stress, capacity, k6-ramp, k6-vus, k6-rate/);
+  assert.match(
+    p.stderr,
+    /unknown profile 'nope'. Valid profiles: smoke, quick, .*stress, capacity, k6-ramp, k6-vus, k6-rate/,
+  );
 });

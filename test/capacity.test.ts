@@ -242,17 +242,20 @@ test('--slo-p99 applies to the capacity profile only and must be a positive numb
   assert.throws(() => withOverrides(getProfile('capacity'), { sloP99: '-1' }), /--slo-p99 must be a positive number/);
 });
 
+/** A contenders folder holding the selftest-burn fixture set to burn `burnUs` µs of CPU per request. */
+function burnFixture(prefix: string, burnUs: number): string {
+  const contenders = tmpDir(prefix);
+  const dir = path.join(contenders, 'selftest-burn');
+  fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'sched', 'selftest-burn'), dir, { recursive: true });
+  const manifest = path.join(dir, 'contender.json');
+  const m = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  fs.writeFileSync(manifest, JSON.stringify({ ...m, env: { BURN_US: String(burnUs) } }));
+  return contenders;
+}
+
 test('a real search against a fixed 2 ms CPU burn per request finds what queueing predicts (≈ 500 req/s)', async (t) => {
-  const contenders = tmpDir('capacity-contenders');
-  fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'sched', 'selftest-burn'), path.join(contenders, 'selftest-burn'), {
-    recursive: true,
-  });
   const BURN_MS = 2;
-  const manifest = path.join(contenders, 'selftest-burn', 'contender.json');
-  fs.writeFileSync(
-    manifest,
-    JSON.stringify({ ...JSON.parse(fs.readFileSync(manifest, 'utf8')), env: { BURN_US: String(BURN_MS * 1000) } }),
-  );
+  const contenders = burnFixture('capacity-contenders', BURN_MS * 1000);
   const results = tmpDir('capacity-results');
   const r = await runCli([
     '--results-dir',
@@ -303,15 +306,7 @@ test('a real search against a fixed 2 ms CPU burn per request finds what queuein
 });
 
 test('Ctrl-C during a search keeps the steps already done and leaves no process behind', async (t) => {
-  const contenders = tmpDir('capacity-int-contenders');
-  fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'sched', 'selftest-burn'), path.join(contenders, 'selftest-burn'), {
-    recursive: true,
-  });
-  const manifest = path.join(contenders, 'selftest-burn', 'contender.json');
-  fs.writeFileSync(
-    manifest,
-    JSON.stringify({ ...JSON.parse(fs.readFileSync(manifest, 'utf8')), env: { BURN_US: '2000' } }),
-  );
+  const contenders = burnFixture('capacity-int-contenders', 2000);
   const results = tmpDir('capacity-int');
   const child = spawn(
     process.execPath,

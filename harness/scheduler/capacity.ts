@@ -19,7 +19,7 @@ import type { CapacitySearch, CapacityStep, CapacitySummary, CellResult } from '
 import { judgeStep, searchCapacity } from './capacity-search.ts';
 import { loadJob } from './jobs.ts';
 import type { Entry, GroupContext } from './types.ts';
-import { runWindow } from './window.ts';
+import { runWindow, stopSampler } from './window.ts';
 import type { CellSpec } from './plan.ts';
 
 /**
@@ -84,7 +84,7 @@ export async function runCapacityRound(
   const slo = sloOf(e.cell);
   const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
   const signal = AbortSignal.any([ctx.signal, s.died]);
-  const steps: CapacityStep[] = [];
+  let steps: readonly CapacityStep[] = []; // the search's steps so far (kept when it throws)
   ctx.log(
     `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps)`,
   );
@@ -105,13 +105,7 @@ export async function runCapacityRound(
       sampler.stop(0, 1, 1, 1);
       throw err;
     }
-    const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
-    const res = sampler.stop(
-      measured.responses,
-      measured.durationS,
-      cores(ctx.cpuPlan.server),
-      cores(ctx.cpuPlan.client),
-    );
+    const res = stopSampler(sampler, ctx, measured.responses, measured.durationS);
     return judgeStep(
       round,
       rate,
@@ -138,7 +132,7 @@ export async function runCapacityRound(
       step,
       signal,
       onStep: (st, all) => {
-        steps.splice(0, steps.length, ...all);
+        steps = all;
         ctx.progress.capacityStep(e.id, e.label, st, describeStep(st));
       },
     });

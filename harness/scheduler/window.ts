@@ -58,6 +58,16 @@ export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
 }
 
 /**
+ * Ends a sampled load run (a window, or an open-loop step of scheduler/capacity.ts) and
+ * summarises it with the CPU plan's server and client core counts (all allowed cores when
+ * unpinned); null when nothing was sampled.
+ */
+export function stopSampler(sampler: Sampler, ctx: GroupContext, requests: number, durationS: number) {
+  const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
+  return sampler.stop(requests, durationS, cores(ctx.cpuPlan.server), cores(ctx.cpuPlan.client));
+}
+
+/**
  * One window (warm-up or measured); the measured result fields, or the driver's error text. A
  * measured window passes the driver's live samples to `ctx.progress` when it draws them.
  */
@@ -87,13 +97,7 @@ export async function runWindow(
       rate,
       ...(!warmup && ctx.progress.wantsTicks() ? { onTick: (t: WindowTick) => ctx.progress.tick(t) } : {}),
     });
-    const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
-    const resources = sampler.stop(
-      out.requests.total,
-      out.durationS,
-      cores(ctx.cpuPlan.server),
-      cores(ctx.cpuPlan.client),
-    );
+    const resources = stopSampler(sampler, ctx, out.requests.total, out.durationS);
     return { load: { ...out, profile: effective }, ...(resources ? { resources } : {}) };
   } catch (err) {
     sampler.stop(0, 1, 1, 1);

@@ -1,5 +1,7 @@
 # The bake-off's user interface. Every recipe runs the harness on the pinned Node.js 24 that
 # `npm ci` installs into node_modules (never the machine's own node).
+# Recipe lines `exec` the harness, so that a signal to just (which forwards SIGTERM to its
+# recipe) reaches the harness itself rather than a bash in between.
 # `npx just --list` shows the recipes; `node_modules/.bin/node harness/cli.ts --help` the same CLI.
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
@@ -13,52 +15,52 @@ default: list
 
 # The quick bake-off of every contender, then the leaderboard (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
 bake-off *args:
-    @{{harness}} bench-all "$@"
-    @if [[ " $* " == *" --json "* ]]; then {{harness}} leaderboard >&2; else {{harness}} leaderboard; fi
+    @exec {{harness}} bench-all "$@"
+    @if [[ " $* " == *" --json "* ]]; then exec {{harness}} leaderboard >&2; else exec {{harness}} leaderboard; fi
 
 # Verify and measure one or more contenders: just bench fastify [--scenario json] [--profile quick]
 bench +args:
-    @{{harness}} bench "$@"
+    @exec {{harness}} bench "$@"
 
 # Verify and measure every contender: just bench-all [--profile quick]
 bench-all *args:
-    @{{harness}} bench-all "$@"
+    @exec {{harness}} bench-all "$@"
 
 # Sustainable requests/s at a p99 objective, open-loop (oha, else k6), for every contender: just capacity --scenario ping [--slo-p99 10]
 capacity *args:
-    @{{harness}} bench-all --profile capacity "$@"
+    @exec {{harness}} bench-all --profile capacity "$@"
 
 # Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report: just leaderboard [--run ID]
 leaderboard *args:
-    @{{harness}} leaderboard "$@"
+    @exec {{harness}} leaderboard "$@"
 
 # The contract check only, no load: just verify [contender...]
 verify *args:
-    @{{harness}} verify "$@"
+    @exec {{harness}} verify "$@"
 
 # Per cell: improved / regressed / no change between two runs (or --baseline NAME); --format md|json.
 compare *args:
-    @{{harness}} compare "$@"
+    @exec {{harness}} compare "$@"
 
 # Save a run (default: the latest) as a named baseline: just baseline main [run-id]
 baseline +args:
-    @{{harness}} baseline "$@"
+    @exec {{harness}} baseline "$@"
 
 # Results as JSON (schema bakeoff-export v2), CSV, Markdown or HTML: just export --format csv [--run ID] [--out FILE]
 export *args:
-    @{{harness}} export "$@"
+    @exec {{harness}} export "$@"
 
 # The harness's own noise: false-change rate of two back-to-back runs and detection power for a ~10% slowdown (a benchmark, ~15 min).
 selftest *args:
-    @{{harness}} selftest "$@"
+    @exec {{harness}} selftest "$@"
 
 # Install or build every optional tool it can (k6 via Go into ~/.cache/node-http-bakeoff/bin; as root apt's wrk and chromium), else print the command.
 tools:
-    @{{harness}} tools
+    @exec {{harness}} tools
 
 # Each optional tool with its version; for a missing one, which cells are skipped or flagged and how to get it.
 doctor:
-    @{{harness}} doctor
+    @exec {{harness}} doctor
 
 # Start contenders under Docker Compose (needs a Docker engine): just compose-up [service...]
 compose-up *services:
@@ -74,11 +76,11 @@ compose-down:
 
 # Contenders, scenarios and profiles.
 list:
-    @{{harness}} list
+    @exec {{harness}} list
 
 # Copy contenders/_template to contenders/<name> and add its Docker Compose service (compose/gen-compose.ts).
 new name:
-    @{{harness}} new "$1"
+    @exec {{harness}} new "$1"
 
 # Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser).
 check:

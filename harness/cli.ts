@@ -8,11 +8,12 @@
  * included), 3 cells failed to build or start or crashed, 130 interrupted.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from './core/paths.ts';
-import { UserError } from './core/errors.ts';
+import { asStorageError, UserError } from './core/errors.ts';
 import { EXIT, EXIT_HELP } from './core/exit-codes.ts';
 import { ROOT } from './core/paths.ts';
 import { acquireRunLock, releaseAllLocks } from './lifecycle/lock.ts';
@@ -29,7 +30,7 @@ import { compareRuns } from './report/compare.ts';
 import { exportCommand, leaderboardCommand } from './cli/report.ts';
 import { renderCompare } from './report/exporters/compare.ts';
 import { describePortHolder, isPortFree } from './lifecycle/ports.ts';
-import { killAllSync, stopAll } from './lifecycle/processes.ts';
+import { killAllSync, stopAll, watchLauncher } from './lifecycle/processes.ts';
 import writeFileAtomic from 'write-file-atomic';
 import { composePaths, writeGenerated } from '../compose/gen-compose.ts';
 
@@ -52,6 +53,9 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     );
   });
 }
+// SIGTERM to `npx just …` (a CI cancel) kills npm's `sh -c` but is not passed on by the npm
+// wrapper of just: when a process between us and npx dies, stop as on SIGTERM (processes.ts).
+watchLauncher(() => process.kill(process.pid, 'SIGTERM'));
 process.on('exit', () => {
   killAllSync();
   releaseAllLocks();
@@ -82,11 +86,19 @@ function parsePort(v: string): number {
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
-/** `--host`: a loopback address only (load tests never leave this machine). */
+/** True for a dotted-quad IPv4 literal in 127.0.0.0/8 whose parts are 0–255 without leading zeros. */
+function isLoopbackIpv4(v: string): boolean {
+  const parts = v.split('.');
+  return (
+    parts.length === 4 && parts[0] === '127' && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)
+  );
+}
+
+/** `--host`: a loopback address only (load tests never leave this machine); a valid IPv4 literal. */
 function parseHost(v: string): string {
-  if (!LOOPBACK_HOSTS.includes(v) && !/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v))
+  if (!LOOPBACK_HOSTS.includes(v) && !isLoopbackIpv4(v))
     throw new InvalidArgumentError(
-      `--host must be a loopback address (127.0.0.1 or ::1); servers never listen off this machine. Got '${v}'`,
+      `--host must be a loopback address (127.0.0.1 or ::1, or 127.x.y.z with each part 0–255); servers never listen off this machine. Got '${v}'`,
     );
   return v === '[::1]' ? '::1' : v;
 }
@@ -465,6 +477,20 @@ program.hook('preAction', async (_root, cmd) => {
   });
 });
 
+/**
+ * A raw file-system error (ENOSPC, EDQUOT, EROFS, EACCES, EPERM) that escaped the store, as a
+ * StorageError naming the folder it hit: the results folder, the temp folder, or the folder of
+ * the file (an --out file); null for any other error.
+ */
+function storageErrorOf(e: unknown): UserError | null {
+  const file = (e as NodeJS.ErrnoException | null)?.path;
+  const results = path.resolve(program.opts().resultsDir ?? RESULTS_DIR);
+  const inside = (dir: string) => !!file && !path.relative(dir, path.resolve(file)).startsWith('..');
+  if (!file || inside(results)) return asStorageError(e, 'results', results);
+  if (inside(os.tmpdir())) return asStorageError(e, 'temp', os.tmpdir());
+  return asStorageError(e, 'output', path.dirname(path.resolve(file)));
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
@@ -472,6 +498,13 @@ try {
     // Commander has printed its message (and the help); --help and --version exit 0.
     await stopAll(500);
     process.exit(e.exitCode === 0 ? EXIT.ok : EXIT.usage);
+  }
+  // A write the file system refused (full, read-only, not allowed) is the environment, not a bug.
+  const refused = e instanceof UserError ? null : storageErrorOf(e);
+  if (refused) {
+    process.stderr.write(`error: ${refused.message}\n`);
+    await stopAll(500);
+    process.exit(refused.exitCode);
   }
   if (e instanceof UserError) {
     process.stderr.write(`error: ${e.message}\n`);

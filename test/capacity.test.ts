@@ -13,6 +13,9 @@ import { judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.
 import { summarizeCapacity } from '../harness/scheduler/capacity.ts';
 import { aggregateTrials } from '../harness/scheduler/aggregate.ts';
 import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
+import { SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
+import { loadScenarios } from '../harness/contract/scenarios.ts';
+import { loadManifests } from '../harness/core/manifest.ts';
 import { makeTrial } from './fixtures.ts';
 import { alive, CLI, descendants, readCells, readMetas, ROOT, runCli, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
 
@@ -242,11 +245,28 @@ test('--slo-p99 applies to the capacity profile only and must be a positive numb
   assert.throws(() => withOverrides(getProfile('capacity'), { sloP99: '-1' }), /--slo-p99 must be a positive number/);
 });
 
+test('the self-test fixture: found by the self-test under contenders/_selftest, never a contender, not an npm workspace', () => {
+  const scenarios = loadScenarios(path.join(ROOT, 'scenarios'));
+  const names = scenarios.map((s) => s.name);
+  const [fixture] = loadManifests(SELFTEST_FIXTURES, names);
+  assert.equal(fixture?.name, 'selftest-burn');
+  assert.ok(!loadManifests(path.join(ROOT, 'contenders'), names).some((m) => m.name === 'selftest-burn'));
+  // npm workspaces are contenders/* folders with a package.json: _selftest has none.
+  assert.ok(!fs.existsSync(path.join(SELFTEST_FIXTURES, 'package.json')));
+  // The self-test's default scenarios (the reference ones) are all served by the fixture.
+  const reference = scenarios.filter((s) => s.reference).map((s) => s.name);
+  assert.deepEqual(reference, ['ping', 'json', 'echo', 'users', 'post']);
+  assert.deepEqual(
+    reference.filter((s) => !fixture.scenarios.includes(s)),
+    [],
+  );
+});
+
 /** A contenders folder holding the selftest-burn fixture set to burn `burnUs` µs of CPU per request. */
 function burnFixture(prefix: string, burnUs: number): string {
   const contenders = tmpDir(prefix);
   const dir = path.join(contenders, 'selftest-burn');
-  fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'sched', 'selftest-burn'), dir, { recursive: true });
+  fs.cpSync(path.join(SELFTEST_FIXTURES, 'selftest-burn'), dir, { recursive: true });
   const manifest = path.join(dir, 'contender.json');
   const m = JSON.parse(fs.readFileSync(manifest, 'utf8'));
   fs.writeFileSync(manifest, JSON.stringify({ ...m, env: { BURN_US: String(burnUs) } }));

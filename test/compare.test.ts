@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareRuns, renderComparison } from '../harness/report/compare.ts';
-import { exportCsv, exportJson } from '../harness/report/export.ts';
+import { csvExporter } from '../harness/report/exporters/csv.ts';
+import { jsonExporter } from '../harness/report/exporters/json.ts';
+import { snapshotOfCells } from '../harness/report/snapshot.ts';
 import { createRunDir, writeJsonAtomic, type CellResult } from '../harness/store/results.ts';
 import { runCli, tmpDir } from './helpers.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
@@ -111,12 +113,13 @@ test('the older call shape (names and cell lists) still works', () => {
 
 test('exports: versioned JSON and CSV with one row per cell', () => {
   const cells = [cell('a', rounds(1000)), cell('b', [1], { status: 'crashed' })];
-  const j = JSON.parse(exportJson(cells));
+  const snapshot = snapshotOfCells(cells, [{ name: 'json', title: 'json' }]);
+  const j = JSON.parse(jsonExporter.render(snapshot));
   assert.equal(j.schema, 'bakeoff-export');
   assert.equal(j.rows.length, 2);
   assert.ok(Math.abs(j.rows[0].rps - 1000) < 5);
   assert.equal(j.rows[1].rps, null);
-  const csv = exportCsv(cells).trim().split('\n');
+  const csv = csvExporter.render(snapshot).trim().split('\n');
   assert.equal(csv.length, 3);
   assert.match(csv[2], /,crashed,/);
 });

@@ -365,6 +365,8 @@ test('oha is looked up in BENCH_OHA, PATH and the tool cache; resolveOpenLoop fa
       assert.equal(r.driver?.name, 'k6');
       assert.match(r.note, /oha is not available .*install: .*cargo install oha/);
       assert.match(r.note, /k6 holds only about 5000 requests\/s/);
+      // Preferred and installed: no note (the registry's order only matters for the fallback).
+      assert.deepEqual(resolveOpenLoop('k6'), { driver: r.driver, note: '' });
     }
     process.env.BENCH_K6 = '';
     const none = resolveOpenLoop();

@@ -147,6 +147,9 @@ test('leaderboard --run: one run only, no other-run rows; unknown run is a usage
   assert.throws(() => selectRun(s, 'r'), /matches 2 runs/);
   assert.throws(() => getExporter('xml'), /--format must be one of md, terminal, html, json, csv/);
   assert.equal(getExporter('markdown').format, 'md');
+  // The registry's key is the exporter's own format; an Object.prototype name is not a format.
+  for (const [key, exporter] of Object.entries(EXPORTERS)) assert.equal(exporter.format, key);
+  assert.throws(() => getExporter('toString'), /--format must be one of/);
 });
 
 test('the header says once when ranking fell back to autocannon, with the install command', () => {

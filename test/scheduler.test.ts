@@ -1,7 +1,9 @@
-// The scheduler with a fake lifecycle and a fake driver (hyperfine's MockExecutor idea): no
-// processes are started. Each fake "server" is an in-process node:http server on a real socket
-// (the verifier and the concurrency burst talk HTTP); the fake driver returns made-up windows
-// and can kill a server or abort the run at a chosen window.
+// The scheduler with fake dependencies (hyperfine's MockExecutor idea): no processes are
+// started. Each fake "server" is an in-process node:http server on a real socket (the verifier
+// and the concurrency burst talk HTTP); the fake driver returns made-up windows and can kill a
+// server or abort the run at a chosen window. The fake services (upstream mock, database),
+// prechecks (engines, k6) and fidelity probe count their calls, so a test can tell that the
+// scheduler went through each of them: the scheduler has no branch on fake or real.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,16 +16,26 @@ import { getProfile, type Profile } from '../harness/core/profiles.ts';
 import type { LoadDriver, LoadOutput } from '../harness/drivers/types.ts';
 import type { OpenLoopDriver } from '../harness/drivers/open-loop.ts';
 import type { CpuPlan } from '../harness/lifecycle/cpu-plan.ts';
+import type { RunDatabase } from '../harness/services/database.ts';
+import type { DriverFidelity } from '../harness/store/results.ts';
 import { planCells, withBaselines, type CellSpec } from '../harness/scheduler/plan.ts';
 import { runPlan, type RunOptions } from '../harness/scheduler/run.ts';
 import { roundOrders } from '../harness/scheduler/rounds.ts';
 import { Progress } from '../harness/scheduler/progress.ts';
-import { StartFailure, type Lifecycle } from '../harness/scheduler/types.ts';
+import {
+  StartFailure,
+  type FidelityProbe,
+  type Lifecycle,
+  type RunDeps,
+  type ServiceRefs,
+  type ToolCheck,
+} from '../harness/scheduler/types.ts';
 import { ROOT, tmpDir } from './helpers.ts';
 
 const SCENARIOS = loadScenarios(path.join(ROOT, 'scenarios'));
 const ping = SCENARIOS.find((s) => s.name === 'ping')!;
 const json = SCENARIOS.find((s) => s.name === 'json')!;
+const fanout = SCENARIOS.find((s) => s.name === 'fanout')!;
 const NODE = { major: 24, version: process.version, path: process.execPath } as CellSpec['node'];
 const CPU: CpuPlan = {
   pinned: false,
@@ -47,29 +59,143 @@ function manifest(name: string, patch: Record<string, unknown> = {}): Manifest {
   return { ...m, dir: `/nonexistent/${name}` } as Manifest;
 }
 
-/** Behaviour of one fake server: `wrongEvery` n → every n-th /json body is wrong (0 = never); `wrong` → always. */
-type Behaviour = { wrong?: boolean; wrongEvery?: number; startFails?: boolean; crashAtWindow?: number };
+/**
+ * Behaviour of one fake server: `wrongEvery` n → every n-th /json body is wrong (0 = never);
+ * `wrong` → always; `rps`: its made-up requests/s in the first window (default 1,000).
+ */
+type Behaviour = { wrong?: boolean; wrongEvery?: number; startFails?: boolean; crashAtWindow?: number; rps?: number };
+
+/**
+ * The machine the fakes pretend to be. `db`: the fake database (`ready` false → not ready with
+ * `error`; `deadAfter` n → its n-th `alive()` and later ones answer false). `engines`: an engine
+ * problem by contender name. `k6`: what the k6 lookup finds (default: a fake binary).
+ * `fidelityStarts`: the fake fidelity probe starts (and stops) a server through the lifecycle.
+ */
+type Env = {
+  db?: { ready: boolean; error?: string; deadAfter?: number };
+  engines?: Record<string, string>;
+  k6?: ToolCheck;
+  fidelityStarts?: boolean;
+};
+
+/** Calls of each fake dependency, by name. */
+type Calls = {
+  lifecycle: number;
+  startUpstream: number;
+  stopUpstream: number;
+  openDatabase: number;
+  alive: number;
+  closeDatabase: number;
+  engineProblem: number;
+  k6: number;
+  fidelity: number;
+};
 
 interface World {
+  deps: RunDeps;
   lifecycle: Lifecycle;
   driver: LoadDriver;
   windows: { label: string; warmup: boolean }[];
   started: string[];
   stopped: string[];
+  calls: Calls;
+  /** What each server start saw of the run's services: its label, the upstream URL and the database URL. */
+  starts: { label: string; upstreamUrl: string | null; databaseUrl: string | null; logFile: string }[];
+  /** The cells the fidelity probe was asked about (cell id) and what it returned. */
+  fidelity: { cellId: string; runS: number; result: DriverFidelity }[];
 }
 
-function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => void): World {
-  const w: World = { windows: [], started: [], stopped: [] } as unknown as World;
+const FAKE_UPSTREAM = 'http://127.0.0.1:1/fake-upstream';
+const FAKE_DB_URL = 'postgres://fake@127.0.0.1:1/bench';
+
+/** The fake database of `spec`, counting its calls in `calls`. */
+function fakeDatabase(spec: NonNullable<Env['db']>, calls: Calls): RunDatabase {
+  const error = spec.ready ? null : (spec.error ?? 'fake: no PostgreSQL here');
+  const users = spec.ready ? [{ id: 1, name: 'Ada', email: 'ada@example.org' }] : undefined;
+  return {
+    ready: spec.ready,
+    url: spec.ready ? FAKE_DB_URL : null,
+    error,
+    firstUsers: users,
+    sampleUsers: users,
+    pid: null,
+    async alive() {
+      calls.alive++;
+      return spec.ready && (spec.deadAfter === undefined || calls.alive < spec.deadAfter);
+    },
+    meta: {
+      external: false,
+      version: 'fake 1.0',
+      settings: {},
+      seed: spec.ready ? { rows: 1, checksum: 'f' } : null,
+      error,
+    },
+    async close() {
+      calls.closeDatabase++;
+    },
+  };
+}
+
+/** A made-up fidelity record for `o.cell`. */
+function fakeFidelityRecord(o: Parameters<FidelityProbe>[0]): DriverFidelity {
+  const c = o.cell;
+  return {
+    status: 'ok',
+    reason: null,
+    cell: {
+      cellId: c.cellId,
+      label: c.label,
+      scenario: c.scenario,
+      profile: c.profile,
+      nodeMajor: c.node.major,
+      rps: 1,
+    },
+    connections: o.profile.connections,
+    runS: o.runS,
+    threads: o.threads,
+    reference: 'wrk',
+    drivers: [
+      { driver: 'wrk', version: 'fake', rps: [2000], fidelity: 1 },
+      { driver: 'autocannon', version: 'fake', rps: [1900], fidelity: 0.95 },
+    ],
+    runs: [
+      { driver: 'wrk', rps: 2000, errors: 0 },
+      { driver: 'autocannon', rps: 1900, errors: 0 },
+    ],
+    summary: 'fake fidelity',
+  };
+}
+
+function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => void, env: Env = {}): World {
+  const calls: Calls = {
+    lifecycle: 0,
+    startUpstream: 0,
+    stopUpstream: 0,
+    openDatabase: 0,
+    alive: 0,
+    closeDatabase: 0,
+    engineProblem: 0,
+    k6: 0,
+    fidelity: 0,
+  };
+  const w: World = { windows: [], started: [], stopped: [], calls, starts: [], fidelity: [] } as unknown as World;
   const byUrl = new Map<
     string,
     { label: string; died: AbortController; dead: string | null; b: Behaviour; n: number }
   >();
   let measured = 0;
+  let services: ServiceRefs | null = null;
   w.lifecycle = {
     kind: 'local',
     build: async () => ({ ok: true, ms: 0, output: '' }),
-    async start(cell: CellSpec) {
+    async start(cell: CellSpec, logFile: string) {
       const label = cell.variant ? `${cell.manifest.name} +${cell.variant}` : cell.manifest.name;
+      w.starts.push({
+        label,
+        upstreamUrl: services!.upstreamUrl(),
+        databaseUrl: services!.database()?.url ?? null,
+        logFile,
+      });
       const b = behaviour[cell.manifest.name] ?? {};
       if (b.startFails) throw new StartFailure(`${label} exited with code 1 before it was ready`, 'boom');
       let n = 0;
@@ -125,7 +251,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
           throw new Error('socket hang up');
         }
       }
-      const rps = 1000 + 10 * s.n;
+      const rps = (s.b.rps ?? 1000) + 10 * s.n;
       return {
         driver: 'autocannon',
         requestsPerSec: { mean: rps, stddev: 0, samples: [rps] },
@@ -142,6 +268,52 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
       };
     },
   };
+  w.deps = {
+    cpuPlan: CPU,
+    driver: { driver: w.driver, name: 'autocannon', note: null },
+    openLoop: () => ({ driver: null, note: 'no open-loop driver in this fake world' }),
+    lifecycle(refs) {
+      calls.lifecycle++;
+      services = refs;
+      return w.lifecycle;
+    },
+    services: {
+      async startUpstream() {
+        calls.startUpstream++;
+        return {
+          url: FAKE_UPSTREAM,
+          pid: 0,
+          stop: async () => {
+            calls.stopUpstream++;
+          },
+        };
+      },
+      async openDatabase() {
+        calls.openDatabase++;
+        return fakeDatabase(env.db ?? { ready: false, error: 'fake: no database configured' }, calls);
+      },
+    },
+    prechecks: {
+      engineProblem(cell) {
+        calls.engineProblem++;
+        return env.engines?.[cell.manifest.name] ?? null;
+      },
+      k6() {
+        calls.k6++;
+        return env.k6 ?? { bin: '/fake/k6', why: '' };
+      },
+    },
+    async fidelity(o) {
+      calls.fidelity++;
+      if (env.fidelityStarts) {
+        const s = await o.start();
+        await s.stop();
+      }
+      const result = fakeFidelityRecord(o);
+      w.fidelity.push({ cellId: o.cell.cellId, runS: o.runS, result });
+      return result;
+    },
+  };
   return w;
 }
 
@@ -154,15 +326,12 @@ function options(w: World, cells: CellSpec[], patch: Partial<RunOptions> = {}): 
     profileName: cells[0].profile.name,
     resultsDir: tmpDir('sched'),
     scenariosDir: path.join(ROOT, 'scenarios'),
-    host: '127.0.0.1',
     upstreamDelayMs: 0,
     shuffleSeed: 42,
     burstRequests: 300,
     command: ['test'],
     signal: new AbortController().signal,
-    lifecycle: w.lifecycle,
-    driver: { driver: w.driver, name: 'autocannon', note: null },
-    cpuPlan: CPU,
+    deps: w.deps,
     log: (l) => lines.push(l),
     lines,
     ...patch,
@@ -383,7 +552,7 @@ test('capacity cells: each round a closed-loop peak then an open-loop search; th
   const CAP = { ...getProfile('capacity'), driver: 'autocannon', trials: 3 } as Profile;
   const cells = planCells([manifest('fast'), manifest('slow')], [ping], CAP, [NODE]);
   const ol = fakeOpenLoop(w, { fast: 800, slow: 100 });
-  const o = options(w, cells, { trials: 3, openLoop: ol });
+  const o = options(w, cells, { trials: 3, deps: { ...w.deps, openLoop: () => ({ driver: ol, note: '' }) } });
   const s = await runPlan(o);
   assert.equal(s.interrupted, false);
   const measured = w.windows.filter((x) => !x.warmup).map((x) => x.label);
@@ -417,8 +586,140 @@ test('capacity cells without an open-loop driver are skipped with the reason', a
   const w = world({});
   const CAP = { ...getProfile('capacity'), driver: 'autocannon', trials: 1 } as Profile;
   const cells = planCells([manifest('a')], [ping], CAP, [NODE]);
-  const s = await runPlan(options(w, cells, { trials: 1, openLoop: null }));
+  const s = await runPlan(
+    options(w, cells, {
+      trials: 1,
+      deps: { ...w.deps, openLoop: () => ({ driver: null, note: 'no open-loop driver (test)' }) },
+    }),
+  );
   assert.equal(s.cells[0].status, 'skipped');
   assert.match(s.cells[0].failure?.reason ?? '', /no open-loop driver/);
   assert.deepEqual(w.stopped, ['a·ping'], 'its server was stopped');
+});
+
+/** Cells by contender name. */
+const byContender = <T extends { contender: string }>(cells: T[]): Record<string, T> =>
+  Object.fromEntries(cells.map((c) => [c.contender, c]));
+
+test('upstream: started once through the services when a fanout cell is planned, its URL reaches every server start, stopped at the end', async () => {
+  const w = world({});
+  const cells = planCells([manifest('f', { scenarios: ['fanout', 'json'] })], [fanout, json], QUICK, [NODE]);
+  const o = options(w, cells, { trials: 1 });
+  await runPlan(o);
+  assert.equal(w.calls.startUpstream, 1, 'one upstream mock per run');
+  assert.equal(w.calls.stopUpstream, 1, 'stopped at the end');
+  assert.equal(w.starts.length, 2);
+  for (const s of w.starts) assert.equal(s.upstreamUrl, FAKE_UPSTREAM);
+  assert.ok(o.lines.some((l) => l.includes(`upstream mock: ${FAKE_UPSTREAM}`)));
+  // No fanout cell: no upstream mock, and the servers are told there is none.
+  const w2 = world({});
+  await runPlan(options(w2, planCells([manifest('a')], [json], QUICK, [NODE]), { trials: 1 }));
+  assert.equal(w2.calls.startUpstream, 0);
+  assert.equal(w2.starts[0].upstreamUrl, null);
+});
+
+test('database: opened once, its URL reaches the servers, alive() false after a window marks the trials and the cell servicesLost', async () => {
+  const w = world({}, undefined, { db: { ready: true, deadAfter: 3 } });
+  const cells = planCells([manifest('pg', { requires: ['database'] }), manifest('a')], [json], QUICK, [NODE]);
+  const s = await runPlan(options(w, cells));
+  assert.equal(w.calls.openDatabase, 1);
+  assert.equal(w.calls.closeDatabase, 1, 'closed at the end');
+  assert.equal(w.calls.alive, 5, 'asked after each measured window of the database cell only');
+  assert.equal(w.starts.find((x) => x.label === 'pg')?.databaseUrl, FAKE_DB_URL);
+  const trials = read(s.runDir, 'trials').filter((t) => t.contender === 'pg');
+  assert.deepEqual(trials.map((t) => `${t.round}:${(t.servicesLost ?? []).join()}`).sort(), [
+    '1:',
+    '2:',
+    '3:database',
+    '4:database',
+    '5:database',
+  ]);
+  const cellsByName = byContender(read(s.runDir, 'cells'));
+  assert.deepEqual(cellsByName.pg.servicesLost, ['database']);
+  assert.equal(cellsByName.a.servicesLost, undefined, 'a cell without the database is not marked');
+  const meta = JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8'));
+  assert.equal(meta.database.version, 'fake 1.0', "the database's meta is recorded");
+});
+
+test('database not ready: its cells are skipped with the reason and never started; the others run', async () => {
+  const w = world({}, undefined, { db: { ready: false, error: 'fake: connection refused' } });
+  const cells = planCells([manifest('pg', { requires: ['database'] }), manifest('a')], [json], QUICK, [NODE]);
+  const s = await runPlan(options(w, cells, { trials: 1 }));
+  const byName = byContender(s.cells);
+  assert.equal(byName.pg.status, 'skipped');
+  assert.equal(byName.pg.failure?.reason, 'needs PostgreSQL: fake: connection refused');
+  assert.equal(byName.a.status, 'ok');
+  assert.deepEqual(w.started, ['a·json']);
+  assert.equal(w.calls.alive, 0);
+  assert.equal(w.calls.closeDatabase, 1);
+});
+
+test('prechecks: an engine problem makes the cell unsupported, a missing k6 skips k6 cells; neither is started', async () => {
+  const w = world({}, undefined, { engines: { old: 'engines.node is >=99' } });
+  const cells = planCells([manifest('old'), manifest('a')], [json], QUICK, [NODE]);
+  const s = await runPlan(options(w, cells, { trials: 1 }));
+  const byName = byContender(s.cells);
+  assert.equal(byName.old.status, 'unsupported');
+  assert.equal(byName.old.failure?.reason, 'unsupported on Node 24: engines.node is >=99');
+  assert.equal(byName.a.status, 'ok');
+  assert.deepEqual(w.started, ['a·json']);
+  assert.equal(w.calls.engineProblem, 2, 'asked once per cell');
+  assert.equal(w.calls.k6, 0, 'no k6 lookup without a k6 cell');
+
+  const k6 = world({}, undefined, { k6: { bin: null, why: 'fake: k6 not installed' } });
+  const o = options(k6, planCells([manifest('a')], [json], getProfile('quick-k6'), [NODE]), { trials: 1 });
+  const r = await runPlan(o);
+  assert.equal(k6.calls.k6, 1, 'k6 looked up once per run');
+  assert.equal(r.cells[0].status, 'skipped');
+  assert.equal(r.cells[0].failure?.reason, 'k6 not available: fake: k6 not installed');
+  assert.deepEqual(k6.started, []);
+  assert.ok(o.lines.includes('k6 cells will be skipped: fake: k6 not installed'));
+});
+
+test('fidelity: the probe runs once per run on the fastest ok cell, on a fresh server, and its record lands in meta.json', async () => {
+  const w = world({ b: { rps: 3000 }, c: { rps: 2000 } }, undefined, { fidelityStarts: true });
+  const cells = planCells([manifest('a'), manifest('b'), manifest('c')], [json], QUICK, [NODE]);
+  const s = await runPlan(options(w, cells, { trials: 2, fidelityS: 2 }));
+  assert.equal(w.calls.fidelity, 1);
+  const fastest = s.cells.find((c) => c.contender === 'b')!;
+  assert.equal(w.fidelity[0].cellId, fastest.cellId);
+  assert.equal(w.fidelity[0].runS, 2, '--fidelity seconds reach the probe');
+  const fresh = w.starts.filter((x) => x.label === 'b');
+  assert.equal(fresh.length, 2, 'a fresh server for the check');
+  assert.match(fresh[1].logFile, /fidelity/);
+  assert.equal(w.stopped.filter((x) => x === 'b·json').length, 2, 'and stopped again');
+  const meta = JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8'));
+  assert.deepEqual(meta.fidelity, w.fidelity[0].result);
+  // Off with --no-fidelity (0 s), and never in verify mode.
+  const off = world({});
+  await runPlan(options(off, planCells([manifest('a')], [json], QUICK, [NODE]), { trials: 1, fidelityS: 0 }));
+  await runPlan(options(off, planCells([manifest('a')], [json], QUICK, [NODE]), { mode: 'verify' }));
+  assert.equal(off.calls.fidelity, 0);
+});
+
+test('every fake dependency is used: a plan with fanout, database, engine and k6 cells goes through each of them', async () => {
+  const w = world({}, undefined, {
+    db: { ready: true, deadAfter: 2 },
+    engines: { old: 'too old' },
+    k6: { bin: null, why: 'none' },
+  });
+  const cells = [
+    ...planCells(
+      [manifest('f', { scenarios: ['fanout'] }), manifest('pg', { requires: ['database'] })],
+      [fanout, json],
+      QUICK,
+      [NODE],
+    ),
+    ...planCells([manifest('old')], [json], QUICK, [NODE]),
+    ...planCells([manifest('k')], [json], getProfile('quick-k6'), [NODE]),
+  ];
+  const s = await runPlan(options(w, cells, { trials: 2 }));
+  for (const [name, n] of Object.entries(w.calls)) assert.ok(n > 0, `the scheduler never called the fake ${name}`);
+  assert.equal(w.calls.lifecycle, 1, 'one lifecycle per run');
+  assert.deepEqual(s.cells.map((c) => `${c.contender}·${c.scenario}:${c.status}`).sort(), [
+    'f·fanout:verify-failed',
+    'k·json:skipped',
+    'old·json:unsupported',
+    'pg·json:ok',
+  ]);
 });

@@ -440,6 +440,7 @@ export function rankRows(cells: CellResult[], threshold = NOISE_THRESHOLD): numb
  * (the last trial's window).
  */
 export function cellFailure(c: CellResult): string | null {
+  if (c.status === 'load-failed') return (c.failure?.reason ?? 'failed under load').replace(/^failed under load: /, '');
   if (c.status !== 'ok') return c.status;
   const cap = c.capacity;
   if (cap && !cap.rps) {
@@ -489,35 +490,4 @@ export function cellLatency(c: CellResult): {
   max: number;
 } | null {
   return c.stats?.latencyMs ?? c.load?.latencyMs ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Compatibility wrappers for callers not yet moved to the names above (same estimator).
-
-/** @deprecated use cellFigure. */
-export function cellRps(c: CellResult): number {
-  return cellFigure(c);
-}
-
-/** @deprecated use cellInterval (this returns [figure, figure] when the cell has no interval). */
-export function cellCI(c: CellResult): [number, number] {
-  const e = cellEstimate(c);
-  return e.interval ?? [e.figure, e.figure];
-}
-
-/** @deprecated use cellInterval(c).kind !== 'none'. True when the cell has 2 or more trials. */
-export function hasInterval(c: CellResult): boolean {
-  return cellEstimate(c).kind !== 'none';
-}
-
-/** @deprecated use ratio. Ratio a/b with its interval ([figure, figure] when none) and half-width. */
-export function ratioCI(a: CellResult, b: CellResult): { ratio: number; ci95: [number, number]; pm: number } {
-  const r = ratio(a, b);
-  const ci95 = r.interval ?? [r.figure, r.figure];
-  return { ratio: r.figure, ci95, pm: (ci95[1] - ci95[0]) / 2 };
-}
-
-/** @deprecated ties are "neither significantly faster" (the rank test). */
-export function tied(a: CellResult, b: CellResult): boolean {
-  return !significantlyFaster(a, b) && !significantlyFaster(b, a);
 }

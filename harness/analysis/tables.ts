@@ -249,6 +249,41 @@ const byTime = (a: RunMeta, b: RunMeta) =>
   (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId);
 
 /**
+ * The rows of a table measured only in older runs (`ordered`: the group's runs, oldest first;
+ * the latest is the table's own): per label not in `have` (which it extends), its newest cell,
+ * with its ratio to that run's own baseline cell when both are ok. Highest ratio first.
+ */
+function otherRunRows(
+  ordered: { meta: RunMeta; cells: CellResult[] }[],
+  have: Set<string>,
+  baseline: string,
+): OtherRunRow[] {
+  const out: OtherRunRow[] = [];
+  for (const run of [...ordered].reverse().slice(1)) {
+    const runBase = run.cells.find((c) => c.label === baseline);
+    const okBase = runBase && !cellFailure(runBase) && runBase.load ? runBase : null;
+    for (const c of run.cells) {
+      if (have.has(c.label)) continue;
+      have.add(c.label);
+      const failed = cellFailure(c);
+      out.push({
+        cell: c,
+        label: c.label,
+        runId: run.meta.runId,
+        runStartedAt: run.meta.startedAt,
+        baseline,
+        vsBaseline: okBase && !failed && c.load ? ratio(c, okBase) : null,
+        trials: cellTrialCount(c),
+        failed,
+      });
+    }
+  }
+  return out.sort(
+    (a, b) => (b.vsBaseline?.figure ?? -1) - (a.vsBaseline?.figure ?? -1) || a.label.localeCompare(b.label),
+  );
+}
+
+/**
  * Builds every ranked table from the store's snapshot of runs. Each (machine × scenario ×
  * profile × driver × Node major) group is ranked in its latest run (by startedAt) that has cells
  * of it; cells of older runs of the same machine that the latest run lacks are listed in
@@ -303,31 +338,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
         a.label.localeCompare(b.label),
     );
     const have = new Set(rows.map((r) => r.label));
-    const otherRuns: OtherRunRow[] = [];
-    if (!opts.runId) {
-      for (const run of [...ordered].reverse().slice(1)) {
-        const runBase = run.cells.find((c) => c.label === baseline);
-        const okBase = runBase && !cellFailure(runBase) && runBase.load ? runBase : null;
-        for (const c of run.cells) {
-          if (have.has(c.label)) continue;
-          have.add(c.label);
-          const failed = cellFailure(c);
-          otherRuns.push({
-            cell: c,
-            label: c.label,
-            runId: run.meta.runId,
-            runStartedAt: run.meta.startedAt,
-            baseline,
-            vsBaseline: okBase && !failed && c.load ? ratio(c, okBase) : null,
-            trials: cellTrialCount(c),
-            failed,
-          });
-        }
-      }
-      otherRuns.sort(
-        (a, b) => (b.vsBaseline?.figure ?? -1) - (a.vsBaseline?.figure ?? -1) || a.label.localeCompare(b.label),
-      );
-    }
+    const otherRuns = opts.runId ? [] : otherRunRows(ordered, have, baseline);
     tables.push({
       id,
       key: g.key,

@@ -14,12 +14,13 @@ import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
-import { getProfile, PROFILES, withOverrides } from '../core/profiles.ts';
+import { getProfile, withOverrides } from '../core/profiles.ts';
 import { parseMajors, resolveNode } from '../lifecycle/node-runtime.ts';
 import { stopAll } from '../lifecycle/processes.ts';
 import { readRun, sweepAbandoned } from '../store/runs.ts';
 import type { RunMeta } from '../store/results.ts';
 import { planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
+import { realDeps } from '../scheduler/real-deps.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
 import { renderTerminal } from '../report/leaderboard.ts';
@@ -131,7 +132,6 @@ export async function bench(
     const table = `\n${renderTerminal(
       summary.cells,
       scenarios.map((s) => s.name),
-      PROFILES.map((p) => p.name),
       metas,
     )}`;
     if (!opts.json) process.stdout.write(table);
@@ -215,6 +215,7 @@ async function benchRun(
   const abandoned = sweepAbandoned(g.resultsDir);
   if (abandoned.length)
     note(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
+  const target = { port: opts.port, externalUrl: opts.url, upstreamDelayMs: delay };
   const summary = await runPlan({
     trials,
     shuffleSeed: seed,
@@ -224,10 +225,8 @@ async function benchRun(
     profileName: profile.name,
     resultsDir: g.resultsDir,
     scenariosDir: g.scenariosDir,
-    host: opts.host,
-    port: opts.port,
-    externalUrl: opts.url,
-    upstreamDelayMs: delay,
+    ...target,
+    deps: realDeps({ profile, host: opts.host, ...target }),
     command,
     signal,
     progress,
@@ -253,7 +252,7 @@ export async function verify(g: Globals, names: string[], host: string, signal: 
     profileName: 'verify',
     resultsDir: g.resultsDir,
     scenariosDir: g.scenariosDir,
-    host,
+    deps: realDeps({ profile: getProfile('smoke'), host, upstreamDelayMs: 0 }),
     upstreamDelayMs: 0,
     command: ['verify', ...names],
     signal,

@@ -8,11 +8,12 @@
  * for them yet, so they are joined here, in `reportPaths` only (move it to harness/store/ when
  * it gains one).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { loadScenarios } from '../contract/scenarios.ts';
-import { readAllResults } from '../store/results.ts';
+import { asStorageError } from '../core/errors.ts';
+import { mkdirp, readAllResults } from '../store/results.ts';
+import { listRuns, readTrials } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS } from '../report/exporters/registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
@@ -22,7 +23,7 @@ export function reportPaths(resultsDir: string): { markdown: string; html: strin
   return { markdown: path.join(resultsDir, 'LEADERBOARD.md'), html: path.join(resultsDir, 'leaderboard.html') };
 }
 
-/** Every run of the store with its cells, plus the scenario contract; warnings for skipped files. */
+/** Every run of the store with its cells and trial files, plus the scenario contract; warnings for skipped files. */
 export function readSnapshot(
   resultsDir: string,
   scenariosDir: string,
@@ -30,10 +31,17 @@ export function readSnapshot(
   const all = readAllResults(resultsDir);
   const byRun = new Map<string, CellResult[]>();
   for (const c of all.cells) byRun.set(c.runId, [...(byRun.get(c.runId) ?? []), c]);
+  const dirs = new Map(listRuns(resultsDir).map((r) => [r.runId, r.dir]));
+  const warnings = [...(all.warnings ?? all.skipped)];
   const runs = [...all.runs]
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId))
-    .map((meta) => ({ meta, cells: byRun.get(meta.runId) ?? [] }));
-  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir) }, warnings: all.warnings ?? all.skipped };
+    .map((meta) => {
+      const dir = dirs.get(meta.runId);
+      const t = dir ? readTrials(dir) : { trials: [], warnings: [] };
+      warnings.push(...t.warnings);
+      return { meta, cells: byRun.get(meta.runId) ?? [], trials: t.trials };
+    });
+  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir) }, warnings };
 }
 
 interface Dirs {
@@ -47,18 +55,30 @@ function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void)
   return run ? selectRun(snapshot, run) : snapshot;
 }
 
-/** `leaderboard [--run ID]`: writes the Markdown and HTML reports, returns the terminal report. */
+/**
+ * `leaderboard [--run ID]`: writes the Markdown and HTML reports, returns the terminal report.
+ * StorageError (exit 2) when the results folder refuses the write.
+ */
 export function leaderboardCommand(g: Dirs, opts: { run?: string }, log: (l: string) => void): string {
   const snapshot = snapshotFor(g, opts.run, log);
   const runId = opts.run ? snapshot.runs[0]?.meta.runId : undefined;
   const out = reportPaths(g.resultsDir);
-  fs.mkdirSync(g.resultsDir, { recursive: true });
-  writeFileAtomic.sync(out.markdown, EXPORTERS.md.render(snapshot, { runId }));
-  writeFileAtomic.sync(out.html, EXPORTERS.html.render(snapshot, { runId }));
+  const md = EXPORTERS.md.render(snapshot, { runId });
+  const html = EXPORTERS.html.render(snapshot, { runId });
+  try {
+    mkdirp(g.resultsDir);
+    writeFileAtomic.sync(out.markdown, md);
+    writeFileAtomic.sync(out.html, html);
+  } catch (e) {
+    throw asStorageError(e, 'results', g.resultsDir) ?? e;
+  }
   return `${EXPORTERS.terminal.render(snapshot, { runId })}wrote ${out.markdown} and ${out.html}\n`;
 }
 
-/** `export --format F [--run ID] [--out FILE]`: the text (also written to `out` when given). */
+/**
+ * `export --format F [--run ID] [--out FILE]`: the text (also written to `out` when given;
+ * StorageError naming out's folder when it refuses the write).
+ */
 export function exportCommand(
   g: Dirs,
   opts: { format: string; run?: string; out?: string },
@@ -67,6 +87,11 @@ export function exportCommand(
   const exporter = getExporter(opts.format);
   const snapshot = snapshotFor(g, opts.run, log);
   const text = exporter.render(snapshot, { runId: opts.run ? snapshot.runs[0]?.meta.runId : undefined });
-  if (opts.out) writeFileAtomic.sync(opts.out, text);
+  if (opts.out)
+    try {
+      writeFileAtomic.sync(opts.out, text);
+    } catch (e) {
+      throw asStorageError(e, 'output', path.dirname(path.resolve(opts.out))) ?? e;
+    }
   return text;
 }

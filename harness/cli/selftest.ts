@@ -3,10 +3,10 @@
  * (issue 11, item 7):
  *
  * - False-change rate: two back-to-back runs (A, B) of the same contenders in the same profile
- *   (default: node-http, express, fastify, hono and the fixture over the REST scenarios without
- *   fanout, profile `quick`), then `compare` (report/compare.ts) → the share of matched cells it
- *   calls improved or regressed. Target ≤ 5%.
- * - Detection power: the fixture `selftest-burn` (test/fixtures/sched/: node:http that spins the
+ *   (default: node-http, express, fastify, hono and the fixture over the simple REST scenarios,
+ *   those whose file says `"reference": true`; profile `quick`), then `compare` (report/compare.ts)
+ *   → the share of matched cells it calls improved or regressed. Target ≤ 5%.
+ * - Detection power: the fixture `selftest-burn` (contenders/_selftest/: node:http that spins the
  *   CPU for BURN_US_<SCENARIO> µs per request) is calibrated from the faster of runs A and B (its
  *   requests/s R per scenario) so that
  *   the burn costs `slowdown` (default 10%) of them: burn = (1/(1 − slowdown) − 1) / R seconds.
@@ -19,7 +19,7 @@
 import path from 'node:path';
 import { loadManifests } from '../core/manifest.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
-import { ROOT } from '../core/paths.ts';
+import { CONTENDERS_DIR } from '../core/paths.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT } from '../core/exit-codes.ts';
 import { readRun, writeSelftest } from '../store/runs.ts';
@@ -27,11 +27,14 @@ import type { CellResult } from '../store/results.ts';
 import { compareRuns } from '../report/compare.ts';
 import { bench, type BenchOpts, type Globals } from './bench.ts';
 
-/** Where the self-test's fixture contender lives. */
-export const SELFTEST_FIXTURES = path.join(ROOT, 'test', 'fixtures', 'sched');
+/**
+ * The folder holding the self-test's fixture contender (`<folder>/selftest-burn`). A `_` folder
+ * under contenders/ is not a contender (core/manifest.ts `loadManifests` skips it, so the fixture
+ * is never benchmarked by `bench-all`) and, having no package.json, not an npm workspace.
+ */
+export const SELFTEST_FIXTURES = path.join(CONTENDERS_DIR, '_selftest');
 export const SELFTEST_FIXTURE = 'selftest-burn';
 const DEFAULT_CONTENDERS = ['node-http', 'express', 'fastify', 'hono'];
-const DEFAULT_SCENARIOS = ['ping', 'json', 'echo', 'users', 'post'];
 
 export interface SelftestOpts {
   contenders?: string[];
@@ -48,19 +51,48 @@ export function burnMicros(rps: number, slowdown: number): number {
 
 const figure = (c: CellResult) => c.stats?.rps.figure ?? c.load?.requestsPerSec.mean ?? 0;
 
-/** Runs the self-test; returns the exit code. */
-export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal): Promise<number> {
+/**
+ * The self-test's validated inputs: `--slowdown` (a fraction in (0, 0.5)), `--seed` (an integer;
+ * random when absent), the fixture's manifest, the contenders (default DEFAULT_CONTENDERS) and the
+ * scenarios (default: the contract's simple REST routes, scenario files with `"reference": true`),
+ * kept to those the fixture serves. Throws UserError on a bad value or a missing fixture.
+ */
+function selftestInputs(g: Globals, o: SelftestOpts) {
   const slowdown = Number(o.slowdown);
   if (!(slowdown > 0 && slowdown < 0.5))
     throw new UserError(`--slowdown must be a fraction such as 0.1, got '${o.slowdown}'`);
   const seed = o.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(o.seed);
   if (!Number.isInteger(seed)) throw new UserError(`--seed must be an integer, got '${o.seed}'`);
-  const scenarioNames = loadScenarios(g.scenariosDir).map((s) => s.name);
-  const fixture = loadManifests(SELFTEST_FIXTURES, scenarioNames).find((m) => m.name === SELFTEST_FIXTURE);
+  const all = loadScenarios(g.scenariosDir);
+  const fixture = loadManifests(
+    SELFTEST_FIXTURES,
+    all.map((s) => s.name),
+  ).find((m) => m.name === SELFTEST_FIXTURE);
   if (!fixture) throw new UserError(`the self-test fixture ${SELFTEST_FIXTURE} is missing from ${SELFTEST_FIXTURES}`);
   const contenders = o.contenders?.length ? o.contenders : DEFAULT_CONTENDERS;
-  const scenarios = (o.scenario?.length ? o.scenario : DEFAULT_SCENARIOS).filter((s) => fixture.scenarios.includes(s));
+  const wanted = o.scenario?.length ? o.scenario : all.filter((s) => s.reference).map((s) => s.name);
+  const scenarios = wanted.filter((s) => fixture.scenarios.includes(s));
   if (!scenarios.length) throw new UserError(`the fixture supports ${fixture.scenarios.join(', ')} only`);
+  return { slowdown, seed, fixture, contenders, scenarios };
+}
+
+/**
+ * The burn per request (µs, per scenario) that costs `slowdown` of the fixture's requests/s,
+ * calibrated from the faster of runs A and B per scenario: the least disturbed measurement of the
+ * server's capacity (a busy host lowers R, which would make the burn too large).
+ */
+function calibrateBurns(cells: CellResult[], slowdown: number): Record<string, number> {
+  const fastest = new Map<string, number>();
+  for (const c of cells.filter((x) => x.contender === SELFTEST_FIXTURE && x.status === 'ok'))
+    fastest.set(c.scenario, Math.max(fastest.get(c.scenario) ?? 0, figure(c)));
+  const burns: Record<string, number> = {};
+  for (const [scenario, rps] of fastest) burns[scenario] = Math.round(burnMicros(rps, slowdown) * 100) / 100;
+  return burns;
+}
+
+/** Runs the self-test; returns the exit code. */
+export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal): Promise<number> {
+  const { slowdown, seed, fixture, contenders, scenarios } = selftestInputs(g, o);
   const log = (l: string) => process.stderr.write(`selftest: ${l}\n`);
   const t0 = performance.now();
   const common: BenchOpts = {
@@ -81,13 +113,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   };
   const a = await run('A', seed);
   const b = await run('B', seed + 1);
-  const burns: Record<string, number> = {};
-  // Calibrated from the faster of runs A and B per scenario: the least disturbed measurement of
-  // the server's capacity (a busy host lowers R, which would make the burn too large).
-  const fastest = new Map<string, number>();
-  for (const c of [...a.cells, ...b.cells].filter((x) => x.contender === SELFTEST_FIXTURE && x.status === 'ok'))
-    fastest.set(c.scenario, Math.max(fastest.get(c.scenario) ?? 0, figure(c)));
-  for (const [scenario, rps] of fastest) burns[scenario] = Math.round(burnMicros(rps, slowdown) * 100) / 100;
+  const burns = calibrateBurns([...a.cells, ...b.cells], slowdown);
   log(`burn per request (µs) for a ${slowdown * 100}% cost: ${JSON.stringify(burns)}`);
   const env = Object.fromEntries(Object.entries(burns).map(([s, us]) => [`BURN_US_${s.toUpperCase()}`, String(us)]));
   const c = await run('C', seed + 2, { ...fixture, env: { ...fixture.env, ...env } });
@@ -146,17 +172,37 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
     wallMs: performance.now() - t0,
   };
   const file = writeSelftest(g.resultsDir, c.meta.runId, record);
-  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
-  process.stdout.write(
-    [
-      '',
-      `false-change rate: ${pct(record.falseChange.rate)} (${changed.length} of ${ab.changes.length} cells called changed; runs ${a.meta.runId} → ${b.meta.runId}; target ≤ 5%)`,
-      `  of which cells compared by their ratio to the baseline: ${pct(record.falseChange.ratioToBaseline.rate)} (${ratioChanged.length} of ${ratioCells.length}); the rest are the baseline's own host-sensitive absolute comparisons`,
-      `  second sample:   ${pct(record.falseChange.secondSample.rate)} (${othersChanged.length} of ${others.length} non-fixture cells; ${b.meta.runId} → ${c.meta.runId})`,
-      `detection power:   ${pct(record.power.rate)} (${regressed.length} of ${burned.length} ${SELFTEST_FIXTURE} cells called regressed at a ${slowdown * 100}% injected cost; ${b.meta.runId} → ${c.meta.runId}; target ≥ 90%)`,
-      `wall time ${Math.round(record.wallMs / 1000)} s; record: ${file}`,
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(summaryText(record, file));
   return signal.aborted ? EXIT.interrupted : EXIT.ok;
+}
+
+/** A share of cells with its counts; `rate` null when there were no cells. */
+interface Share {
+  rate: number | null;
+  changed: number;
+  cells: number;
+}
+
+/** What the printed summary reads of the self-test's record. */
+interface SelftestRecord {
+  runs: { a: string; b: string; c: string };
+  slowdown: number;
+  wallMs: number;
+  falseChange: Share & { ratioToBaseline: Share; secondSample: Share };
+  power: { rate: number | null; regressed: number; cells: number };
+}
+
+/** The figures printed at the end of a self-test, from its record (the file `writeSelftest` wrote). */
+function summaryText(r: SelftestRecord, file: string): string {
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  const f = r.falseChange;
+  return [
+    '',
+    `false-change rate: ${pct(f.rate)} (${f.changed} of ${f.cells} cells called changed; runs ${r.runs.a} → ${r.runs.b}; target ≤ 5%)`,
+    `  of which cells compared by their ratio to the baseline: ${pct(f.ratioToBaseline.rate)} (${f.ratioToBaseline.changed} of ${f.ratioToBaseline.cells}); the rest are the baseline's own host-sensitive absolute comparisons`,
+    `  second sample:   ${pct(f.secondSample.rate)} (${f.secondSample.changed} of ${f.secondSample.cells} non-fixture cells; ${r.runs.b} → ${r.runs.c})`,
+    `detection power:   ${pct(r.power.rate)} (${r.power.regressed} of ${r.power.cells} ${SELFTEST_FIXTURE} cells called regressed at a ${r.slowdown * 100}% injected cost; ${r.runs.b} → ${r.runs.c}; target ≥ 90%)`,
+    `wall time ${Math.round(r.wallMs / 1000)} s; record: ${file}`,
+    '',
+  ].join('\n');
 }

@@ -10,6 +10,7 @@
  * `maxMs` (default 30 s) and each request by `timeoutMs`; it stops early after 20 failures.
  */
 import http from 'node:http';
+import { fetchOnce } from './http.ts';
 import type { ContractChecker } from './verify.ts';
 import type { ConcreteRequest, ParamValues, Scenario } from './scenarios.ts';
 
@@ -69,7 +70,7 @@ export async function burstCheck(o: BurstOptions): Promise<BurstResult> {
       const v = pick(next++);
       const label = `${v.request.method} ${v.request.path}`;
       try {
-        const res = await send(o.baseUrl, v.request, agent, timeoutMs);
+        const res = await fetchOnce(o.baseUrl, v.request, timeoutMs, agent);
         const verdict = o.checker.checkResponse(o.scenario, v.params, res);
         if (verdict.level === 'fail') fail(`${label}: ${verdict.reasons.join('; ')}`);
       } catch (e) {
@@ -90,19 +91,4 @@ export async function burstCheck(o: BurstOptions): Promise<BurstResult> {
     .map(([r, n]) => `${r} (${n.toLocaleString('en-US')} of ${done.toLocaleString('en-US')} burst requests)`);
   // A slow server that sends fewer than `total` within `maxMs` is not failed: only wrong or missing answers are.
   return { ok: failed === 0, requests: done, failed, reasons: list, ms };
-}
-
-/** One request on the keep-alive agent; the whole response. Rejects on timeout or socket error. */
-function send(baseUrl: string, req: ConcreteRequest, agent: http.Agent, timeoutMs: number) {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-    const r = http.request(new URL(req.path, baseUrl), { method: req.method, headers: req.headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    r.setTimeout(timeoutMs, () => r.destroy(new Error(`no response within ${timeoutMs} ms`)));
-    r.on('error', reject);
-    r.end(req.body);
-  });
 }

@@ -1,6 +1,7 @@
 /**
- * One HTTP request on a fresh connection, for readiness polls, the verifier and the services:
- * the lowest layer every other module may use. Times in ms.
+ * One HTTP request (a fresh connection by default, or a caller's keep-alive agent), for readiness
+ * polls, the verifier, the concurrency burst and the services: the lowest layer every other
+ * module may use. Times in ms.
  */
 import http from 'node:http';
 
@@ -12,17 +13,19 @@ export interface ResponseLike {
 }
 
 /**
- * Sends one request on a fresh connection (no keep-alive) and collects the whole response.
- * Rejects with an Error after `timeoutMs` (default 5000 ms) or on a socket error.
+ * Sends one request and collects the whole response: on a fresh connection (no keep-alive) unless
+ * `agent` is given (the burst's keep-alive agent, whose sockets it then reuses). Rejects with an
+ * Error after `timeoutMs` (default 5000 ms) or on a socket error.
  */
 export function fetchOnce(
   baseUrl: string,
   req: { method: string; path: string; headers?: Record<string, string>; body?: string },
   timeoutMs = 5000,
-): Promise<ResponseLike> {
+  agent: http.Agent | false = false,
+): Promise<ResponseLike & { body: Buffer }> {
   return new Promise((resolve, reject) => {
     const url = new URL(req.path, baseUrl);
-    const r = http.request(url, { method: req.method, headers: req.headers, agent: false }, (res) => {
+    const r = http.request(url, { method: req.method, headers: req.headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));

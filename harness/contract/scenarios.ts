@@ -83,6 +83,23 @@ export const ScenarioSchema = z.object({
    * health check 25 ms, GraphQL 50 ms, introspection 100 ms (scenarios/README.md says why).
    */
   sloP99Ms: z.number().positive().max(60000).default(50),
+  /**
+   * The scenario's place in the contract order (lists, tables and exports sort by it); scenarios
+   * without one sort after those with one, by name. The contract's own use steps of 10.
+   */
+  order: z.number().int().nonnegative().optional(),
+  /**
+   * A simple REST route that needs no service (ping, json, echo, users, post): the self-test's
+   * default scenarios (cli/selftest.ts) and the reference set against which the issue analysis
+   * says a scenario "collapses" (a contender's figure far below its median over the others).
+   */
+  reference: z.boolean().default(false),
+  /**
+   * What of a contender a failure or a slow tail in this scenario points at, from which the
+   * report words its hint: the framework under concurrency (default), its request body parser,
+   * its outgoing HTTP client (fan-out), or its database pool and resolver path.
+   */
+  focus: z.enum(['framework', 'body-parsing', 'http-client', 'database']).default('framework'),
   needs: z.array(z.enum(['upstream', 'database'])).default([]),
   params: z.record(z.string(), ParamSpec).default({}),
   request: z.object({
@@ -102,21 +119,6 @@ export const ScenarioSchema = z.object({
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ParamValues = Record<string, unknown>;
 
-/** The contract order of the scenarios (others sort after these, by name). */
-export const SCENARIO_ORDER = [
-  'ping',
-  'json',
-  'echo',
-  'users',
-  'post',
-  'fanout',
-  'health-db',
-  'graphql-ping',
-  'graphql-users',
-  'graphql-introspection',
-  'graphql-node',
-];
-
 /** A concrete HTTP request: method, path (with query), headers, body text (or undefined). */
 export interface ConcreteRequest {
   method: string;
@@ -125,9 +127,11 @@ export interface ConcreteRequest {
   body?: string;
 }
 
-/** Reads and validates every `*.json` scenario (not `*.schema.json`) in `dir`, sorted by a fixed order. */
+/**
+ * Reads and validates every `*.json` scenario (not `*.schema.json`) in `dir`, sorted by each
+ * file's `order` (those without one last, by name).
+ */
 export function loadScenarios(dir: string): Scenario[] {
-  const order = SCENARIO_ORDER;
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'));
   const list = files.map((f) => {
     const file = path.join(dir, f);
@@ -143,8 +147,8 @@ export function loadScenarios(dir: string): Scenario[] {
       throw new UserError(`${file}: field 'name' is '${parsed.data.name}', expected '${f.slice(0, -5)}'`);
     return parsed.data;
   });
-  const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
-  return list.sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+  const rank = (x: Scenario) => x.order ?? Number.POSITIVE_INFINITY;
+  return list.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
 /** Reads the shared JSON Schemas (`*.schema.json`) of the scenarios folder, for `$ref`s. */

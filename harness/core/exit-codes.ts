@@ -4,7 +4,7 @@
  * | code | meaning |
  * |---:|---|
  * | 0 | every cell measured (or the command did what it was asked) |
- * | 1 | a verification failure, or `compare --fail-on-regression` saw a regression |
+ * | 1 | a verification failure, a cell that failed under load (`load-failed`: errors or wrong bodies), or `compare --fail-on-regression` saw a regression |
  * | 2 | usage or bad input: every option-parser error, an unknown name, a bad manifest, a busy port, another run holding the lock |
  * | 3 | cells that failed to build or start, or crashed (the run itself finished and was saved) |
  * | 130 | interrupted (Ctrl-C, SIGTERM, SIGHUP) |
@@ -18,12 +18,12 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, cellsBroken: 3, interrupted: 1
 
 /** Cell statuses that mean the cell was not measured because its server broke. */
 const BROKEN = new Set(['build-failed', 'start-failed', 'crashed', 'error']);
-/** Cell statuses that mean the server answered wrongly. */
-const FAILED = new Set(['verify-failed']);
+/** Cell statuses that mean the server answered wrongly (before load, or under it). */
+const FAILED = new Set(['verify-failed', 'load-failed']);
 
 /**
  * The exit code for a run whose cells ended with `statuses` (CellResult.status values):
- * any of build-failed, start-failed, crashed, error → 3; else any verify-failed → 1; else 0
+ * any of build-failed, start-failed, crashed, error → 3; else any verify-failed or load-failed → 1; else 0
  * (ok, skipped and unsupported cells are not failures).
  */
 export function exitCodeForStatuses(statuses: readonly string[]): number {
@@ -36,7 +36,7 @@ export function exitCodeForStatuses(statuses: readonly string[]): number {
 export const EXIT_HELP = [
   'Exit codes:',
   '  0    every cell measured (the command succeeded)',
-  '  1    a verification failed, or compare --fail-on-regression found a regression',
+  '  1    a verification failed, a cell failed under load (errors, wrong bodies), or compare --fail-on-regression found a regression',
   '  2    usage or bad input (unknown option or name, bad manifest, busy port, another run holds the lock)',
   '  3    cells failed to build or start, or crashed',
   '  130  interrupted (Ctrl-C)',

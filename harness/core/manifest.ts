@@ -4,9 +4,10 @@
  * A bad manifest gives a UserError naming the file, the field and what was expected. A folder
  * whose name starts with `_` (the template) is not a contender.
  *
- * The harness owns HOST, PORT, UPSTREAM_URL, DATABASE_URL and NODE_ENV (RESERVED_ENV): they keep
- * every server on loopback, on the port the harness chose, talking to the harness's own upstream
- * mock and database. A manifest `env` or variant `env` that sets one is a manifest error naming
+ * The harness owns HOST, PORT, UPSTREAM_URL, DATABASE_URL, NODE_ENV and NODE_OPTIONS (RESERVED_ENV):
+ * they keep every server on loopback, on the port the harness chose, talking to the harness's own
+ * upstream mock and database, on the pinned Node with the harness's flags only (NODE_OPTIONS could
+ * preload code or change the runtime's flags unseen). A manifest `env` or variant `env` that sets one is a manifest error naming
  * the field (issue 13: `"env": {"HOST": "0.0.0.0"}` once made a server listen on every interface).
  */
 import fs from 'node:fs';
@@ -80,7 +81,7 @@ export const ManifestSchema = z.strictObject({
 });
 
 /** Environment variables only the harness sets (see the module comment). */
-export const RESERVED_ENV = ['HOST', 'PORT', 'UPSTREAM_URL', 'DATABASE_URL', 'NODE_ENV'] as const;
+export const RESERVED_ENV = ['HOST', 'PORT', 'UPSTREAM_URL', 'DATABASE_URL', 'NODE_ENV', 'NODE_OPTIONS'] as const;
 
 /** "env.HOST", "variants.interceptor.env.PORT": every reserved variable a manifest sets. */
 export function reservedEnvFields(m: {
@@ -115,7 +116,8 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
     );
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // A byte-order mark (some Windows editors write one) is not an error: strip it.
+    raw = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (e) {
     throw new UserError(`${file}: not valid JSON (${(e as Error).message})`);
   }
@@ -128,7 +130,7 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   const reserved = reservedEnvFields(m);
   if (reserved.length)
     throw new UserError(
-      `${file}: bad manifest\n${reserved.map((f) => `  - ${f}: reserved; the harness sets ${f.split('.').pop()} itself (${RESERVED_ENV.join(', ')} keep every server on loopback and on the harness's port, upstream and database). Remove it from the manifest.`).join('\n')}`,
+      `${file}: bad manifest\n${reserved.map((f) => `  - ${f}: reserved; the harness sets ${f.split('.').pop()} itself (${RESERVED_ENV.join(', ')} keep every server on loopback, on the harness's port, upstream and database, and on the pinned Node with the harness's flags). Remove it from the manifest.`).join('\n')}`,
     );
   const unknown = m.scenarios.filter((s) => !knownScenarios.includes(s));
   if (m.scenarios.includes('graphql-users') && !m.graphql)

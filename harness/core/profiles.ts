@@ -261,7 +261,8 @@ export function measuredSeconds(p: Profile): number {
 
 /**
  * Applies CLI overrides (--duration s, --vus n, --rate r) to a profile; throws UserError when an
- * override does not fit the profile's driver or executor.
+ * override does not fit the profile's driver or executor, or is not a positive number (a
+ * duration: not a whole number of seconds).
  */
 export function withOverrides(
   p: Profile,
@@ -276,7 +277,13 @@ export function withOverrides(
   if (o.duration !== undefined) {
     if (p.driver === 'k6' && p.stages)
       throw new UserError(`--duration does not apply to ${p.name} (ramping stages are fixed)`);
-    out = { ...out, durationS: num('--duration', o.duration) } as Profile;
+    const d = num('--duration', o.duration);
+    // wrk's -d and autocannon's duration are whole seconds: 0.01 would silently run 1 s windows.
+    if (!Number.isInteger(d))
+      throw new UserError(
+        `--duration is a whole number of seconds (the drivers time windows in seconds), at least 1; got '${o.duration}'`,
+      );
+    out = { ...out, durationS: d } as Profile;
   }
   if (o.vus !== undefined) {
     if (out.driver !== 'k6' || out.executor === 'ramping-vus')

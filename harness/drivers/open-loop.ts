@@ -28,26 +28,50 @@ export { childCpuMeter } from './open-loop-base.ts';
 /** About how many requests/s k6's constant-arrival-rate executor holds here with clean latency (one client core). */
 export const K6_OPEN_LOOP_CEILING_RPS = 5000;
 
+/** One open-loop driver as the registry knows it: the driver, how to find it, and its caveat. */
+interface OpenLoopEntry {
+  driver: OpenLoopDriver;
+  /** Whether it is installed (cached per environment): `bin` null with `why` and `install` when not. */
+  found(): { bin: string | null; version: string | null; why: string; install: string };
+  /** Said after "using <name> <version> instead" when it stands in for the preferred driver ('' = nothing to add). */
+  standIn(): string;
+}
+
 /**
- * The open-loop driver to use: `prefer` (default 'oha') when it is installed, else the other
- * one, else `driver: null`. `note` says what was chosen and why (a missing driver's reason and
- * install command; k6's ceiling of about K6_OPEN_LOOP_CEILING_RPS requests/s when k6 stands in
- * for oha); '' when the preferred driver is used. Spawns `oha --version` / `k6 version` once
- * per PATH (cached). Never throws.
+ * The open-loop drivers by name, in the order they are tried after the preferred one. A new
+ * open-loop driver is one entry here (and its module, which implements OpenLoopDriver).
+ */
+const OPEN_LOOP_DRIVERS: Record<OpenLoopName, OpenLoopEntry> = {
+  oha: { driver: ohaOpenLoop, found: ohaFound, standIn: () => '' },
+  k6: {
+    driver: k6OpenLoop,
+    found: () => ({ ...k6OpenLoopFound(), install: K6_INSTALL }),
+    standIn: () =>
+      `k6 holds only about ${K6_OPEN_LOOP_CEILING_RPS} requests/s of open-loop load here (one client core), so a capacity above that is the client's limit, not the server's`,
+  },
+};
+
+/**
+ * The open-loop driver to use: `prefer` (default 'oha') when it is installed, else the next
+ * installed one of OPEN_LOOP_DRIVERS, else `driver: null`. `note` says what was chosen and why
+ * (each missing driver's reason and install command; the stand-in's caveat, e.g. k6's ceiling of
+ * about K6_OPEN_LOOP_CEILING_RPS requests/s); '' when the preferred driver is used. Spawns
+ * `oha --version` / `k6 version` once per PATH (cached). Never throws.
  */
 export function resolveOpenLoop(prefer: OpenLoopName = 'oha'): { driver: OpenLoopDriver | null; note: string } {
-  const oha = ohaFound();
-  const k6 = k6OpenLoopFound();
-  const ohaMissing = `oha is not available (${oha.why}; install: ${oha.install})`;
-  const k6Missing = `k6 is not available (${k6.why}; install: ${K6_INSTALL})`;
-  const k6Ceiling = `k6 holds only about ${K6_OPEN_LOOP_CEILING_RPS} requests/s of open-loop load here (one client core), so a capacity above that is the client's limit, not the server's`;
-  if (prefer === 'k6') {
-    if (k6.bin) return { driver: k6OpenLoop, note: '' };
-    if (oha.bin) return { driver: ohaOpenLoop, note: `${k6Missing}; using oha ${oha.version}` };
-  } else {
-    if (oha.bin) return { driver: ohaOpenLoop, note: '' };
-    if (k6.bin)
-      return { driver: k6OpenLoop, note: `${ohaMissing}; using k6 ${k6.version ?? ''} instead: ${k6Ceiling}` };
+  const names = Object.keys(OPEN_LOOP_DRIVERS) as OpenLoopName[];
+  const missing: string[] = [];
+  for (const name of [prefer, ...names.filter((n) => n !== prefer)]) {
+    const entry = OPEN_LOOP_DRIVERS[name];
+    const f = entry.found();
+    if (!f.bin) {
+      missing.push(`${name} is not available (${f.why}; install: ${f.install})`);
+      continue;
+    }
+    if (name === prefer) return { driver: entry.driver, note: '' };
+    const caveat = entry.standIn();
+    const using = `using ${name} ${f.version ?? ''}`.trimEnd();
+    return { driver: entry.driver, note: `${missing.join('; ')}; ${using}${caveat ? ` instead: ${caveat}` : ''}` };
   }
-  return { driver: null, note: `no open-loop driver: ${ohaMissing}; ${k6Missing}` };
+  return { driver: null, note: `no open-loop driver: ${missing.join('; ')}` };
 }

@@ -15,8 +15,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UserError } from '../core/errors.ts';
+import { z } from 'zod';
+import { asStorageError, UserError } from '../core/errors.ts';
 import { EXIT } from '../core/exit-codes.ts';
+import { pidAlive, pidStartTime } from '../core/pid.ts';
 
 /** What the lock file holds (JSON). */
 export interface LockRecord {
@@ -31,7 +33,10 @@ export interface LockRecord {
   startedAt: string;
 }
 
-/** A held lock. `update` rewrites the record (e.g. the run id); `release` removes the file if still ours. */
+/**
+ * A held lock. `update` rewrites the record (e.g. the run id; StorageError when the lock's folder
+ * refuses the write); `release` removes the file if still ours.
+ */
 export interface RunLock {
   file: string;
   record: LockRecord;
@@ -48,34 +53,28 @@ export function lockFile(): string {
   return process.env.BENCH_LOCK_FILE || path.join(os.tmpdir(), 'node-http-bakeoff.lock');
 }
 
-/** Start time of `pid` from /proc (field 22 of stat), '' when unknown. */
-function startTimeOf(pid: number): string {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-  } catch {
-    return '';
-  }
-}
-
-/** True when `pid` runs (not a zombie) and, when `start` is given, is the same process as then. */
+/**
+ * True when the lock holder `pid` runs: not a zombie and, when `start` is given, the same process
+ * as when it took the lock (core/pid.ts `pidAlive`, the one liveness check of the harness).
+ */
 export function holderAlive(pid: number, start = ''): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2);
-    if (rest[0] === 'Z') return false;
-    return !start || rest.split(' ')[19] === start;
-  } catch {
-    return os.platform() !== 'linux';
-  }
+  return pidAlive(pid, start);
 }
 
-/** The record in `file`: a LockRecord, 'missing', or 'garbled' (empty or not JSON). */
+/**
+ * The lock file's shape. Only a positive integer `pid` is required; a field of the wrong type gets
+ * its neutral value (no start time: the pid alone decides; no run id; no command), so a hand-edited
+ * record can neither crash the harness nor make a live holder look dead.
+ */
+const LockRecordSchema = z.object({
+  pid: z.number().int().positive(),
+  pidStart: z.string().catch(''),
+  runId: z.string().nullable().catch(null),
+  command: z.array(z.string()).catch([]),
+  startedAt: z.string().catch('an unknown time'),
+});
+
+/** The record in `file`: a LockRecord, 'missing', or 'garbled' (empty, not JSON, or no valid pid). */
 export function readLock(file = lockFile()): LockRecord | 'missing' | 'garbled' {
   let text: string;
   try {
@@ -83,12 +82,14 @@ export function readLock(file = lockFile()): LockRecord | 'missing' | 'garbled' 
   } catch {
     return 'missing';
   }
+  let data: unknown;
   try {
-    const r = JSON.parse(text);
-    return typeof r?.pid === 'number' ? (r as LockRecord) : 'garbled';
+    data = JSON.parse(text);
   } catch {
     return 'garbled';
   }
+  const r = LockRecordSchema.safeParse(data);
+  return r.success ? r.data : 'garbled';
 }
 
 /** "pid 123 (run 2026-…, `bench fastify`, since 02:31:07 UTC)". */
@@ -109,13 +110,20 @@ function tryCreate(file: string, record: LockRecord): boolean {
     fd = fs.openSync(file, 'wx', 0o644);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new UserError(`cannot create the run lock ${file}: ${(e as Error).message}`);
+    throw (
+      asStorageError(e, 'temp', path.dirname(file)) ??
+      new UserError(`cannot create the run lock ${file}: ${(e as Error).message}`)
+    );
   }
   try {
     fs.writeSync(fd, JSON.stringify(record));
-  } finally {
+  } catch (e) {
+    // An empty lock file would look like a holder between create and write: remove it.
     fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw asStorageError(e, 'temp', path.dirname(file)) ?? e;
   }
+  fs.closeSync(fd);
   return true;
 }
 
@@ -144,12 +152,24 @@ export async function acquireRunLock(o: {
   }
   const record: LockRecord = {
     pid: process.pid,
-    pidStart: startTimeOf(process.pid),
+    pidStart: pidStartTime(process.pid),
     runId: o.runId,
     command: o.command ?? process.argv.slice(2),
     startedAt: new Date().toISOString(),
   };
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+  } catch (e) {
+    // Recursive mkdir says ENOENT for a folder it may not create: ask again for the real code.
+    let real = e;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync(path.dirname(path.dirname(file))))
+      try {
+        fs.mkdirSync(path.dirname(file));
+      } catch (again) {
+        real = again;
+      }
+    throw asStorageError(real, 'temp', path.dirname(file)) ?? real;
+  }
   let how: RunLock['how'] = 'fresh';
   let waited = false;
   let garbledSince = 0;
@@ -201,8 +221,13 @@ export async function acquireRunLock(o: {
       const cur = readLock(file);
       if (typeof cur === 'object' && cur.pid === process.pid) {
         const tmp = `${file}.${process.pid}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(record));
-        fs.renameSync(tmp, file);
+        try {
+          fs.writeFileSync(tmp, JSON.stringify(record));
+          fs.renameSync(tmp, file);
+        } catch (e) {
+          fs.rmSync(tmp, { force: true });
+          throw asStorageError(e, 'temp', path.dirname(file)) ?? e;
+        }
       }
     },
     release() {
@@ -215,6 +240,14 @@ export async function acquireRunLock(o: {
   lock.swept = sweepTempFolders();
   for (const d of lock.swept) log(`removed ${d}, left by a harness that is no longer running`);
   return lock;
+}
+
+/**
+ * Records `runId` in every run lock this process holds (store/runs.ts `openRun` calls it once the
+ * run folder is named), so that a second harness and a stale-lock takeover name the run.
+ */
+export function noteRunIdInLocks(runId: string): void {
+  for (const l of held.values()) l.update({ runId });
 }
 
 /** Releases every lock this process holds (the CLI's exit hook calls it; so does process 'exit'). */

@@ -1,10 +1,11 @@
 /**
  * Resource sampling over a measured window: CPU % and RSS of the server's whole process tree
- * (its process group) and CPU % of the load driver, read with `pidusage` at 5 Hz (≥ 4 Hz, as
+ * (its process group and its cgroup: lifecycle/processes.ts `trackedProcesses`) and CPU % of the load driver, read with `pidusage` at 5 Hz (≥ 4 Hz, as
  * the methodology asks). CPU % is of one core (100 = one full core).
  */
 import fs from 'node:fs';
 import pidusage from 'pidusage';
+import { trackedProcesses } from './processes.ts';
 
 /** PIDs whose process group is `pgid` (the server and anything it forked). */
 export function groupPids(pgid: number): number[] {
@@ -68,7 +69,11 @@ export class Sampler {
   /** Begins the window; call when the measured load run starts. `clientPid` is the driver's. */
   start(clientPid: number | null): void {
     this.clientPid = clientPid;
-    this.serverPids = this.serverPgid ? groupPids(this.serverPgid) : [];
+    // Every process of the contender: its process group plus what its cgroup (or environment token)
+    // holds, so a detached or setsid child's CPU and memory count too.
+    this.serverPids = this.serverPgid
+      ? [...new Set([...groupPids(this.serverPgid), ...trackedProcesses(this.serverPgid)])]
+      : [];
     this.t0 = performance.now();
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
     void this.tick();

@@ -9,9 +9,16 @@
  *
  * Loopback only (issue 13, item 2): HOST, PORT, UPSTREAM_URL and NODE_ENV are set by the harness
  * after the manifest's and the caller's env (manifest.ts already refuses them in a manifest), and
- * once the server is ready the listening sockets of its whole process tree are read from /proc
- * (ports.ts `listeningAddresses`); one that listens off loopback (0.0.0.0, ::, a public address)
- * stops the server and throws StartError, so the cell is recorded start-failed with the reason.
+ * once the server is ready the listening sockets of all its processes (its cgroup, else its
+ * process tree and token carriers: processes.ts `trackedProcesses`) are read from /proc (ports.ts
+ * `listeningAddresses`); one that listens off loopback (0.0.0.0, ::, a public address) stops the
+ * server and throws StartError, so the cell is recorded start-failed with the reason. The
+ * scheduler repeats the check after every window (`offLoopbackListeners`), for a server that
+ * opens such a listener later.
+ *
+ * Environment: only PATH, HOME, LANG, TMPDIR and TZ pass from the harness's own environment;
+ * DATABASE_URL reaches a server only through `o.env` (the scheduler sets it for a cell that needs
+ * the database), never from the harness's environment.
  * `stop()` caps the log at its first and last MiB (logs.ts `capLog`, idempotent).
  */
 import fs from 'node:fs';
@@ -21,8 +28,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Manifest } from '../core/manifest.ts';
 import { UserError } from '../core/errors.ts';
 import { fetchOnce } from '../contract/http.ts';
-import { hasExited, pinnedCommand, spawnTracked, stopGroup } from './processes.ts';
-import { describePortHolder, isPortFree, listeningAddresses, processTree, waitPortFree } from './ports.ts';
+import { hasExited, isTracked, pinnedCommand, spawnTracked, stopGroup, trackedProcesses } from './processes.ts';
+import { describePortHolder, isPortFree, listeningAddresses, waitPortFree, type Listener } from './ports.ts';
 import { capLog } from './logs.ts';
 
 export class StartError extends Error {
@@ -82,7 +89,26 @@ export function logTail(file: string, lines = 25): string {
   }
 }
 
-const PASS_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TZ', 'DATABASE_URL'];
+const PASS_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TZ'];
+
+/**
+ * The listening sockets off loopback of tracked server `pid` and every process it started (its
+ * cgroup; else its process tree and token carriers), from /proc. [] for a pid the harness did
+ * not start (an external target, a fake in tests): only our own processes are judged.
+ */
+export function offLoopbackListeners(pid: number): Listener[] {
+  if (!isTracked(pid)) return [];
+  return listeningAddresses(trackedProcesses(pid)).filter((l) => !l.loopback);
+}
+
+/** "0.0.0.0:4000 (pid 12), [::]:4001 (pid 13)": listeners for a failure reason. */
+export function describeListeners(ls: Listener[]): string {
+  return ls.map((l) => `${l.address.includes(':') ? `[${l.address}]` : l.address}:${l.port} (pid ${l.pid})`).join(', ');
+}
+
+/** The rule a server broke when it listens off loopback, and what to do; for failure reasons. */
+export const LOOPBACK_RULE =
+  'the harness allows only 127.0.0.1 and ::1. Listen on the HOST and PORT the harness passes in the environment.';
 
 /** Starts `m` and waits for readiness. See the module comment for errors. */
 export async function startServer(m: Manifest, o: StartOptions): Promise<ServerHandle> {
@@ -142,13 +168,13 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     await sleep(10);
   }
   const startupMs = performance.now() - t0;
-  const offLoopback = listeningAddresses(processTree(child.pid!)).filter((l) => !l.loopback);
+  const offLoopback = offLoopbackListeners(child.pid!);
   if (offLoopback.length) {
     await stopGroup(child, 1000);
     await waitPortFree(o.port, o.host, 2000);
     capLog(o.logFile);
     throw new StartError(
-      `${m.name} listens off loopback on ${offLoopback.map((l) => `${l.address.includes(':') ? `[${l.address}]` : l.address}:${l.port} (pid ${l.pid})`).join(', ')}; the harness allows only 127.0.0.1 and ::1. Listen on the HOST and PORT the harness passes in the environment.`,
+      `${m.name} listens off loopback on ${describeListeners(offLoopback)}; ${LOOPBACK_RULE}`,
       logTail(o.logFile),
     );
   }

@@ -9,6 +9,8 @@
  * interval excludes its figure").
  */
 
+import type { Estimate } from '../analysis/stats.ts';
+
 /** Whitespace folded to single spaces; longer than `n` → the head (or, with `keep: 'tail'`, the tail) and an ellipsis. */
 export function oneLine(s: string, n = 300, keep: 'head' | 'tail' = 'head'): string {
   const t = s.replace(/\s+/g, ' ').trim();
@@ -29,18 +31,11 @@ export function sig(n: number, digits = 3): number {
   return Number(n.toPrecision(digits));
 }
 
-/** The kind of an interval as the store and the analysis record it. */
-export type IntervalKind = 'ci95' | 'range' | 'none';
-
-/** A figure with its interval, as the analysis gives it (rates in requests/s, ratios as fractions). */
-export interface Estimate {
-  figure: number;
-  /** [low, high]; null when `kind` is 'none'. */
-  interval: [number, number] | null;
-  kind: IntervalKind;
-  /** Samples behind it: trials, or rounds of a paired ratio (for "range (N trials)"). */
-  n: number;
-}
+/**
+ * Re-exported for importers not yet moved to `analysis/stats.ts` (report/view-build.ts); the one
+ * definition of a figure with its interval is analysis/stats.ts `Estimate`.
+ */
+export type { Estimate, IntervalKind } from '../analysis/stats.ts';
 
 /** How an interval is named in every format: "95% CI" or "range (N trials)"; never "interval" for a range. */
 export function intervalName(e: Pick<Estimate, 'kind' | 'n'>): string {

@@ -8,12 +8,7 @@ import { terminalExporter } from './exporters/terminal.ts';
 import { snapshotOfCells } from './snapshot.ts';
 
 /** The terminal report of `cells` (grouped into runs by runId; machine unknown). Orders as given. */
-export function renderTerminal(
-  cells: CellResult[],
-  scenarioOrder: string[],
-  _profileOrder: string[] = [],
-  metas: RunMeta[] = [],
-): string {
+export function renderTerminal(cells: CellResult[], scenarioOrder: string[], metas: RunMeta[] = []): string {
   return terminalExporter.render(
     snapshotOfCells(
       cells,

@@ -10,6 +10,8 @@ import { UserError } from '../core/errors.ts';
 export interface SnapshotRun {
   readonly meta: RunMeta;
   readonly cells: readonly CellResult[];
+  /** Its trial files (one per measured window), when the reader loaded them: the leak rule reads them. */
+  readonly trials?: readonly CellResult[];
 }
 
 /** What the report needs of a scenario (contract/scenarios.ts `Scenario` fits): order, title, baseline. */
@@ -18,6 +20,10 @@ export interface SnapshotScenario {
   readonly title: string;
   /** The scenario's baseline contender (GRAPHQL's `Scenario.baseline`); default node-http / postgraphile-express. */
   readonly baseline?: string;
+  /** One of the simple REST routes the issue analysis judges a collapse against (scenario file `reference`). */
+  readonly reference?: boolean;
+  /** What a failure in it points at (scenario file `focus`), for the issue hints. */
+  readonly focus?: 'framework' | 'body-parsing' | 'http-client' | 'database';
 }
 
 /** A read-only snapshot of runs (oldest first) and the scenarios they were measured against. */

@@ -11,7 +11,7 @@ import { buildTables, type OtherRunRow, type RankedTable, type TableRow } from '
 import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { findIssues, type MeasurementNote, measurementNotes, variantOverheads } from './issues.ts';
+import { findIssues, type MeasurementNote, measurementNotes, trialKey, variantOverheads } from './issues.ts';
 import { claimsRule, evaluateClaims, formatComparison, loadClaims } from './claims.ts';
 import {
   type Estimate,
@@ -629,6 +629,17 @@ const CAPACITY_METHOD =
   'Capacity (the `capacity` profile): per round a closed-loop window gives the peak, then an open-loop search (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission) starts at half the peak (later rounds near the previous round’s result), divides the rate by 4 until a step holds and bisects (geometric midpoints) up to the lowest failing rate within 8%; a failing step is repeated once and the rate fails only if both fail; a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved. The sustainable rate is the highest rate that held, its figure and interval over the searches that found one (“≥”: the open-loop driver used ≥ 75% of its core at the lowest failing rate, so the figure is a lower bound; “never”: not even the lowest rate held, not ranked); knee = sustainable ÷ closed-loop peak; p99 at capacity = the median over the searches of the p99 of their highest passing step.';
 
 /** The view of a snapshot. */
+/** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */
+function trialsOf(snapshot: ReportSnapshot): Map<string, CellResult[]> {
+  const m = new Map<string, CellResult[]>();
+  for (const r of snapshot.runs)
+    for (const t of r.trials ?? []) {
+      const k = trialKey(t);
+      m.set(k, [...(m.get(k) ?? []), t]);
+    }
+  return m;
+}
+
 export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): ReportView {
   const scenarios = scenarioList(snapshot);
   const runs = snapshot.runs.map((r) => ({ meta: r.meta, cells: [...r.cells] }));
@@ -666,7 +677,9 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     matrix: matrixOf(primary),
     capacity: capacityMatrix,
     tables,
-    findings: findIssues(tableCells).map((f) => ({ ...f })),
+    findings: findIssues(tableCells, { trials: trialsOf(snapshot), scenarios: snapshot.scenarios }).map((f) => ({
+      ...f,
+    })),
     claims,
     claimsRule: rule,
     nodeMatrix: nodeMatrixOf(tables),

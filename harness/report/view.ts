@@ -8,7 +8,7 @@
  * MiB for memory, CPU % of ONE core (100 = one core; a cell pinned to N cores can reach N×100).
  */
 import type { CapacityVerdict } from '../store/results.ts';
-import type { Estimate } from './format.ts';
+import type { Estimate } from '../analysis/stats.ts';
 
 /** Latency percentiles of a cell, ms (from the merged histograms of its trials). */
 export interface LatencyView {

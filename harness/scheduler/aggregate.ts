@@ -3,7 +3,7 @@
  * with `trialStats` (analysis/stats.ts: the one estimator) over its ok trials. Also the one-line
  * description of a trial or cell for the progress log. Rates in requests/s, times in ms.
  */
-import { trialStats } from '../analysis/stats.ts';
+import { FAILED_REQUEST_SHARE, trialStats } from '../analysis/stats.ts';
 import type { CellResult } from '../store/results.ts';
 import { capacityTrials, summarizeCapacity } from './capacity.ts';
 
@@ -27,7 +27,12 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
     const stats = found.length ? { ...trialStats(found), latencyMs: null } : undefined;
     if (!failed) return { ...last, ...extra, capacity, ...(stats ? { stats } : {}) };
   }
-  if (!failed) return { ...last, ...extra, stats: trialStats(list) };
+  if (!failed) {
+    // A service that went away (the database) explains the errors: not the contender's failure.
+    const underLoad = lost.length ? null : loadFailure(list);
+    const cell: CellResult = { ...last, ...extra, stats: trialStats(list) };
+    return underLoad ? { ...cell, status: 'load-failed', failure: { reason: underLoad, logTail: '' } } : cell;
+  }
   const { round: _r, capacitySearch: _s, ...f } = failed;
   const k = list.indexOf(failed) + 1;
   return {
@@ -44,6 +49,38 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
     failure:
       f.failure && planned > 1 ? { ...f.failure, reason: `trial ${k}/${planned}: ${f.failure.reason}` } : f.failure,
   };
+}
+
+/**
+ * Why a cell whose trials all ran failed under load, summed over its trials (the cell file, the
+ * report, the export and the exit code then agree: issue "Faults, round two", item 3), or null:
+ * more than FAILED_REQUEST_SHARE (0.1%) of requests failed (errors, timeouts, non-2xx), or any
+ * sampled body broke the contract. One trial's load alone (the cell's `load`) would miss a
+ * contender that answers wrongly in another round.
+ */
+export function loadFailure(trials: readonly CellResult[]): string | null {
+  const loads = trials.flatMap((t) => (t.load && t.status === 'ok' ? [{ l: t.load, round: t.round }] : []));
+  if (!loads.length) return null;
+  const sum = (f: (l: (typeof loads)[number]['l']) => number) => loads.reduce((a, x) => a + f(x.l), 0);
+  const errors = sum((l) => l.errors);
+  const timeouts = sum((l) => l.timeouts);
+  const non2xx = sum((l) => l.non2xx);
+  const bad = errors + timeouts + non2xx;
+  const all = Math.max(
+    1,
+    sum((l) => l.requests.total + l.errors + l.timeouts),
+  );
+  const over = loads.length > 1 ? ` over ${loads.length} trials` : '';
+  if (bad / all > FAILED_REQUEST_SHARE)
+    return `failed under load: ${((100 * bad) / all).toFixed(bad / all >= 0.1 ? 0 : 2)}% of ${all} requests failed${over} (${errors} errors, ${timeouts} timeouts, ${non2xx} non-2xx; the limit is ${FAILED_REQUEST_SHARE * 100}%)`;
+  const mismatched = sum((l) => l.bodyChecks.mismatched);
+  if (mismatched > 0) {
+    const sampled = sum((l) => l.bodyChecks.sampled);
+    const first = loads.find((x) => x.l.bodyChecks.mismatched > 0);
+    const where = first?.round !== undefined ? ` (first in round ${first.round})` : '';
+    return `failed under load: ${mismatched} of ${sampled} checked bodies broke the contract${over}${where}${first?.l.bodyChecks.firstMismatch ? `; first: ${first.l.bodyChecks.firstMismatch}` : ''}`;
+  }
+  return null;
 }
 
 function indent(s: string): string {

@@ -13,12 +13,12 @@
  */
 import { geometricEstimate } from '../analysis/stats.ts';
 import type { CapacityShape } from '../core/profiles.ts';
-import { type OpenLoopDriver, resolveOpenLoop } from '../drivers/open-loop.ts';
+import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
 import type { CapacitySearch, CapacityStep, CapacitySummary, CellResult } from '../store/results.ts';
 import { judgeStep, searchCapacity } from './capacity-search.ts';
 import { loadJob } from './jobs.ts';
-import type { Entry, GroupContext } from './types.ts';
+import type { Entry, GroupContext, OpenLoopChoice } from './types.ts';
 import { runWindow, stopSampler } from './window.ts';
 import type { CellSpec } from './plan.ts';
 
@@ -190,12 +190,7 @@ export function capacityTrials(trials: CellResult[]): CellResult[] {
   );
 }
 
-/**
- * The open-loop driver of a group: the injected one (tests), else oha when installed, else k6
- * (drivers/open-loop.ts `resolveOpenLoop`); `driver` null with the install commands in `note`.
- */
-export function openLoopFor(ctx: GroupContext): { driver: OpenLoopDriver | null; note: string } {
-  if (ctx.openLoop !== undefined)
-    return { driver: ctx.openLoop, note: ctx.openLoop ? '' : 'no open-loop driver (injected none)' };
-  return resolveOpenLoop();
+/** The open-loop driver of a group (`RunDeps.openLoop`): `driver` null with the install commands in `note`. */
+export function openLoopFor(ctx: GroupContext): OpenLoopChoice {
+  return ctx.openLoop();
 }

@@ -5,6 +5,8 @@
  * round. Servers stay alive for the group, then stop. Each trial is written as it finishes;
  * each cell (its trials aggregated) at the end, also after an abort. A server that dies makes
  * its cell `crashed` and the others go on. In `verify` mode: start and contract check only.
+ * After verification and after every window the server's listening sockets are read again
+ * (window.ts `loopbackBreach`): one off loopback makes the cell `error` with the address.
  * Times in ms.
  */
 import { measuredSeconds, type Profile } from '../core/profiles.ts';
@@ -17,9 +19,9 @@ import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
 import { roundOrders } from './rounds.ts';
 import { StartFailure, type Entry, type GroupContext } from './types.ts';
-import { runWindow, verifyEntry } from './window.ts';
+import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
-export type { GroupContext, GroupSink } from './types.ts';
+export type { GroupContext, ResultSink } from './types.ts';
 
 /** The planned cost of a group for the ETA, ms, and its measured windows. */
 export function groupPlan(
@@ -108,14 +110,26 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
       try {
         e.server = await ctx.lifecycle.start(e.cell, e.logFile);
       } catch (err) {
-        if (err instanceof UserError || ctx.signal.aborted || !(err instanceof StartFailure)) throw err;
+        // Ctrl-C/SIGTERM mid-start: stopAll killed the server; that is the interrupt, not a start failure.
+        if (ctx.signal.aborted && !(err instanceof UserError)) break;
+        if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
         finish(e, { status: 'start-failed', failure: { reason: err.message, logTail: err.logTail } });
         continue;
       }
       e.ms.start = ext ? 0 : performance.now() - t0;
       await verifyEntry(e, ctx);
+      if (ctx.signal.aborted) break; // a server killed by the interrupt did not crash
       const died = e.server?.exitInfo();
-      if (died) {
+      const wideAtVerify = died ? null : loopbackBreach(e, 'verification');
+      if (wideAtVerify) {
+        await stop(e);
+        finish(e, {
+          status: 'error',
+          verification: e.verification,
+          overheadMs: overhead(e),
+          failure: { reason: wideAtVerify, logTail: tail(e) },
+        });
+      } else if (died) {
         await stop(e);
         finish(e, {
           status: 'crashed',
@@ -148,14 +162,18 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
       for (const e of alive()) {
         if (ctx.signal.aborted) break;
         const err = await runWindow(e, ctx, p.warmupS, true);
+        if (ctx.signal.aborted) break; // a server killed by the interrupt did not crash
         const died = e.server?.exitInfo();
-        if (died || (typeof err === 'string' && !ctx.signal.aborted))
+        const wide = died ? null : loopbackBreach(e, 'the warm-up');
+        if (died || wide || (typeof err === 'string' && !ctx.signal.aborted))
           finish(e, {
             status: died ? 'crashed' : 'error',
             verification: e.verification,
             overheadMs: overhead(e),
             failure: {
-              reason: died ? `server ${died} during the warm-up` : `load driver failed in the warm-up: ${err}`,
+              reason: died
+                ? `server ${died} during the warm-up`
+                : (wide ?? `load driver failed in the warm-up: ${err}`),
               logTail: tail(e),
             },
           });
@@ -189,9 +207,10 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
           break; // an interrupted window is not a trial
         }
         const died = e.server.exitInfo();
+        const wide = died ? null : loopbackBreach(e, `round ${r + 1}`);
         const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
         const trial: CellResult =
-          typeof out === 'string' || died || cap?.error
+          typeof out === 'string' || died || wide || cap?.error
             ? {
                 ...e.base,
                 ...lost,
@@ -202,7 +221,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
                 failure: {
                   reason: died
                     ? `server ${died} during the load run`
-                    : `load driver failed: ${typeof out === 'string' ? out : cap?.error}`,
+                    : (wide ?? `load driver failed: ${typeof out === 'string' ? out : cap?.error}`),
                   logTail: tail(e),
                 },
                 finishedAt: new Date().toISOString(),

@@ -1,22 +1,25 @@
 /**
  * The once-per-run driver fidelity check, called by run.ts after the groups: on the run's
  * fastest ok connection-profile cell without pipelining, when the profile has `fidelityS` (or
- * `--fidelity s` / `--no-fidelity` says otherwise). DRIVERS' scheduler/fidelity.ts measures;
- * this module only picks the cell, starts a fresh server for it through the Lifecycle, and hands
- * back the meta.json patch that records it. Never throws except on abort.
+ * `--fidelity s` / `--no-fidelity` says otherwise). The injected `FidelityProbe` measures (real:
+ * DRIVERS' scheduler/fidelity.ts); this module only picks the cell, lets the probe start a fresh
+ * server for it through the Lifecycle, and hands back the meta.json patch that records it.
+ * Never throws: a failed probe is logged and null returned (an abort included).
  */
 import { isConnectionProfile } from '../core/profiles.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import type { RunWriter } from '../store/runs.ts';
-import { fidelityCell, measureFidelity } from './fidelity.ts';
+import { fidelityCell } from './fidelity.ts';
 import { loadJob } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
-import type { Lifecycle } from './types.ts';
+import type { FidelityProbe, Lifecycle } from './types.ts';
 
+/** Runs `probe` once on the run's fastest eligible cell; the meta.json patch `{ fidelity }`, or null when not run or failed. */
 export async function runFidelity(a: {
-  o: { cells: CellSpec[]; fidelityS?: number; lifecycle?: Lifecycle; scenariosDir: string; signal: AbortSignal };
+  o: { cells: CellSpec[]; fidelityS?: number; scenariosDir: string; signal: AbortSignal };
+  probe: FidelityProbe;
   results: CellResult[];
   cpuPlan: CpuPlan;
   lifecycle: Lifecycle;
@@ -29,7 +32,7 @@ export async function runFidelity(a: {
   const profile = o.cells[0]?.profile;
   if (!profile || !isConnectionProfile(profile)) return null;
   const runS = o.fidelityS ?? profile.fidelityS ?? 0;
-  if (!(runS > 0) || o.lifecycle) return null;
+  if (!(runS > 0)) return null;
   const fastest = fidelityCell(a.results);
   if (!fastest) return null;
   const spec = o.cells.find(
@@ -41,7 +44,7 @@ export async function runFidelity(a: {
   );
   if (!spec) return null;
   try {
-    const fidelity = await measureFidelity({
+    const fidelity = await a.probe({
       cell: fastest,
       profile,
       runS,

@@ -6,37 +6,33 @@
  * fidelity check, and marks the run complete or interrupted. Prints the harness's overhead per
  * cell and the wall time at the end.
  *
- * Interfaces are injected (`lifecycle`, `driver`) so test/scheduler.test.ts runs it with fakes;
- * the CLI passes none and gets the real ones. `mode: 'verify'` is the same loop without load:
- * no run folder, logs in a temp folder. Throws UserError for bad input (busy fixed port).
+ * Everything the run asks of the machine comes in `o.deps` (scheduler/types.ts `RunDeps`: CPU
+ * plan, driver, lifecycle, services, prechecks, fidelity probe): the CLI passes the real ones
+ * (scheduler/real-deps.ts), test/scheduler.test.ts fakes; this module has no branch on which.
+ * `mode: 'verify'` is the same loop without load: no run folder, logs in a temp folder. Throws
+ * UserError for bad input (a fixed port with several servers alive at once).
  */
 import fs from 'node:fs';
 import { ContractChecker } from '../contract/verify.ts';
 import { UserError } from '../core/errors.ts';
 import { loadSharedSchemas } from '../contract/scenarios.ts';
-import { getProfile, measuredSeconds } from '../core/profiles.ts';
-import { findK6 } from '../drivers/k6.ts';
-import { resolveDriver } from '../drivers/registry.ts';
-import type { DriverName, LoadDriver } from '../drivers/types.ts';
-import type { OpenLoopDriver } from '../drivers/open-loop.ts';
-import { makeCpuPlan, type CpuPlan } from '../lifecycle/cpu-plan.ts';
-import { capLog } from '../lifecycle/logs.ts';
-import { engineProblem } from '../lifecycle/node-runtime.ts';
-import { openDatabase, type RunDatabase } from '../services/database.ts';
-import { startUpstream, type Upstream } from '../services/upstream.ts';
+import { measuredSeconds } from '../core/profiles.ts';
+import type { BuildResult } from '../lifecycle/build.ts';
+import type { RunDatabase } from '../services/database.ts';
+import type { Upstream } from '../services/upstream.ts';
 import type { CellResult } from '../store/results.ts';
+import type { RunWriter } from '../store/runs.ts';
 import { BURST_REQUESTS } from '../contract/burst.ts';
 import { indent } from './aggregate.ts';
 import { groupPlan, runGroup } from './group.ts';
 import { needsDatabase, RateResolver } from './jobs.ts';
-import { externalLifecycle, localLifecycle } from './lifecycle.ts';
 import type { CellSpec } from './plan.ts';
 import { ESTIMATE, fmtDuration, Progress } from './progress.ts';
 import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
 import { randomSeed } from './rounds.ts';
 import { runFidelity } from './run-fidelity.ts';
-import { openSink } from './setup.ts';
-import type { Lifecycle } from './types.ts';
+import { openResultSink } from './setup.ts';
+import type { GroupContext, Lifecycle, ResultSink, RunDeps, ToolCheck } from './types.ts';
 
 export { aggregateTrials, describe } from './aggregate.ts';
 
@@ -45,11 +41,11 @@ export interface RunOptions {
   profileName: string;
   resultsDir: string;
   scenariosDir: string;
-  host: string;
-  /** Fixed server port (default: a free one per cell). */
+  /** The fixed server port asked for (`--port`), checked against the plan here; `deps.lifecycle` applies it. */
   port?: number;
-  /** Bench a server that is already running here instead of starting one. */
+  /** Bench a server that is already running here (`--url`; `deps.lifecycle` is the external one). */
   externalUrl?: string;
+  /** The upstream mock's delay per response, ms (recorded in meta.json; `deps.services` applies it). */
   upstreamDelayMs: number;
   /** Rounds (trials per cell); default: the profile's. */
   trials?: number;
@@ -65,12 +61,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** 'bench' (default) or 'verify' (start + contract check only; nothing written to results/). */
   mode?: 'bench' | 'verify';
-  /** Injected interfaces (tests); default: real processes. */
-  lifecycle?: Lifecycle;
-  driver?: { driver: LoadDriver; name: DriverName; note: string | null };
-  /** The open-loop driver of capacity cells (tests; null = none); default: oha, else k6 (drivers/open-loop.ts). */
-  openLoop?: OpenLoopDriver | null;
-  cpuPlan?: CpuPlan;
+  /** What the run asks of the machine: scheduler/real-deps.ts `realDeps` (CLI), fakes (tests). */
+  deps: RunDeps;
   /** Progress and log lines go here as plain lines; ignored with `progress`. Neither: stderr, a live line per window on a TTY. */
   log?: (line: string) => void;
   /** Where progress events and notes go (scheduler/progress-sink.ts); default: plain lines through `log`. */
@@ -87,169 +79,279 @@ export interface RunSummary {
   overheadMs: { median: number; max: number; cells: number } | null;
 }
 
+/** One run in progress: its settings, where it writes, its lifecycle and the services it started. */
+interface Run {
+  o: RunOptions;
+  deps: RunDeps;
+  mode: 'bench' | 'verify';
+  progress: Progress;
+  log: (line: string) => void;
+  /** performance.now() at the start, ms. */
+  t0: number;
+  trials: number;
+  seed: number;
+  groups: CellSpec[][];
+  /** The contract's shared JSON schemas (scenarios/). */
+  sharedSchemas: object[];
+  writer: RunWriter | null;
+  tmpLogs: string | null;
+  sink: ResultSink;
+  runId: string;
+  lifecycle: Lifecycle;
+  /** k6 when a k6 cell is planned (else `bin` null and no reason: never asked). */
+  k6: ToolCheck;
+  upstream?: Upstream;
+  db?: RunDatabase;
+  results: CellResult[];
+}
+
 /** Runs every cell of `o.cells`; see the module comment. */
 export async function runPlan(o: RunOptions): Promise<RunSummary> {
-  const progress = new Progress(o.progress ?? (o.log ? lineSink(o.log) : createProgressSink()));
-  const log = (l: string) => progress.note(l);
-  const mode = o.mode ?? 'bench';
-  const t0 = performance.now();
-  const cpuPlan = o.cpuPlan ?? makeCpuPlan();
-  const profile = o.cells[0]?.profile;
-  const trials = o.trials ?? profile?.trials ?? 1;
-  const seed = o.shuffleSeed ?? randomSeed();
-  const manifests = [...new Map(o.cells.map((c) => [c.manifest.name, c.manifest])).values()];
-  const usesK6 = o.cells.some((c) => c.profile.driver === 'k6');
-  const k6 = usesK6 && !o.driver ? findK6({ build: true, log }) : { bin: null, why: '' };
-  const resolved = o.driver ?? resolveDriver(profile ?? getProfile('smoke'));
-  const wantsDb = o.cells.some(needsDatabase);
-  const wantsUpstream = !o.externalUrl && o.cells.some((c) => c.scenario.needs.includes('upstream'));
-
-  const busiest = Math.max(0, ...groupCells(o.cells).map((g) => g.length));
-  if (o.port !== undefined && !o.externalUrl && busiest > 1)
-    throw new UserError(
-      `--port fixes the port of one server, but this run keeps ${busiest} servers alive at once per scenario (the contenders and the scenario's baseline): drop --port, or bench one contender with --no-baseline --no-variants`,
-    );
-  let failed = false;
-  const { writer, tmpLogs, sink } = openSink(o, mode, cpuPlan, trials, seed);
-  const runId = writer?.runId ?? 'verify';
-
-  let upstream: Upstream | undefined;
-  let db: RunDatabase | undefined;
-  const lifecycle =
-    o.lifecycle ??
-    (o.externalUrl
-      ? externalLifecycle(o.externalUrl)
-      : localLifecycle({
-          host: o.host,
-          port: o.port,
-          cpuPlan,
-          upstreamUrl: () => upstream?.url ?? 'http://127.0.0.1:9',
-          db: () => db,
-          capLog: (f) => capLog(f),
-        }));
-
-  // The ETA's plan: builds, PostgreSQL, then every group.
-  const groups = groupCells(o.cells);
-  const builds = lifecycle.kind === 'local' ? manifests.filter((m) => m.build) : [];
-  progress.plan(builds.length * ESTIMATE.build + (wantsDb ? ESTIMATE.database : 0));
-  for (const g of groups) {
-    const gp = groupPlan(g, trials, mode);
-    progress.plan(gp.ms, gp.windows);
-  }
-  progress.runStart(
-    {
-      runId,
-      mode,
-      cells: o.cells.length,
-      groups: groups.length,
-      rounds: trials,
-      windowS: mode === 'bench' && profile ? measuredSeconds(profile) : null,
-      profile: o.profileName,
-      driver: resolved.name,
-      seed,
-    },
-    `${mode === 'verify' ? 'verify' : `run ${runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${resolved.name}${mode === 'bench' ? `, ${trials} rounds × ${measuredSeconds(profile!)} s windows, shuffle seed ${seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
-  );
-  if (resolved.note) log(resolved.note);
-  if (writer) log(`results: ${writer.dir}`);
-  if (usesK6 && !o.driver) log(k6.bin ? `k6: ${k6.bin}` : `k6 cells will be skipped: ${k6.why}`);
-
-  const sharedSchemas = loadSharedSchemas(o.scenariosDir);
-  const checker = new ContractChecker(sharedSchemas);
-  const results: CellResult[] = [];
-  const rates = new RateResolver(o.resultsDir);
-  const buildResults = new Map<string, Awaited<ReturnType<Lifecycle['build']>>>();
+  const run = openPlanRun(o);
   // Ctrl-C mid-window: stop the live line at once (the CLI's "SIGINT: stopping…" message, which
   // starts with a newline, has just ended it).
-  const closeProgress = () => progress.close(false);
+  const closeProgress = () => run.progress.close(false);
   o.signal.addEventListener('abort', closeProgress, { once: true });
+  let failed = false;
   try {
-    for (const m of lifecycle.kind === 'local' ? manifests : []) {
-      if (o.signal.aborted) break;
-      if (m.build) progress.build(m.name, m.build);
-      const b = await lifecycle.build(m, o.signal);
-      buildResults.set(m.name, b);
-      if (m.build) progress.advance(ESTIMATE.build);
-      if (!b.ok && !o.signal.aborted) log(`  build FAILED for ${m.name}:\n${indent(b.output)}`);
-    }
-    if (wantsUpstream && !o.signal.aborted && !o.lifecycle) {
-      upstream = await startUpstream({ host: o.host, cpus: cpuPlan.services, delayMs: o.upstreamDelayMs });
-      log(`upstream mock: ${upstream.url} (pid ${upstream.pid}, delay ${o.upstreamDelayMs} ms)`);
-    }
-    if (wantsDb && !o.signal.aborted) {
-      progress.step('starting PostgreSQL');
-      db = await openDatabase({ cpus: cpuPlan.services, log, external: Boolean(o.externalUrl), signal: o.signal });
-      progress.advance(ESTIMATE.database);
-      writer?.updateMeta({ database: db.meta });
-    }
-    for (const [groupIndex, g] of groups.entries()) {
-      if (o.signal.aborted) break;
-      const cells = await runGroup(g, {
-        runId,
-        mode,
-        lifecycle,
-        driver: resolved.driver,
-        driverName: resolved.name,
-        cpuPlan,
-        checker,
-        sharedSchemas,
-        scenariosDir: o.scenariosDir,
-        db,
-        externalUrl: o.externalUrl,
-        sink,
-        builds: buildResults,
-        precheck: (cell) => {
-          if (lifecycle.kind === 'local' && !o.lifecycle) {
-            const engines = engineProblem(cell.manifest.dir, cell.node.version);
-            if (engines) return { status: 'unsupported', reason: `unsupported on Node ${cell.node.major}: ${engines}` };
-          }
-          if (cell.profile.driver === 'k6' && !o.driver && !k6.bin)
-            return { status: 'skipped', reason: `k6 not available: ${k6.why}` };
-          if (needsDatabase(cell) && !db?.ready)
-            return { status: 'skipped', reason: `needs PostgreSQL: ${db?.error ?? 'no database'}` };
-          const r = rates.resolve(cell);
-          return r.why ? { status: 'skipped', reason: r.why } : null;
-        },
-        rate: (cell) => rates.resolve(cell).rate,
-        trials,
-        seed,
-        groupIndex,
-        burstRequests: o.burstRequests ?? BURST_REQUESTS,
-        signal: o.signal,
-        progress,
-        log,
-        ...(o.openLoop !== undefined ? { openLoop: o.openLoop } : {}),
-      });
-      results.push(...cells);
-    }
-    if (mode === 'bench' && !o.signal.aborted && writer) {
-      const patch = await runFidelity({ o, results, cpuPlan, lifecycle, writer, db, sharedSchemas, log });
-      if (patch) writer.updateMeta(patch);
-    }
+    const builds = await buildAll(run);
+    await startServices(run);
+    await runGroups(run, builds);
+    await recordFidelity(run);
   } catch (e) {
     failed = true;
     throw e;
   } finally {
     o.signal.removeEventListener('abort', closeProgress);
-    progress.close();
-    await upstream?.stop();
-    await db?.close();
-    if (tmpLogs) fs.rmSync(tmpLogs, { recursive: true, force: true });
-    const wallMs = performance.now() - t0;
-    const over = overheadOf(results);
-    writer?.updateMeta({ design: { ...writer.meta.design!, wallMs, ...(over ? { overheadMs: over } : {}) } });
-    writer?.finish(o.signal.aborted || failed ? 'interrupted' : 'complete');
+    await closeRun(run, failed);
   }
-  const wallMs = performance.now() - t0;
+  return summarize(run);
+}
+
+/**
+ * Everything before the first build: checks `--port` against the plan (UserError), asks for k6
+ * when a k6 cell is planned, opens the result sink (the run folder in bench mode), builds the
+ * lifecycle from `o.deps` and announces the run and its ETA plan.
+ */
+function openPlanRun(o: RunOptions): Run {
+  const progress = new Progress(o.progress ?? (o.log ? lineSink(o.log) : createProgressSink()));
+  const log = (l: string) => progress.note(l);
+  const t0 = performance.now();
+  const groups = groupCells(o.cells);
+  const busiest = Math.max(0, ...groups.map((g) => g.length));
+  if (o.port !== undefined && !o.externalUrl && busiest > 1)
+    throw new UserError(
+      `--port fixes the port of one server, but this run keeps ${busiest} servers alive at once per scenario (the contenders and the scenario's baseline): drop --port, or bench one contender with --no-baseline --no-variants`,
+    );
+  const mode = o.mode ?? 'bench';
+  const trials = o.trials ?? o.cells[0]?.profile.trials ?? 1;
+  const seed = o.shuffleSeed ?? randomSeed();
+  const usesK6 = o.cells.some((c) => c.profile.driver === 'k6');
+  const k6 = usesK6 ? o.deps.prechecks.k6(log) : { bin: null, why: '' };
+  const sharedSchemas = loadSharedSchemas(o.scenariosDir);
+  const { writer, tmpLogs, sink } = openResultSink(o, mode, o.deps.cpuPlan, trials, seed);
+  const run: Run = {
+    o,
+    deps: o.deps,
+    mode,
+    progress,
+    log,
+    t0,
+    trials,
+    seed,
+    groups,
+    sharedSchemas,
+    writer,
+    tmpLogs,
+    sink,
+    k6,
+    results: [],
+    runId: writer?.runId ?? 'verify',
+    lifecycle: o.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db }),
+  };
+  announce(run, usesK6);
+  return run;
+}
+
+/** The ETA's plan (builds, PostgreSQL, then every group), the run-start event and the run's first notes. */
+function announce(run: Run, usesK6: boolean): void {
+  const { o, progress, mode, groups, trials, log } = run;
+  const profile = o.cells[0]?.profile;
+  const driver = run.deps.driver;
+  const cpuPlan = run.deps.cpuPlan;
+  const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
+  progress.plan(builds.length * ESTIMATE.build + (o.cells.some(needsDatabase) ? ESTIMATE.database : 0));
+  for (const g of groups) {
+    const gp = groupPlan(g, trials, mode);
+    progress.plan(gp.ms, gp.windows);
+  }
+  const windowS = mode === 'bench' && profile ? measuredSeconds(profile) : null;
+  progress.runStart(
+    {
+      runId: run.runId,
+      mode,
+      cells: o.cells.length,
+      groups: groups.length,
+      rounds: trials,
+      windowS,
+      profile: o.profileName,
+      driver: driver.name,
+      seed: run.seed,
+    },
+    `${mode === 'verify' ? 'verify' : `run ${run.runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${trials} rounds × ${windowS} s windows, shuffle seed ${run.seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
+  );
+  if (driver.note) log(driver.note);
+  if (run.writer) log(`results: ${run.writer.dir}`);
+  if (usesK6) log(run.k6.bin ? `k6: ${run.k6.bin}` : `k6 cells will be skipped: ${run.k6.why}`);
+}
+
+/** Builds every contender of the plan once (local servers only); the results by contender name. */
+async function buildAll(run: Run): Promise<Map<string, BuildResult>> {
+  const { o, progress } = run;
+  const out = new Map<string, BuildResult>();
+  for (const m of run.lifecycle.kind === 'local' ? manifestsOf(o.cells) : []) {
+    if (o.signal.aborted) break;
+    if (m.build) progress.build(m.name, m.build);
+    const b = await run.lifecycle.build(m, o.signal);
+    out.set(m.name, b);
+    if (m.build) progress.advance(ESTIMATE.build);
+    if (!b.ok && !o.signal.aborted) run.log(`  build FAILED for ${m.name}:\n${indent(b.output)}`);
+  }
+  return out;
+}
+
+/**
+ * Starts the services the plan needs, through `deps.services`: the upstream mock when a local
+ * cell's scenario fans out, the database when a cell needs one (its meta recorded in meta.json).
+ */
+async function startServices(run: Run): Promise<void> {
+  const { o, log } = run;
+  const wantsUpstream = !o.externalUrl && o.cells.some((c) => c.scenario.needs.includes('upstream'));
+  if (wantsUpstream && !o.signal.aborted) {
+    run.upstream = await run.deps.services.startUpstream();
+    log(`upstream mock: ${run.upstream.url} (pid ${run.upstream.pid}, delay ${o.upstreamDelayMs} ms)`);
+  }
+  if (o.cells.some(needsDatabase) && !o.signal.aborted) {
+    run.progress.step('starting PostgreSQL');
+    run.db = await run.deps.services.openDatabase({ log, signal: o.signal });
+    run.progress.advance(ESTIMATE.database);
+    run.writer?.updateMeta({ database: run.db.meta });
+  }
+}
+
+/** Runs the groups in plan order (scheduler/group.ts), collecting their cells in `run.results`. */
+async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<void> {
+  const { o, deps } = run;
+  const rates = new RateResolver(o.resultsDir);
+  const base: Omit<GroupContext, 'groupIndex'> = {
+    runId: run.runId,
+    mode: run.mode,
+    lifecycle: run.lifecycle,
+    builds,
+    sink: run.sink,
+    driver: deps.driver.driver,
+    driverName: deps.driver.name,
+    cpuPlan: deps.cpuPlan,
+    openLoop: deps.openLoop,
+    checker: new ContractChecker(run.sharedSchemas),
+    sharedSchemas: run.sharedSchemas,
+    scenariosDir: o.scenariosDir,
+    db: run.db,
+    externalUrl: o.externalUrl,
+    trials: run.trials,
+    seed: run.seed,
+    precheck: (cell) => precheck(run, cell) ?? rateProblem(rates, cell),
+    rate: (cell) => rates.resolve(cell).rate,
+    burstRequests: o.burstRequests ?? BURST_REQUESTS,
+    signal: o.signal,
+    progress: run.progress,
+    log: run.log,
+  };
+  for (const [groupIndex, g] of run.groups.entries()) {
+    if (o.signal.aborted) break;
+    run.results.push(...(await runGroup(g, { ...base, groupIndex })));
+  }
+}
+
+/**
+ * Why `cell` cannot run here, or null: its contender's engines exclude its Node version (local
+ * servers only: `unsupported`), k6 is missing for a k6 cell, or the database it needs is not
+ * ready (`skipped`, with the reason).
+ */
+function precheck(run: Run, cell: CellSpec): { status: 'skipped' | 'unsupported'; reason: string } | null {
+  if (run.lifecycle.kind === 'local') {
+    const engines = run.deps.prechecks.engineProblem(cell);
+    if (engines) return { status: 'unsupported', reason: `unsupported on Node ${cell.node.major}: ${engines}` };
+  }
+  if (cell.profile.driver === 'k6' && !run.k6.bin)
+    return { status: 'skipped', reason: `k6 not available: ${run.k6.why}` };
+  if (needsDatabase(cell) && !run.db?.ready)
+    return { status: 'skipped', reason: `needs PostgreSQL: ${run.db?.error ?? 'no database'}` };
+  return null;
+}
+
+/** A k6-rate cell without a rate (scheduler/jobs.ts RateResolver) is skipped with the reason; else null. */
+function rateProblem(rates: RateResolver, cell: CellSpec): { status: 'skipped'; reason: string } | null {
+  const r = rates.resolve(cell);
+  return r.why ? { status: 'skipped', reason: r.why } : null;
+}
+
+/** The once-per-run driver fidelity check (bench mode, not after an abort), recorded in meta.json. */
+async function recordFidelity(run: Run): Promise<void> {
+  const { o, writer } = run;
+  if (run.mode !== 'bench' || o.signal.aborted || !writer) return;
+  const patch = await runFidelity({
+    o,
+    probe: run.deps.fidelity,
+    results: run.results,
+    cpuPlan: run.deps.cpuPlan,
+    lifecycle: run.lifecycle,
+    writer,
+    db: run.db,
+    sharedSchemas: run.sharedSchemas,
+    log: run.log,
+  });
+  if (patch) writer.updateMeta(patch);
+}
+
+/** Stops the services, removes verify mode's temp logs, records wall time and overhead, and marks the run complete or interrupted. */
+async function closeRun(run: Run, failed: boolean): Promise<void> {
+  run.progress.close();
+  await run.upstream?.stop();
+  await run.db?.close();
+  if (run.tmpLogs) fs.rmSync(run.tmpLogs, { recursive: true, force: true });
+  const { writer } = run;
+  const wallMs = performance.now() - run.t0;
+  const over = overheadOf(run.results);
+  writer?.updateMeta({ design: { ...writer.meta.design!, wallMs, ...(over ? { overheadMs: over } : {}) } });
+  writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
+}
+
+/** The closing notes (overhead per cell, wall time) and the run's summary. */
+function summarize(run: Run): RunSummary {
+  const { o, mode, runId, results } = run;
+  const wallMs = performance.now() - run.t0;
   const over = overheadOf(results);
   if (over && mode === 'bench')
-    log(
+    run.log(
       `harness overhead per cell (start + verify + teardown): median ${Math.round(over.median)} ms, max ${Math.round(over.max)} ms over ${over.cells} cells (verify includes the ${o.burstRequests ?? BURST_REQUESTS}-request concurrency burst)`,
     );
-  log(
+  run.log(
     `${mode === 'verify' ? 'verify' : `run ${runId}`} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time`,
   );
-  return { runId, runDir: writer?.dir ?? '', cells: results, interrupted: o.signal.aborted, wallMs, overheadMs: over };
+  return {
+    runId,
+    runDir: run.writer?.dir ?? '',
+    cells: results,
+    interrupted: o.signal.aborted,
+    wallMs,
+    overheadMs: over,
+  };
+}
+
+/** The plan's contenders, once each, in plan order. */
+function manifestsOf(cells: CellSpec[]): CellSpec['manifest'][] {
+  return [...new Map(cells.map((c) => [c.manifest.name, c.manifest])).values()];
 }
 
 /** Cells grouped by scenario × profile × Node major (one driver per run), in plan order of first appearance. */
@@ -262,6 +364,7 @@ export function groupCells(cells: CellSpec[]): CellSpec[][] {
   return [...groups.values()];
 }
 
+/** Median and max harness overhead per cell (start + verify + teardown), ms; null when no cell has one. */
 function overheadOf(cells: CellResult[]): { median: number; max: number; cells: number } | null {
   const xs = cells
     .map((r) => r.overheadMs?.total)

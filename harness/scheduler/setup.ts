@@ -12,9 +12,14 @@ import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { gitState, machineInfo, resolvedPackages } from '../store/results.ts';
 import { openRun, type RunWriter } from '../store/runs.ts';
 import type { CellSpec } from './plan.ts';
-import type { GroupSink } from './types.ts';
+import type { ResultSink } from './types.ts';
 
-export function openSink(
+/**
+ * Opens where the run's results go: `writer` (the store's run folder; null in verify mode),
+ * `tmpLogs` (verify mode's temp log folder, removed by the caller at the end; else null) and the
+ * `sink` the groups write through. Throws when the run folder cannot be created.
+ */
+export function openResultSink(
   o: {
     cells: CellSpec[];
     resultsDir: string;
@@ -28,7 +33,7 @@ export function openSink(
   cpuPlan: CpuPlan,
   trials: number,
   seed: number,
-): { writer: RunWriter | null; tmpLogs: string | null; sink: GroupSink } {
+): { writer: RunWriter | null; tmpLogs: string | null; sink: ResultSink } {
   if (mode === 'verify') {
     const tmpLogs = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'bench-verify-'));
     return {

@@ -1,25 +1,33 @@
 /**
  * The scheduler's injected interfaces (hyperfine's Executor / MockExecutor idea): the real ones
- * start processes (scheduler/lifecycle.ts, drivers/), the fakes in test/scheduler.test.ts do not.
+ * start processes and look at the machine (scheduler/real-deps.ts builds them for the CLI), the
+ * fakes in test/scheduler.test.ts do not. The scheduler has no branch on which one it was given.
  *
- * - `Lifecycle`: build a contender once, start a server for a cell, and (through the handle)
- *   stop it. An external target (`--url`) is a Lifecycle whose start returns the given URL.
+ * - `RunDeps`: everything a run asks of the machine, in one object: the CPU plan, the load
+ *   driver, the server `Lifecycle`, the run's services (upstream mock, database), the prechecks
+ *   (Node engines, k6) and the driver fidelity probe.
+ * - `Lifecycle`: build a contender once, start a server for a cell, and (through its
+ *   `TargetHandle`) stop it. An external target (`--url`) is a Lifecycle whose start returns
+ *   the given URL.
  * - `LoadDriver` (drivers/types.ts): runs one window of load.
+ * - `ResultSink`: where a group writes trials, cells and server logs.
  * Times in ms unless the name says otherwise.
  */
 import type { ContractChecker, Verdict } from '../contract/verify.ts';
 import type { Manifest } from '../core/manifest.ts';
-import type { LoadDriver } from '../drivers/types.ts';
+import type { DriverName, LoadDriver } from '../drivers/types.ts';
 import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
-import type { CellResult } from '../store/results.ts';
+import type { Upstream } from '../services/upstream.ts';
+import type { CellResult, DriverFidelity } from '../store/results.ts';
 import type { BuildResult } from '../lifecycle/build.ts';
+import type { measureFidelity } from './fidelity.ts';
 import type { Progress } from './progress.ts';
 import type { CellSpec } from './plan.ts';
 
-/** A started server (or an external target). */
-export interface ServerHandleLike {
+/** The load target of a cell: a started server, or the external target (`--url`). */
+export interface TargetHandle {
   baseUrl: string;
   /** Process group to sample (null: external target, nothing to sample or stop). */
   pid: number | null;
@@ -43,21 +51,22 @@ export class StartFailure extends Error {
   }
 }
 
+/** Builds contenders and starts their servers (scheduler/server-lifecycle.ts: local processes or the external target). */
 export interface Lifecycle {
   /** 'local' starts processes; 'external' benches a running server (no build, start or stop). */
   kind: 'local' | 'external';
   /** Builds a contender (its manifest's `build`), once per run. */
   build(m: Manifest, signal: AbortSignal): Promise<BuildResult>;
   /** Starts the cell's server and waits until ready. Throws StartFailure, or UserError for bad input. */
-  start(cell: CellSpec, logFile: string): Promise<ServerHandleLike>;
+  start(cell: CellSpec, logFile: string): Promise<TargetHandle>;
   /** The last lines of a server log ('' when none). */
   logTail(logFile: string): string;
   /** Called after a server stopped (caps its log: lifecycle/logs.ts). */
   afterStop(logFile: string): void;
 }
 
-/** Where a group writes: trials and cells, and where server logs go. */
-export interface GroupSink {
+/** Where a group writes its results: trials and cells (the run folder; nothing in verify mode), and where server logs go. */
+export interface ResultSink {
   writeTrial(cell: CellResult, trialNo: number): void;
   writeCell(cell: CellResult): void;
   logFile(cellId: string): string;
@@ -65,6 +74,73 @@ export interface GroupSink {
   logRef(file: string): string | null;
 }
 
+/**
+ * What a server may be handed from the run's services when it starts (read at start time: the
+ * services start after the builds): the upstream mock's URL (fan-out scenarios) and the database.
+ */
+export interface ServiceRefs {
+  /** The upstream mock's base URL, or null when the run started none. */
+  upstreamUrl(): string | null;
+  /** The run's database, or undefined when the run opened none. */
+  database(): RunDatabase | undefined;
+}
+
+/** The services a run starts once, before its groups, and stops at its end. */
+export interface RunServices {
+  /** Starts the upstream mock of the fan-out scenarios (services/upstream.ts). Throws when it does not start. */
+  startUpstream(): Promise<Upstream>;
+  /** Opens the run's database (services/database.ts). Never throws: `ready` false and `error` say why. */
+  openDatabase(o: { log: (line: string) => void; signal: AbortSignal }): Promise<RunDatabase>;
+}
+
+/** A tool found on this machine (`bin`), else null and `why` says why, with the install instructions. */
+export interface ToolCheck {
+  bin: string | null;
+  why: string;
+}
+
+/** What must hold on this machine before a cell can run; asked before its server starts. */
+export interface Prechecks {
+  /** Why the cell's contender does not support its Node runtime (package.json `engines`), or null. Local servers only. */
+  engineProblem(cell: CellSpec): string | null;
+  /** The k6 binary (drivers/k6.ts `findK6`, which may build it); asked once per run when a k6 cell is planned. */
+  k6(log: (line: string) => void): ToolCheck;
+}
+
+/** The run's connection driver (drivers/registry.ts `resolveDriver`) and the note when it fell back. */
+export interface ResolvedDriver {
+  driver: LoadDriver;
+  name: DriverName;
+  note: string | null;
+}
+
+/** The once-per-run driver fidelity check (scheduler/fidelity.ts `measureFidelity`). Rejects only on abort. */
+export type FidelityProbe = (o: Parameters<typeof measureFidelity>[0]) => Promise<DriverFidelity>;
+
+/** An open-loop driver, or none with the reason and the install commands. */
+export interface OpenLoopChoice {
+  driver: OpenLoopDriver | null;
+  note: string;
+}
+
+/** Everything a run asks of the machine; see the module comment. Real: scheduler/real-deps.ts `realDeps`. */
+export interface RunDeps {
+  /** Which cores the servers, the drivers and the services get. */
+  cpuPlan: CpuPlan;
+  driver: ResolvedDriver;
+  /**
+   * The open-loop driver of capacity cells, asked once per capacity group (real: oha, else k6,
+   * drivers/open-loop.ts `resolveOpenLoop`); `driver` null with the install commands in `note`.
+   */
+  openLoop(): OpenLoopChoice;
+  /** The run's Lifecycle, built once per run with the services its servers may need. */
+  lifecycle(services: ServiceRefs): Lifecycle;
+  services: RunServices;
+  prechecks: Prechecks;
+  fidelity: FidelityProbe;
+}
+
+/** What one group needs from its run (scheduler/group.ts `runGroup`). */
 export interface GroupContext {
   runId: string;
   mode: 'bench' | 'verify';
@@ -77,7 +153,7 @@ export interface GroupContext {
   scenariosDir: string;
   db?: RunDatabase;
   externalUrl?: string;
-  sink: GroupSink;
+  sink: ResultSink;
   builds: Map<string, BuildResult>;
   /** Why a cell cannot run here (unsupported engines, k6 or PostgreSQL missing, no k6-rate rate), or null; and its rate. */
   precheck(cell: CellSpec): { status: 'skipped' | 'unsupported'; reason: string } | null;
@@ -88,8 +164,8 @@ export interface GroupContext {
   burstRequests: number;
   signal: AbortSignal;
   progress: Progress;
-  /** The open-loop driver of capacity cells (tests inject one; default: scheduler/capacity.ts `openLoopFor`). */
-  openLoop?: OpenLoopDriver | null;
+  /** The open-loop driver of capacity cells (`RunDeps.openLoop`). */
+  openLoop(): OpenLoopChoice;
   log: (line: string) => void;
 }
 
@@ -100,7 +176,7 @@ export interface Entry {
   label: string;
   base: CellResult;
   logFile: string;
-  server: ServerHandleLike | null;
+  server: TargetHandle | null;
   verification: Verdict | null;
   ms: { start: number; verify: number; teardown: number };
   trials: CellResult[];

@@ -9,6 +9,7 @@ import { verifyScenario } from '../contract/verify.ts';
 import { isConnectionProfile, type Profile } from '../core/profiles.ts';
 import type { WindowTick } from '../drivers/types.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
+import { describeListeners, LOOPBACK_RULE, offLoopbackListeners } from '../lifecycle/server.ts';
 import type { CellResult } from '../store/results.ts';
 import { loadJob, runtimeValues } from './jobs.ts';
 import type { Entry, GroupContext } from './types.ts';
@@ -103,4 +104,21 @@ export async function runWindow(
     sampler.stop(0, 1, 1, 1);
     return (err as Error).message;
   }
+}
+
+/**
+ * The loopback rule, re-checked after verification and after every window (warm-up or measured):
+ * the listening sockets of every process of the cell's server (its cgroup, else its process
+ * tree; lifecycle/server.ts `offLoopbackListeners`) from /proc. Returns the failure reason
+ * ("server listens off loopback on 0.0.0.0:PORT (pid N) since round 2; …") or null when every
+ * listener is on 127.0.0.0/8 or ::1, the server is gone, or it is an external target.
+ * `when`: "round 2", "the warm-up", "verification".
+ */
+export function loopbackBreach(e: Entry, when: string): string | null {
+  const pid = e.server?.pid;
+  if (pid === null || pid === undefined) return null;
+  const wide = offLoopbackListeners(pid);
+  return wide.length
+    ? `server listens off loopback on ${describeListeners(wide)} since ${when}; ${LOOPBACK_RULE}`
+    : null;
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import writeFileAtomic from 'write-file-atomic';
 import type { z } from 'zod';
+import { pidAlive } from '../core/pid.ts';
 import { CellFileSchema, MetaFileSchema } from './schema.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { ResourceUse } from '../lifecycle/sampler.ts';
@@ -75,11 +76,14 @@ export interface DriverFidelity {
 
 /**
  * Outcome of one cell. Only `ok` cells are ranked. `skipped`: a tool or service it needs is
- * missing (k6, PostgreSQL); `unsupported`: the contender's engines exclude the Node version.
+ * missing (k6, PostgreSQL); `unsupported`: the contender's engines exclude the Node version;
+ * `load-failed`: it passed verification but failed under load (over 0.1% failed requests, or a
+ * wrong body, summed over its trials: scheduler/aggregate.ts).
  */
 export type CellStatus =
   | 'ok'
   | 'verify-failed'
+  | 'load-failed'
   | 'build-failed'
   | 'start-failed'
   | 'crashed'
@@ -238,8 +242,8 @@ export interface RunMeta {
   state: 'running' | 'complete' | 'interrupted' | 'abandoned';
   /** PID of the harness process that writes the run (a `running` run whose pid is dead is abandoned). */
   harnessPid?: number;
-  /** Temporary folders the run created (removed by `sweepAbandoned` when the harness died). */
-  tempDirs?: string[];
+  /** Start time of that pid (core/pid.ts `pidStartTime`): a `running` run whose pid now has another start time is abandoned. */
+  harnessPidStart?: string;
   /** The measurement design of the run (scheduler/): groups, rounds, windows; absent in older runs. */
   design?: {
     /** Baseline contender of each scenario, measured in the same run. */
@@ -276,6 +280,15 @@ export interface RunMeta {
   fidelity?: DriverFidelity;
 }
 
+/**
+ * The state a reader should show: a `running` run whose harness is gone (no pid recorded, the pid
+ * dead or a zombie, or the pid now another process: core/pid.ts `pidAlive`) is `abandoned`.
+ */
+export function effectiveState(meta: Pick<RunMeta, 'state' | 'harnessPid' | 'harnessPidStart'>): RunMeta['state'] {
+  if (meta.state !== 'running') return meta.state;
+  return meta.harnessPid !== undefined && pidAlive(meta.harnessPid, meta.harnessPidStart) ? 'running' : 'abandoned';
+}
+
 /** A fresh, unique run id: UTC time plus a random suffix, safe as a folder name. */
 export function newRunId(now = new Date()): string {
   return `${now
@@ -292,6 +305,20 @@ export function createRunDir(resultsDir: string, runId: string): string {
   fs.mkdirSync(path.join(dir, 'cells'));
   fs.mkdirSync(path.join(dir, 'logs'));
   return dir;
+}
+
+/**
+ * `mkdir -p dir`. Node's recursive mkdir reports ENOENT for a folder it is not allowed to create
+ * (read-only file system, no permission); then it asks once more without recursion, so the error
+ * carries the real code (EROFS, EACCES) for asStorageError.
+ */
+export function mkdirp(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync(path.dirname(dir))) fs.mkdirSync(dir);
+    throw e;
+  }
 }
 
 /** Writes JSON atomically (temp file + rename). */
@@ -362,7 +389,8 @@ export function machineInfo(): RunMeta['machine'] {
 
 /**
  * Every run's metadata and cells under `resultsDir`, each file checked against its zod schema
- * (store/schema.ts); unreadable, truncated, empty or incomplete files are listed in `skipped`
+ * (store/schema.ts; a `running` run whose harness is gone is returned as `abandoned`,
+ * effectiveState); unreadable, truncated, empty or incomplete files are listed in `skipped`
  * and described in `warnings` (one line each, naming the file). Never throws on file content.
  */
 export function readAllResults(resultsDir: string): {
@@ -384,7 +412,8 @@ export function readAllResults(resultsDir: string): {
     if (!isDir(dir)) continue;
     const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, out);
     if (!meta) continue;
-    out.runs.push(meta as unknown as RunMeta);
+    const m = meta as unknown as RunMeta;
+    out.runs.push({ ...m, state: effectiveState(m) });
     out.cells.push(...readCellDir(path.join(dir, 'cells'), out));
   }
   return out;

@@ -11,11 +11,19 @@
  * Every write is atomic (temp file + rename); a RunWriter writes into its own fresh folder only.
  * Readers validate every file (store/schema.ts) and return one warning per bad file; they throw
  * only UserError (a run or baseline that does not exist, or is not complete where it must be).
+ * A write the file system refuses (ENOSPC, EDQUOT, EROFS, EACCES, EPERM) is a StorageError (a
+ * UserError, exit 2) naming the results folder; a RunWriter then marks its run `interrupted`.
+ * Nothing read from a results folder decides what gets deleted: the harness's temp folders are
+ * swept by their own naming scheme (lifecycle/lock.ts `sweepTempFolders`), never from meta.json.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../core/errors.ts';
+import { asStorageError, type StorageError, UserError } from '../core/errors.ts';
+import { pidStartTime } from '../core/pid.ts';
+import { noteRunIdInLocks } from '../lifecycle/lock.ts';
 import {
+  effectiveState,
+  mkdirp,
   newRunId,
   readCellDir,
   readValidated,
@@ -42,23 +50,41 @@ export interface RunWriter {
   logFile(cellId: string, suffix?: string): string;
   /** `file` relative to the results folder (what a CellResult's `logFile` holds). */
   relative(file: string): string;
-  /** Merges `patch` into meta.json. */
+  /**
+   * Merges `patch` into meta.json. After a refused write (the run is failing with a StorageError
+   * already) it only tries, and never throws.
+   */
   updateMeta(patch: Partial<RunMeta>): void;
-  /** Records a temporary folder of the run, removed by `sweepAbandoned` if the harness dies. */
-  addTempDir(dir: string): void;
-  /** Marks the run complete or interrupted, with finishedAt. */
+  /**
+   * Marks the run complete or interrupted, with finishedAt. After a refused write the state is
+   * `interrupted` whatever was asked, and the write is tried hard (atomic, then in place) without
+   * throwing; a refused final write marks the run `interrupted` and throws StorageError.
+   */
   finish(state: 'complete' | 'interrupted'): void;
 }
 
-/** What openRun needs; the store adds schemaVersion, runId, startedAt, state and the harness pid. */
-export type RunInit = Omit<RunMeta, 'schemaVersion' | 'runId' | 'startedAt' | 'finishedAt' | 'state' | 'harnessPid'>;
+/** What openRun needs; the store adds schemaVersion, runId, startedAt, state and the harness pid and start time. */
+export type RunInit = Omit<
+  RunMeta,
+  'schemaVersion' | 'runId' | 'startedAt' | 'finishedAt' | 'state' | 'harnessPid' | 'harnessPidStart'
+>;
 
-/** Creates `results/runs/<new id>/` and its meta.json (state `running`). Never reuses a folder. */
+/**
+ * Creates `results/runs/<new id>/` and its meta.json (state `running`, with this process's pid and
+ * start time, so that a reader can tell a dead or replaced harness), and records the run id in the
+ * run lock this process holds (lifecycle/lock.ts). Never reuses a folder (EEXIST). A refused
+ * write is a StorageError; a folder whose meta.json could not be written is removed again.
+ */
 export function openRun(resultsDir: string, init: RunInit, runId = newRunId()): RunWriter {
   const dir = path.join(resultsDir, 'runs', runId);
-  fs.mkdirSync(path.join(resultsDir, 'runs'), { recursive: true });
-  fs.mkdirSync(dir); // throws EEXIST: a run never writes into another run's folder
-  for (const sub of ['cells', 'trials', 'logs']) fs.mkdirSync(path.join(dir, sub));
+  const metaFile = path.join(dir, 'meta.json');
+  const refused = (e: unknown) => asStorageError(e, 'results', resultsDir);
+  try {
+    mkdirp(path.join(resultsDir, 'runs'));
+    fs.mkdirSync(dir); // throws EEXIST: a run never writes into another run's folder
+  } catch (e) {
+    throw refused(e) ?? e;
+  }
   let meta: RunMeta = {
     schemaVersion: SCHEMA_VERSION,
     runId,
@@ -66,10 +92,58 @@ export function openRun(resultsDir: string, init: RunInit, runId = newRunId()): 
     finishedAt: null,
     state: 'running',
     harnessPid: process.pid,
+    harnessPidStart: pidStartTime(process.pid),
     ...init,
   };
-  const writeMeta = () => writeJsonAtomic(path.join(dir, 'meta.json'), meta);
-  writeMeta();
+  try {
+    for (const sub of ['cells', 'trials', 'logs']) fs.mkdirSync(path.join(dir, sub));
+    writeJsonAtomic(metaFile, meta);
+  } catch (e) {
+    // No meta.json: remove the folder rather than leave a run that no reader can place.
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      /* left for the reader: a folder without meta.json is listed as unreadable */
+    }
+    throw refused(e) ?? e;
+  }
+  try {
+    noteRunIdInLocks(runId);
+  } catch {
+    /* the lock record is informational; the lock itself is held */
+  }
+  let broken: StorageError | null = null;
+  /** meta.json written atomically, else in place (truncating frees the old blocks), else left as is. */
+  const writeMetaHard = () => {
+    try {
+      writeJsonAtomic(metaFile, meta);
+    } catch {
+      try {
+        fs.writeFileSync(metaFile, `${JSON.stringify(meta)}\n`);
+      } catch {
+        /* the next start sees a dead harness pid and infers `abandoned` */
+      }
+    }
+  };
+  const markInterrupted = () => {
+    meta = { ...meta, state: 'interrupted', finishedAt: meta.finishedAt ?? new Date().toISOString() };
+    writeMetaHard();
+  };
+  /** Runs a write; a refused one marks the run interrupted (once) and becomes a StorageError. */
+  const guarded = (write: () => void) => {
+    try {
+      write();
+    } catch (e) {
+      const se = refused(e);
+      if (!se) throw e;
+      if (!broken) {
+        broken = se;
+        markInterrupted();
+      }
+      throw se;
+    }
+  };
+  const writeMeta = () => guarded(() => writeJsonAtomic(metaFile, meta));
   const safe = (id: string) => id.replace(/[^\w.+@-]/g, '_');
   return {
     runId,
@@ -77,33 +151,24 @@ export function openRun(resultsDir: string, init: RunInit, runId = newRunId()): 
     get meta() {
       return meta;
     },
-    writeTrial: (c, n) => writeJsonAtomic(path.join(dir, 'trials', `${safe(c.cellId)}__t${n}.json`), c),
-    writeCell: (c) => writeJsonAtomic(path.join(dir, 'cells', `${safe(c.cellId)}.json`), c),
+    writeTrial: (c, n) => guarded(() => writeJsonAtomic(path.join(dir, 'trials', `${safe(c.cellId)}__t${n}.json`), c)),
+    writeCell: (c) => guarded(() => writeJsonAtomic(path.join(dir, 'cells', `${safe(c.cellId)}.json`), c)),
     logFile: (id, suffix) => path.join(dir, 'logs', `${safe(id)}${suffix ? `__${suffix}` : ''}.log`),
     relative: (file) => path.relative(resultsDir, file),
     updateMeta(patch) {
       meta = { ...meta, ...patch };
-      writeMeta();
-    },
-    addTempDir(d) {
-      meta = { ...meta, tempDirs: [...(meta.tempDirs ?? []), d] };
-      writeMeta();
+      if (broken) writeMetaHard();
+      else writeMeta();
     },
     finish(state) {
+      if (broken) {
+        markInterrupted();
+        return;
+      }
       meta = { ...meta, state, finishedAt: new Date().toISOString() };
       writeMeta();
     },
   };
-}
-
-/** True when a process with this pid exists (EPERM: it exists but is not ours). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** One run folder as listed: its state (a dead harness's `running` run is `abandoned`), meta or a warning. */
@@ -131,21 +196,27 @@ export function listRuns(resultsDir: string): RunInfo[] {
       const acc = { skipped: [] as string[], warnings: [] as string[] };
       const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, acc) as RunMeta | null;
       if (!meta) return { runId, dir, state: 'unreadable' as const, meta: null, warning: acc.warnings[0] ?? null };
-      const dead = meta.state === 'running' && (meta.harnessPid === undefined || !pidAlive(meta.harnessPid));
-      return { runId, dir, state: dead ? 'abandoned' : meta.state, meta, warning: null };
+      return { runId, dir, state: effectiveState(meta), meta, warning: null };
     });
 }
 
 /**
- * Marks every run left `running` by a harness that is no longer alive as `abandoned` and removes
- * the temporary folders it recorded. Call at the start of bench. Returns the run ids it marked.
+ * Marks every run left `running` by a harness that is no longer alive (dead, a zombie, or its pid
+ * now another process: core/pid.ts) as `abandoned`. Call at the start of bench, holding the run
+ * lock. Deletes nothing: a meta.json comes from a folder anyone may hand us (a PR, a CI artifact),
+ * so no path read from it is acted on (the old `tempDirs` field is ignored); the harness's temp
+ * folders are swept by name (lifecycle/lock.ts). Returns the run ids it marked; StorageError when
+ * the results folder refuses the write.
  */
 export function sweepAbandoned(resultsDir: string): string[] {
   const marked: string[] = [];
   for (const r of listRuns(resultsDir)) {
     if (r.state !== 'abandoned' || !r.meta || r.meta.state === 'abandoned') continue;
-    for (const t of r.meta.tempDirs ?? []) fs.rmSync(t, { recursive: true, force: true });
-    writeJsonAtomic(path.join(r.dir, 'meta.json'), { ...r.meta, state: 'abandoned' });
+    try {
+      writeJsonAtomic(path.join(r.dir, 'meta.json'), { ...r.meta, state: 'abandoned' });
+    } catch (e) {
+      throw asStorageError(e, 'results', resultsDir) ?? e;
+    }
     marked.push(r.runId);
   }
   return marked;
@@ -175,9 +246,18 @@ export function readRun(
   const candidates = kind === 'baseline' ? [path.join(where, ref)] : [path.join(where, ref), path.resolve(ref)];
   const dir = candidates.find((d) => fs.existsSync(path.join(d, 'meta.json')));
   if (!dir) {
+    const bare = candidates.find(isDir);
+    if (bare)
+      throw new UserError(
+        `${kind} folder ${bare} exists but has no meta.json (its harness died before writing it, or the folder is a partial copy), so it cannot be read. Restore its meta.json, or delete the folder and run the bench again.`,
+      );
     let known: string[] = [];
     try {
-      known = fs.readdirSync(where).sort().slice(-10);
+      known = fs
+        .readdirSync(where)
+        .filter((d) => fs.existsSync(path.join(where, d, 'meta.json')))
+        .sort()
+        .slice(-10);
     } catch {
       /* none yet */
     }
@@ -187,9 +267,11 @@ export function readRun(
   }
   const acc = { skipped: [] as string[], warnings: [] as string[] };
   const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, acc) as RunMeta | null;
-  if (!meta) throw new UserError(`${kind} '${ref}' cannot be read: ${acc.warnings[0]}`);
-  const dead = meta.state === 'running' && (meta.harnessPid === undefined || !pidAlive(meta.harnessPid));
-  const state: RunState = dead ? 'abandoned' : meta.state;
+  if (!meta)
+    throw new UserError(
+      `${kind} '${ref}' cannot be read: ${acc.warnings[0]}. Restore its meta.json, or delete ${dir} and run the bench again.`,
+    );
+  const state = effectiveState(meta);
   if (requireComplete && state !== 'complete')
     throw new UserError(
       `${kind} '${ref}' is ${state}, not complete: compare and baseline take complete runs only. Re-run it, or name a complete run (\`npx just compare\` lists none? run \`npx just bench-all\`).`,
@@ -213,18 +295,32 @@ export function latestCompleteRun(resultsDir: string): string | null {
   return done.length ? done[done.length - 1].runId : null;
 }
 
-/** Saves complete run `runRef` (meta, cells, trials; no logs) as baseline `name`, replacing one of that name. */
+/**
+ * Saves complete run `runRef` (meta, cells, trials; no logs) as baseline `name`, replacing one of
+ * that name (copied to a temp folder beside it, then renamed). Returns the baseline folder.
+ * UserError for a bad name or a run that is not complete; StorageError when the results folder
+ * refuses the copy (the partial copy is removed, an older baseline of that name is kept).
+ */
 export function saveBaseline(resultsDir: string, runRef: string, name: string): string {
   if (!/^[\w.-]+$/.test(name))
     throw new UserError(`baseline name '${name}' may use letters, digits, '.', '_' and '-' only`);
   const { dir } = readRun(resultsDir, runRef, 'run', true);
   const dest = path.join(resultsDir, 'baselines', name);
   const tmp = `${dest}.tmp-${process.pid}`;
-  fs.mkdirSync(path.dirname(dest), { recursive: true });
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.cpSync(dir, tmp, { recursive: true, filter: (src) => !src.startsWith(path.join(dir, 'logs')) });
-  fs.rmSync(dest, { recursive: true, force: true });
-  fs.renameSync(tmp, dest);
+  try {
+    mkdirp(path.dirname(dest));
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.cpSync(dir, tmp, { recursive: true, filter: (src) => !src.startsWith(path.join(dir, 'logs')) });
+    fs.rmSync(dest, { recursive: true, force: true });
+    fs.renameSync(tmp, dest);
+  } catch (e) {
+    try {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    } catch {
+      /* read-only: nothing was copied */
+    }
+    throw asStorageError(e, 'results', resultsDir) ?? e;
+  }
   return dest;
 }
 
@@ -233,11 +329,15 @@ export function readBaseline(resultsDir: string, name: string): RunRead {
   return readRun(resultsDir, name, 'baseline');
 }
 
-/** Writes a selftest record as `results/selftest/<id>.json`; returns the file. */
+/** Writes a selftest record as `results/selftest/<id>.json`; returns the file. StorageError when refused. */
 export function writeSelftest(resultsDir: string, id: string, record: unknown): string {
   const file = path.join(resultsDir, 'selftest', `${id.replace(/[^\w.-]/g, '_')}.json`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeJsonAtomic(file, record);
+  try {
+    mkdirp(path.dirname(file));
+    writeJsonAtomic(file, record);
+  } catch (e) {
+    throw asStorageError(e, 'results', resultsDir) ?? e;
+  }
   return file;
 }
 

@@ -41,6 +41,7 @@ export const CellFileSchema = z
     status: z.enum([
       'ok',
       'verify-failed',
+      'load-failed',
       'build-failed',
       'start-failed',
       'crashed',
@@ -61,7 +62,14 @@ export const CellFileSchema = z
     path: ['load'],
   });
 
-/** A run's `meta.json`. */
+/** A one-sentence driver check of a run (`fidelity`, or `driverCrossCheck` in older runs): readers use `summary`. */
+const DriverCheckSchema = z.looseObject({ status: z.string(), summary: z.string() });
+
+/**
+ * A run's `meta.json`. Every field a reader uses is typed here (a wrong type skips the run with a
+ * warning instead of crashing a report); `tempDirs`, written by older harnesses, is tolerated and
+ * never acted on (store/runs.ts `sweepAbandoned` deletes nothing a meta.json names).
+ */
 export const MetaFileSchema = z.looseObject({
   schemaVersion: z.literal(1),
   runId: z.string().min(1),
@@ -73,5 +81,14 @@ export const MetaFileSchema = z.looseObject({
   machine: z.looseObject({ cpuModel: z.string(), cores: num, memoryBytes: num, os: z.string(), arch: z.string() }),
   node: z.looseObject({ version: z.string() }),
   cpuPlan: z.looseObject({ pinned: z.boolean() }),
-  harnessPid: z.number().int().optional(),
+  harnessPid: z.number().int().positive().optional(),
+  harnessPidStart: z.string().optional(),
+  git: z.looseObject({ commit: z.string().nullable(), dirty: z.boolean().nullable() }),
+  design: z.looseObject({ baselines: z.record(z.string(), z.string()), burstRequests: num }).optional(),
+  trials: z.looseObject({ count: num, shuffleSeed: num }).optional(),
+  nodes: z.array(z.looseObject({ major: num, version: z.string() })).optional(),
+  packages: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  fidelity: DriverCheckSchema.optional(),
+  driverCrossCheck: DriverCheckSchema.optional(),
+  tempDirs: z.unknown().optional(),
 });

@@ -1,7 +1,10 @@
 /**
  * The CSV exporter (`export --format csv`, csv-stringify): a header row, then one row per cell
  * with the same columns as the JSON rows (schema bakeoff-export v2, documented in rows.ts);
- * booleans as `true`/`false`, missing values empty.
+ * booleans as `true`/`false`, missing values empty. A text cell that begins with `=`, `+`, `-`,
+ * `@`, a tab or a carriage return (a manifest tag such as `=cmd|' /C calc'!A0`) is neutralised with
+ * a leading `'`, as OWASP's "CSV Injection" page recommends, so a spreadsheet never runs it as a
+ * formula; numbers are numbers and stay as they are.
  */
 import { stringify } from 'csv-stringify/sync';
 import type { ReportSnapshot } from '../snapshot.ts';
@@ -75,12 +78,21 @@ const EMPTY: Record<keyof ExportRow, true> = {
 };
 export const CSV_COLUMNS = Object.keys(EMPTY) as (keyof ExportRow)[];
 
+/** A text cell made safe for spreadsheets (OWASP CSV injection): formula triggers get a leading `'`. */
+export function neutraliseFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
 export const csvExporter: Exporter = {
   format: 'csv',
   description: 'CSV, one row per cell (the JSON rows)',
   extension: 'csv',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
     const rows = exportRows(snapshot, buildView(snapshot, options));
-    return stringify(rows, { header: true, columns: CSV_COLUMNS, cast: { boolean: (b) => String(b) } });
+    return stringify(rows, {
+      header: true,
+      columns: CSV_COLUMNS,
+      cast: { boolean: (b) => String(b), string: neutraliseFormula },
+    });
   },
 };

@@ -23,7 +23,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { type Estimate, fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import type { Estimate } from '../../analysis/stats.ts';
+import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
 import {
   capacityHeader,
   fmtSlo,

@@ -1,11 +1,9 @@
 /**
  * The exporter signature: a read-only snapshot of runs in, text out. Every format (markdown,
  * terminal, html, json, csv) is one module with one `Exporter`; registry.ts lists them for both
- * `leaderboard` and `export`.
+ * `leaderboard` and `export` (a new format = its module plus one entry there; docs/extending.md).
  */
 import type { ReportSnapshot } from '../snapshot.ts';
-
-export type ExportFormat = 'md' | 'terminal' | 'html' | 'json' | 'csv';
 
 /** Options every exporter understands. */
 export interface ExportOptions {
@@ -16,7 +14,8 @@ export interface ExportOptions {
 }
 
 export interface Exporter {
-  format: ExportFormat;
+  /** The `--format` name; the exporter's key in registry.ts EXPORTERS. */
+  format: string;
   /** What it writes, for `--help`. */
   description: string;
   /** The file name extension of its output. */

@@ -5,8 +5,8 @@
  * server core (CPU 1), and compares their CPU time per response (µs); its inverse is a driver's
  * ceiling on one core (responses per driver CPU-second).
  *
- *   node harness/drivers/measure.ts hook [rounds]              wrk without vs with response() on every response
- *   node harness/drivers/measure.ts vs <driver|oha:BIN> [rounds] wrk (as the driver runs it) vs autocannon, k6 or an oha binary
+ *   node scripts/measure-drivers.ts hook [rounds]              wrk without vs with response() on every response
+ *   node scripts/measure-drivers.ts vs <driver|oha:BIN> [rounds] wrk (as the driver runs it) vs autocannon, k6 or an oha binary
  *
  * Prints one line per round and a SUMMARY line (medians and ranges). Durations 3 s per round.
  */
@@ -15,13 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../contract/scenarios.ts';
-import { CONTENDERS_DIR, SCENARIOS_DIR } from '../core/paths.ts';
-import { freePort } from '../lifecycle/ports.ts';
-import { runAutocannon } from './autocannon.ts';
-import { findK6 } from './k6.ts';
-import type { LoadJob, LoadOutput, WindowOptions } from './types.ts';
-import { findWrk, runWrkWindow } from './wrk.ts';
+import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../harness/contract/scenarios.ts';
+import { CONTENDERS_DIR, SCENARIOS_DIR } from '../harness/core/paths.ts';
+import { freePort } from '../harness/lifecycle/ports.ts';
+import { runAutocannon } from '../harness/drivers/autocannon.ts';
+import { findK6 } from '../harness/drivers/k6.ts';
+import type { LoadJob, LoadOutput, WindowOptions } from '../harness/drivers/types.ts';
+import { findWrk, runWrkWindow } from '../harness/drivers/wrk.ts';
 
 const SECONDS = 3;
 const CONNECTIONS = 50;
@@ -56,11 +56,15 @@ function timed(argv: string[]): Promise<{ cpuS: number; out: string }> {
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 const range = (v: number[], d = 2) => `${Math.min(...v).toFixed(d)}–${Math.max(...v).toFixed(d)}`;
 
+const USAGE =
+  'usage: node scripts/measure-drivers.ts hook [rounds] | node scripts/measure-drivers.ts vs autocannon|k6|oha:<bin> [rounds]';
+
 async function main(): Promise<void> {
   const [mode, what, roundsArg] = process.argv.slice(2);
   const rounds = Number((mode === 'hook' ? what : roundsArg) ?? 5);
+  if ((mode !== 'hook' && !(mode === 'vs' && what)) || !Number.isInteger(rounds) || rounds < 1) throw new Error(USAGE);
   const wrk = findWrk();
-  if (!wrk) throw new Error('wrk is not installed');
+  if (!wrk) throw new Error('wrk is not installed: `just tools` installs it (apt-get install wrk as root)');
   const s = loadScenarios(SCENARIOS_DIR).find((x) => x.name === 'ping')!;
   const params = loadParams(s);
   const port = await freePort();
@@ -135,7 +139,7 @@ async function main(): Promise<void> {
         const n = Object.values(j.statusCodeDistribution as Record<string, number>).reduce((a, b) => a + b, 0);
         return { responses: n, cpuS: r.cpuS };
       }
-      throw new Error(`usage: measure.ts hook [rounds] | measure.ts vs autocannon|k6|oha:<bin> [rounds]`);
+      throw new Error(USAGE);
     };
     const [nameA, nameB] = mode === 'hook' ? ['wrk without response()', 'wrk with response()'] : ['wrk', what];
     const a: number[] = [];
@@ -159,4 +163,9 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (e) {
+  console.error(`error: ${(e as Error).message}`);
+  process.exitCode = 2;
+}

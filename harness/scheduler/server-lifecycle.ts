@@ -1,7 +1,8 @@
 /**
- * The real Lifecycle implementations: `localLifecycle` builds with the manifest's command and
- * starts servers with lifecycle/server.ts (pinned to the server cores, on the cell's Node
- * runtime, with the variant's env and DATABASE_URL when the cell needs the database);
+ * The real Lifecycle implementations, adapting lifecycle/build.ts and lifecycle/server.ts to the
+ * scheduler's `Lifecycle`: `localLifecycle` builds with the manifest's command and starts
+ * servers with lifecycle/server.ts (pinned to the server cores, on the cell's Node runtime, with
+ * the variant's env, the upstream mock's URL and DATABASE_URL when the cell needs the database);
  * `externalLifecycle` benches a server that is already running at `--url` (no build, start, stop
  * or pinning). Times in ms.
  */
@@ -9,16 +10,18 @@ import { buildContender } from '../lifecycle/build.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { logTail, StartError, startServer } from '../lifecycle/server.ts';
-import type { RunDatabase } from '../services/database.ts';
 import { needsDatabase } from './jobs.ts';
-import { StartFailure, type Lifecycle } from './types.ts';
+import { StartFailure, type Lifecycle, type ServiceRefs } from './types.ts';
+
+/** The upstream URL a server gets when the run started no upstream mock (nothing listens there). */
+const NO_UPSTREAM = 'http://127.0.0.1:9';
 
 export interface LocalOptions {
   host: string;
   /** Fixed port (default: a free one per server). */
   port?: number;
-  upstreamUrl: () => string;
-  db: () => RunDatabase | undefined;
+  /** The run's services, read when a server starts. */
+  services: ServiceRefs;
   cpuPlan: CpuPlan;
   /** Called with a server log after its server stopped (FAULTS' capLog). */
   capLog?: (file: string) => void;
@@ -31,12 +34,12 @@ export function localLifecycle(o: LocalOptions): Lifecycle {
     build: (m, signal) => buildContender(m, signal),
     async start(cell, logFile) {
       const m = cell.manifest;
-      const db = o.db();
+      const db = o.services.database();
       try {
         const s = await startServer(m, {
           host: o.host,
           port: o.port ?? (await freePort(o.host)),
-          upstreamUrl: o.upstreamUrl(),
+          upstreamUrl: o.services.upstreamUrl() ?? NO_UPSTREAM,
           env: {
             ...(cell.variant ? m.variants[cell.variant].env : {}),
             ...(needsDatabase(cell) && db?.url ? { DATABASE_URL: db.url } : {}),

@@ -1,0 +1,57 @@
+/**
+ * The real `RunDeps` of a run (scheduler/types.ts), built by the CLI: the CPU plan of this
+ * machine (lifecycle/cpu-plan.ts), the profile's load driver (drivers/registry.ts, `native` →
+ * wrk when installed, else autocannon), real server processes (scheduler/server-lifecycle.ts) or
+ * the external target at `externalUrl`, the upstream mock and PostgreSQL (services/), the Node
+ * engines check (lifecycle/node-runtime.ts), k6 (drivers/k6.ts, built when Go is there) and the
+ * driver fidelity check (scheduler/fidelity.ts). Nothing starts until the scheduler asks.
+ */
+import type { Profile } from '../core/profiles.ts';
+import { findK6 } from '../drivers/k6.ts';
+import { resolveOpenLoop } from '../drivers/open-loop.ts';
+import { resolveDriver } from '../drivers/registry.ts';
+import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
+import { capLog } from '../lifecycle/logs.ts';
+import { engineProblem } from '../lifecycle/node-runtime.ts';
+import { openDatabase } from '../services/database.ts';
+import { startUpstream } from '../services/upstream.ts';
+import { measureFidelity } from './fidelity.ts';
+import { externalLifecycle, localLifecycle } from './server-lifecycle.ts';
+import type { RunDeps } from './types.ts';
+
+/**
+ * The real dependencies for a run of `profile`. `host`: where servers and the upstream mock
+ * listen; `port`: a fixed server port (default: a free one per server); `externalUrl`: bench
+ * the server already running there (no build, start or engines check; the database is read,
+ * not started); `upstreamDelayMs`: the upstream mock's delay per response (UPSTREAM_DELAY_MS).
+ * Probes wrk (resolveDriver) and the machine's cores; starts nothing.
+ */
+export function realDeps(o: {
+  profile: Profile;
+  host: string;
+  port?: number;
+  externalUrl?: string;
+  upstreamDelayMs: number;
+}): RunDeps {
+  const cpuPlan = makeCpuPlan();
+  const { externalUrl } = o;
+  return {
+    cpuPlan,
+    driver: resolveDriver(o.profile),
+    openLoop: () => resolveOpenLoop(),
+    lifecycle: (services) =>
+      externalUrl
+        ? externalLifecycle(externalUrl)
+        : localLifecycle({ host: o.host, port: o.port, cpuPlan, services, capLog: (f) => capLog(f) }),
+    services: {
+      startUpstream: () => startUpstream({ host: o.host, cpus: cpuPlan.services, delayMs: o.upstreamDelayMs }),
+      openDatabase: ({ log, signal }) =>
+        openDatabase({ cpus: cpuPlan.services, log, external: Boolean(externalUrl), signal }),
+    },
+    prechecks: {
+      engineProblem: (cell) => engineProblem(cell.manifest.dir, cell.node.version),
+      k6: (log) => findK6({ build: true, log }),
+    },
+    fidelity: measureFidelity,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Faults, round two (cells and input): a cell that fails under load is `load-failed` and the run
+ * exits 1 (the cell file, the report and the CSV agree); a leaking server is reported from its
+ * rounds in the quick profile and a steady one is not; CSV cells cannot become formulas; invalid
+ * IPv4 hosts, fractional --duration, a BOM manifest and NODE_OPTIONS in a manifest. Real servers
+ * and the real CLI; fixtures in test/fixtures/faults/ (late-wrong, leaky).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { EXIT } from '../harness/core/exit-codes.ts';
+import { loadManifest } from '../harness/core/manifest.ts';
+import { csvExporter, neutraliseFormula } from '../harness/report/exporters/csv.ts';
+import { snapshotOfCells } from '../harness/report/snapshot.ts';
+import { makeCell, makeTrial } from './fixtures.ts';
+import { ROOT, runCli, tmpDir } from './helpers.ts';
+
+const FAULTS = path.join(ROOT, 'test', 'fixtures', 'faults');
+
+/** Every cell file under `results/runs/<run>/cells`, parsed. */
+function cellFiles(resultsDir: string): { status: string; label: string; failure: { reason: string } | null }[] {
+  const runs = path.join(resultsDir, 'runs');
+  return fs
+    .readdirSync(runs)
+    .flatMap((r) =>
+      fs
+        .readdirSync(path.join(runs, r, 'cells'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(runs, r, 'cells', f), 'utf8'))),
+    );
+}
+
+test('a cell that answers wrongly only under load is load-failed, the run exits 1, and the report and CSV agree', async () => {
+  const results = tmpDir('late-wrong');
+  const args = ['--contenders-dir', FAULTS, '--results-dir', results];
+  const r = await runCli([...args, 'bench', 'late-wrong', '--scenario', 'ping', '--profile', 'smoke', '--no-baseline']);
+  const [cell] = cellFiles(results);
+  assert.ok(cell, `a cell file: ${r.stderr}`);
+  assert.equal(cell.status, 'load-failed', JSON.stringify(cell));
+  assert.match(cell.failure?.reason ?? '', /failed under load: \d+ of \d+ checked bodies broke the contract/);
+  assert.equal(r.code, EXIT.failed, `exit 1 for a cell failed under load: ${r.stderr}`);
+
+  const lb = await runCli([...args, 'leaderboard']);
+  assert.equal(lb.code, 0, lb.stderr);
+  const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
+  assert.match(md, /\*\*critical\*\* · `late-wrong` · ping \(smoke\): \*\*failed under load \(not ranked\)\*\*/);
+  const csv = await runCli([...args, 'export', '--format', 'csv']);
+  assert.equal(csv.code, 0, csv.stderr);
+  const [header, row] = csv.stdout.trim().split('\n');
+  const cols = (header ?? '').split(',');
+  assert.equal(row?.split(',')[cols.indexOf('status')], 'load-failed', csv.stdout);
+  assert.equal(row?.split(',')[cols.indexOf('failed')], 'true', csv.stdout);
+});
+
+test('a leaking server (1 KiB kept per request) is reported in the quick profile; the same server without the leak is not', async () => {
+  const results = tmpDir('leaky');
+  const args = ['--contenders-dir', FAULTS, '--results-dir', results];
+  const r = await runCli([...args, 'bench', 'leaky', '--scenario', 'ping', '--profile', 'quick', '--no-baseline']);
+  assert.equal(r.code, 0, r.stderr);
+  const lb = await runCli([...args, 'leaderboard']);
+  assert.equal(lb.code, 0, lb.stderr);
+  const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
+  const issues = md.slice(md.indexOf('## Issues found'), md.indexOf('## Claims'));
+  assert.match(
+    issues,
+    /\*\*major\*\* · `leaky` · ping \(quick\): \*\*RSS keeps growing \(possible leak\)\*\*\. RSS rose in every one of its 5 rounds/,
+    issues,
+  );
+  assert.doesNotMatch(issues, /`leaky \+steady`/, issues);
+});
+
+test('the leak rule: rising in every round and not flattening is a leak; warm-up growth that flattens is not', async () => {
+  const { findIssues, trialKey } = await import('../harness/report/issues.ts');
+  const mib = 2 ** 20;
+  const cellWith = (rss: number[]) => {
+    const cell = makeCell({ label: 'x', trials: rss.map(() => 10_000), resources: {} });
+    const trials = rss.map((b, i) => ({
+      ...makeTrial(10_000, { label: 'x', resources: { server: { rssBytesAvg: b * mib } } }),
+      round: i + 1,
+    }));
+    return findIssues([cell], { trials: new Map([[trialKey(cell), trials]]) }).filter((f) => f.rule === 'rss-growth');
+  };
+  assert.equal(cellWith([60, 80, 100, 120, 140]).length, 1, 'linear growth of +133% is a leak');
+  assert.equal(cellWith([206, 266, 273, 280, 287]).length, 0, 'flattening growth (+39%, from run 77a7) is not');
+  assert.equal(cellWith([166, 307, 319, 322, 327]).length, 0, 'a jump in round 2, then flat (+97%), is not');
+  assert.equal(cellWith([60, 80, 79, 120, 140]).length, 0, 'a round that fell is not');
+});
+
+test('CSV: a text cell that starts with = + - @ tab or CR is neutralised; numbers are not', () => {
+  for (const [given, want] of [
+    ["=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"],
+    ['@SUM(1+1)', "'@SUM(1+1)"],
+    ['+1', "'+1"],
+    ['-2+3', "'-2+3"],
+    ['\tx', "'\tx"],
+    ['\rx', "'\rx"],
+    ['fastify 5', 'fastify 5'],
+  ])
+    assert.equal(neutraliseFormula(given), want);
+  const cell = makeCell({ tags: { framework: "=cmd|' /C calc'!A0", adapter: '@SUM(1+1)', httpClient: 'undici' } });
+  const text = csvExporter.render(snapshotOfCells([cell], [{ name: cell.scenario, title: cell.scenario }]));
+  assert.ok(text.includes(`'=cmd|' /C calc'!A0`), text);
+  assert.ok(text.includes(`'@SUM(1+1)`), text);
+  assert.doesNotMatch(text, /(^|,)=cmd/m);
+  assert.doesNotMatch(text, /(^|,)@SUM/m);
+});
+
+test('bad input: an invalid IPv4 host and a fractional --duration exit 2 before any run folder exists', async () => {
+  const results = tmpDir('bad-input');
+  for (const host of ['127.999.0.1', '127.0.0.01', '127.1', '127.0.0.1.5']) {
+    const r = await runCli(['--results-dir', results, 'bench', 'node-http', '--scenario', 'ping', '--host', host]);
+    assert.equal(r.code, EXIT.usage, `${host}: ${r.stderr}`);
+    assert.match(r.stderr, /--host must be a loopback address/);
+  }
+  const d = await runCli(['--results-dir', results, 'bench', 'node-http', '--scenario', 'ping', '--duration', '0.01']);
+  assert.equal(d.code, EXIT.usage, d.stderr);
+  assert.match(d.stderr, /--duration is a whole number of seconds/);
+  assert.equal(
+    fs.existsSync(path.join(results, 'runs')) && fs.readdirSync(path.join(results, 'runs')).length > 0,
+    false,
+  );
+});
+
+test('manifests: a byte-order mark is accepted; NODE_OPTIONS is reserved', () => {
+  const root = tmpDir('bom');
+  const dir = path.join(root, 'bom-stack');
+  fs.mkdirSync(dir);
+  const manifest = {
+    name: 'bom-stack',
+    displayName: 'BOM',
+    tags: { framework: 'x', httpClient: 'none', language: 'javascript' },
+    scenarios: ['ping'],
+    start: ['node', 'server.js'],
+  };
+  fs.writeFileSync(path.join(dir, 'contender.json'), `\uFEFF${JSON.stringify(manifest)}`);
+  assert.equal(loadManifest(dir, ['ping']).name, 'bom-stack');
+  fs.writeFileSync(
+    path.join(dir, 'contender.json'),
+    JSON.stringify({ ...manifest, env: { NODE_OPTIONS: '--require ./hook.js' } }),
+  );
+  assert.throws(() => loadManifest(dir, ['ping']), /env\.NODE_OPTIONS: reserved/);
+});

@@ -82,12 +82,14 @@ list:
 new name:
     @exec {{harness}} new "$1"
 
-# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser).
+# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser), no two harness/ files with one base name, no harness/ function over 100 lines.
 check:
     tsc -p tsconfig.json
     tsc -p harness/report/exporters/html/tsconfig.json
     biome check
     depcruise harness compose test --config .dependency-cruiser.cjs
+    node scripts/check-layout.ts
+    node scripts/check-function-length.ts
 
 # The checks, then the optional tools (just tools), then the tests on real servers, PostgreSQL, autocannon, wrk, k6 (README command 2; a test whose tool is missing is skipped with the reason).
 test *args: check

@@ -26,9 +26,9 @@ import { bench, load, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
-import { compareRuns } from './report/compare.ts';
+import { compareRuns } from './report/compare-runs.ts';
 import { exportCommand, leaderboardCommand } from './cli/report.ts';
-import { renderCompare } from './report/exporters/compare.ts';
+import { renderCompare } from './report/exporters/compare-format.ts';
 import { describePortHolder, isPortFree } from './lifecycle/ports.ts';
 import { killAllSync, stopAll, watchLauncher } from './lifecycle/processes.ts';
 import writeFileAtomic from 'write-file-atomic';
@@ -264,10 +264,11 @@ const benchOptions = (c: Command) =>
     .option('--slo-p99 <ms>', "capacity profile: the p99 objective in ms (default: each scenario's sloP99Ms)")
     .option('--rate <rps>', "k6-rate: requests/s (default: half the cell's latest autocannon quick requests/s)")
     .option(
-      '--trials <n>',
-      "rounds: measured windows per cell, interleaved across contenders (default: the profile's; quick: 5)",
+      '--rounds <n>',
+      "rounds: measured windows per cell (one trial each), interleaved across contenders (default: the profile's; quick: 5)",
     )
-    .option('--seed <n>', 'shuffle seed: fixes the per-round order of interleaved trials (recorded; random by default)')
+    .addOption(new Option('--trials <n>', 'old name of --rounds').hideHelp())
+    .option('--seed <n>', 'shuffle seed: fixes the per-round order of the contenders (recorded; random by default)')
     .option(
       '--fidelity <s>',
       "seconds per run of the once-per-run driver fidelity check on the fastest cell (default: the profile's; 0 = off; needs wrk)",
@@ -423,7 +424,7 @@ const EXAMPLES: Record<string, string[]> = {
   bench: [
     'npx just bench fastify',
     'npx just bench node-http express --scenario json,echo --profile quick',
-    'npx just bench postgraphile-express --scenario graphql-users --trials 5',
+    'npx just bench postgraphile-express --scenario graphql-users --rounds 5',
     'npx just bench hasura --url http://127.0.0.1:18090',
   ],
   'bench-all': ['npx just bench-all', 'npx just bench-all --profile pipelined --wait'],

@@ -20,7 +20,7 @@ import { CONTENDERS_DIR, SCENARIOS_DIR } from '../harness/core/paths.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
 import { runAutocannon } from '../harness/drivers/autocannon.ts';
 import { findK6 } from '../harness/drivers/k6.ts';
-import type { LoadJob, LoadOutput, WindowOptions } from '../harness/drivers/types.ts';
+import type { LoadJob, LoadOutput, WindowOptions } from '../harness/drivers/driver-types.ts';
 import { findWrk, runWrkWindow } from '../harness/drivers/wrk.ts';
 
 const SECONDS = 3;

@@ -10,14 +10,26 @@ import test from 'node:test';
 import { cellFailure } from '../harness/analysis/stats.ts';
 import { getProfile, withOverrides, type CapacityShape } from '../harness/core/profiles.ts';
 import { judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
-import { summarizeCapacity } from '../harness/scheduler/capacity.ts';
+import { summarizeCapacity } from '../harness/scheduler/capacity-round.ts';
 import { aggregateTrials } from '../harness/scheduler/aggregate.ts';
 import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
 import { SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
 import { loadScenarios } from '../harness/contract/scenarios.ts';
 import { loadManifests } from '../harness/core/manifest.ts';
 import { makeTrial } from './fixtures.ts';
-import { alive, CLI, descendants, readCells, readMetas, ROOT, runCli, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
+import {
+  alive,
+  CLI,
+  descendants,
+  readCells,
+  readMetas,
+  readRunAt,
+  ROOT,
+  runCli,
+  TEST_LOCK_FILE,
+  tmpDir,
+} from './helpers.ts';
+import { listRuns } from '../harness/store/runs.ts';
 
 const CAPACITY = getProfile('capacity');
 /** The capacity profile's own search shape. */
@@ -290,7 +302,7 @@ test('a real search against a fixed 2 ms CPU burn per request finds what queuein
     'capacity',
     '--slo-p99',
     '200',
-    '--trials',
+    '--rounds',
     '1',
     '--no-baseline',
     '--no-fidelity',
@@ -319,9 +331,7 @@ test('a real search against a fixed 2 ms CPU burn per request finds what queuein
     assert.ok(s.latencyMs.p99 >= s.latencyMs.p50 && s.latencyMs.p50 > 0);
   }
   assert.ok(cap.knee > 0.5 && cap.knee <= 1.1, `knee ${cap.knee}`);
-  const trials = fs
-    .readdirSync(path.join(results, 'runs'))
-    .flatMap((run) => fs.readdirSync(path.join(results, 'runs', run, 'trials')));
+  const trials = listRuns(results).flatMap((run) => readRunAt(run.dir).trials);
   assert.equal(trials.length, 1, 'the search is kept in its trial file');
 });
 
@@ -366,11 +376,8 @@ test('Ctrl-C during a search keeps the steps already done and leaves no process 
   assert.equal(await exited, 130, stderr.slice(-2000));
   for (let i = 0; i < 30 && pids.some(alive); i++) await sleep(100);
   assert.deepEqual(pids.filter(alive), [], 'no child process may outlive the harness');
-  const runs = path.join(results, 'runs');
-  const [run] = fs.readdirSync(runs);
-  const trials = fs
-    .readdirSync(path.join(runs, run, 'trials'))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(runs, run, 'trials', f), 'utf8')));
+  const [run] = listRuns(results);
+  const trials = readRunAt(run.dir).trials;
   assert.equal(trials.length, 1, 'the interrupted search is saved as a trial');
   const search = trials[0].capacitySearch;
   assert.equal(search.verdict, 'interrupted');

@@ -112,7 +112,7 @@ test('not measured: missing cell, other load shape, other runs, fewer than 5 tri
   assert.equal(missing.verdict, 'not measured');
   assert.equal(
     missing.command,
-    'just bench nestjs-fastify-undici nestjs-express-axios --scenario fanout --profile k6-ramp --trials 5',
+    'just bench nestjs-fastify-undici nestjs-express-axios --scenario fanout --profile k6-ramp --rounds 5',
   );
   // Measured, but in quick: the claim is judged only in its source's shape.
   const quick = evaluateClaims(
@@ -136,7 +136,7 @@ test('not measured: missing cell, other load shape, other runs, fewer than 5 tri
   )[0];
   assert.equal(few.verdict, 'not measured');
   assert.match(few.note, /has 3 and 3 trials; a verdict needs 5 each/);
-  assert.equal(few.command, 'just bench fastify express --scenario json --profile pipelined --trials 5');
+  assert.equal(few.command, 'just bench fastify express --scenario json --profile pipelined --rounds 5');
   // The older run with 5 trials is used over a newer one with 3.
   const both = evaluateClaims(
     [fastify],
@@ -205,7 +205,7 @@ test('claim values are monotonic in the requests/s ratio, so the band maps to a 
     }
   assert.equal(
     measureCommand({ ...fastify, a: 'nestjs-express-axios +interceptor', b: 'nestjs-express-axios' }, 'k6-ramp'),
-    'just bench nestjs-express-axios --scenario json --profile k6-ramp --trials 5',
+    'just bench nestjs-express-axios --scenario json --profile k6-ramp --rounds 5',
   );
 });
 
@@ -224,7 +224,7 @@ test('the rule is stated as text and printed with the table', () => {
   const md = renderClaims(evaluateClaims([fastify], snap([json('x', 1)]))).join('\n');
   assert.match(
     md,
-    /\| pipelined \| – \| not measured: .*`just bench fastify express --scenario json --profile pipelined --trials 5`/,
+    /\| pipelined \| – \| not measured: .*`just bench fastify express --scenario json --profile pipelined --rounds 5`/,
   );
   assert.ok(md.includes(rule));
 });

@@ -100,6 +100,21 @@ test('unknown contender, scenario and profile: did you mean, and the valid list 
   }
 });
 
+test('--rounds N sets the rounds; --trials N, its old name, still works and says so; help shows --rounds only', async () => {
+  const bad = await runCli(['bench', 'fastify', '--rounds', '0']);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--rounds must be an integer from 1 to 50, got '0'/);
+  assert.doesNotMatch(bad.stderr, /old name/);
+  const old = await runCli(['bench', 'fastify', '--trials', '0']);
+  assert.equal(old.code, 2, old.stderr);
+  assert.match(old.stderr, /--trials is the old name of --rounds .*: use --rounds/);
+  assert.match(old.stderr, /--trials must be an integer from 1 to 50, got '0'/);
+  noStack(old.stderr);
+  const help = await runCli(['bench', '--help']);
+  assert.match(help.stdout, /--rounds <n> +rounds: measured windows per cell/);
+  assert.doesNotMatch(help.stdout, /--trials/);
+});
+
 test('a contender that supports none of the scenarios: the error lists what it supports', async () => {
   const r = await runCli(['bench', 'fastify', '--scenario', 'graphql-users']);
   assert.equal(r.code, 2, r.stderr);
@@ -155,7 +170,7 @@ test('the just recipes are quiet: an error is not preceded by the raw command', 
 });
 
 // Progress output of bench (harness/scheduler/progress-sink.ts): one cheap real run each.
-const oneCell = ['bench', 'node-http', '--profile', 'smoke', '--scenario', 'ping', '--trials', '1'];
+const oneCell = ['bench', 'node-http', '--profile', 'smoke', '--scenario', 'ping', '--rounds', '1'];
 const cheap = ['--no-fidelity', '--no-baseline', '--no-variants'];
 
 test('bench --json: stdout is NDJSON only, from run-start to run-end; no human progress lines', async () => {

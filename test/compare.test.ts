@@ -2,13 +2,12 @@
 // interval, 5% threshold; the baseline by absolute figure, flagged host-sensitive. Also through the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { compareRuns, renderComparison } from '../harness/report/compare.ts';
+import { compareRuns, renderComparison } from '../harness/report/compare-runs.ts';
 import { csvExporter } from '../harness/report/exporters/csv.ts';
 import { jsonExporter } from '../harness/report/exporters/json.ts';
 import { snapshotOfCells } from '../harness/report/snapshot.ts';
-import { createRunDir, writeJsonAtomic, type CellResult } from '../harness/store/results.ts';
+import type { CellResult } from '../harness/store/results.ts';
+import { openRun, readRun } from '../harness/store/runs.ts';
 import { runCli, tmpDir } from './helpers.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
 
@@ -127,9 +126,10 @@ test('exports: versioned JSON and CSV with one row per cell', () => {
 test('the CLI compares two runs, saves baselines, and fails on a regression when asked', async () => {
   const results = tmpDir('compare');
   const write = (id: string, cells: CellResult[]) => {
-    const dir = createRunDir(results, id);
-    writeJsonAtomic(path.join(dir, 'meta.json'), makeMeta({ runId: id }));
-    for (const c of cells) writeJsonAtomic(path.join(dir, 'cells', `${c.cellId}.json`), { ...c, runId: id });
+    const { schemaVersion, runId, startedAt, finishedAt, state, harnessPid, ...init } = makeMeta({ runId: id });
+    const w = openRun(results, init, id);
+    for (const c of cells) w.writeCell({ ...c, runId: id });
+    w.finish('complete');
   };
   write('run-1', [cell('x', rounds(1000))]);
   write('run-2', [cell('x', rounds(700))]);
@@ -148,5 +148,7 @@ test('the CLI compares two runs, saves baselines, and fails on a regression when
   const missing = await runCli(['--results-dir', results, 'compare', 'nope', 'run-2']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /no run 'nope' .*Known: run-1, run-2/);
-  assert.ok(fs.existsSync(path.join(results, 'baselines', 'main', 'cells')));
+  const saved = readRun(results, 'main', 'baseline').cells;
+  assert.equal(saved.length, 1, 'the baseline holds run-1’s cell');
+  assert.deepEqual(saved, readRun(results, 'run-1').cells);
 });

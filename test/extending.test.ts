@@ -51,8 +51,8 @@ test('the guide names the toy exporter and toy profile edits, and each of its ta
     edits.map((e) => e.file),
     [
       'harness/report/exporters/toy.ts',
-      'harness/report/exporters/registry.ts',
-      'harness/report/exporters/registry.ts',
+      'harness/report/exporters/exporter-registry.ts',
+      'harness/report/exporters/exporter-registry.ts',
       'harness/core/profiles.ts',
     ],
   );
@@ -91,7 +91,7 @@ test('a toy exporter and a toy profile added as docs/extending.md says: the harn
 
   assert.deepEqual(repo.changedFiles(), [
     'harness/core/profiles.ts',
-    'harness/report/exporters/registry.ts',
+    'harness/report/exporters/exporter-registry.ts',
     'harness/report/exporters/toy.ts',
   ]);
 });

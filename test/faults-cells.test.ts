@@ -14,20 +14,13 @@ import { loadManifest } from '../harness/core/manifest.ts';
 import { csvExporter, neutraliseFormula } from '../harness/report/exporters/csv.ts';
 import { snapshotOfCells } from '../harness/report/snapshot.ts';
 import { makeCell, makeTrial } from './fixtures.ts';
-import { ROOT, runCli, tmpDir } from './helpers.ts';
+import { readCells, ROOT, runCli, tmpDir } from './helpers.ts';
 
 const FAULTS = path.join(ROOT, 'test', 'fixtures', 'faults');
 
-/** Every cell file under `results/runs/<run>/cells`, parsed. */
+/** Every cell of every run under `resultsDir`, read through the store (test/helpers.ts `readCells`). */
 function cellFiles(resultsDir: string): { status: string; label: string; failure: { reason: string } | null }[] {
-  const runs = path.join(resultsDir, 'runs');
-  return fs
-    .readdirSync(runs)
-    .flatMap((r) =>
-      fs
-        .readdirSync(path.join(runs, r, 'cells'))
-        .map((f) => JSON.parse(fs.readFileSync(path.join(runs, r, 'cells', f), 'utf8'))),
-    );
+  return readCells(resultsDir);
 }
 
 test('a cell that answers wrongly only under load is load-failed, the run exits 1, and the report and CSV agree', async () => {
@@ -52,7 +45,7 @@ test('a cell that answers wrongly only under load is load-failed, the run exits 
   assert.equal(row?.split(',')[cols.indexOf('failed')], 'true', csv.stdout);
 });
 
-test('a leaking server (1 KiB kept per request) is reported in the quick profile; the same server without the leak is not', async () => {
+test('a leaking server (4 KiB kept per request) is reported in the quick profile; the same server without the leak is not', async () => {
   const results = tmpDir('leaky');
   const args = ['--contenders-dir', FAULTS, '--results-dir', results];
   const r = await runCli([...args, 'bench', 'leaky', '--scenario', 'ping', '--profile', 'quick', '--no-baseline']);

@@ -114,7 +114,7 @@ test('bench with hostile meta.json files in its results folder: the named folder
     'smoke',
     '--scenario',
     'ping',
-    '--trials',
+    '--rounds',
     '1',
     '--no-fidelity',
     '--no-baseline',
@@ -239,7 +239,7 @@ test('a stale lock held by a zombie harness is taken over and its run marked aba
       'smoke',
       '--scenario',
       'ping',
-      '--trials',
+      '--rounds',
       '1',
       '--no-fidelity',
       '--no-baseline',
@@ -317,7 +317,7 @@ const benchArgs = (results: string) => [
   'smoke',
   '--scenario',
   'ping',
-  '--trials',
+  '--rounds',
   '1',
   '--no-fidelity',
   '--no-baseline',
@@ -424,4 +424,21 @@ test('a read-only results folder: bench, leaderboard, export --out and baseline 
     [['run-done', 'complete']],
   );
   assert.throws(() => saveBaseline(results, 'run-done', 'b'), StorageError);
+});
+
+test('a temp folder that is full during a bench: exit 2, one line naming it, the run marked interrupted', {
+  skip: NOT_ROOT,
+}, async (t) => {
+  const tmp = tmpfs(t, '64k');
+  const results = fs.mkdtempSync(path.join(os.tmpdir(), 'bakeoff-tmpfull-results-'));
+  t.after(() => fs.rmSync(results, { recursive: true, force: true }));
+  fill(tmp);
+  // The drivers write their scripts and samples to TMPDIR; the lock lives elsewhere.
+  const r = await runCli(benchArgs(results), { TMPDIR: tmp });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(oneErrorLine(r.stderr), new RegExp(`temp folder ${tmp} is full \\(ENOSPC\\): free space or set TMPDIR`));
+  noStack(r.stderr);
+  const runs = listRuns(results);
+  assert.equal(runs.length, 1, r.stderr);
+  assert.equal(metaOf(runs[0].dir).state, 'interrupted');
 });

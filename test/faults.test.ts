@@ -10,6 +10,8 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alive, CLI, descendants, readCells, readMetas, ROOT, runCli, tmpDir } from './helpers.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
+import { listRuns, openRun } from '../harness/store/runs.ts';
 import { EXIT, exitCodeForStatuses } from '../harness/core/exit-codes.ts';
 import { didYouMean, suggest } from '../harness/core/suggest.ts';
 import { loadManifest, RESERVED_ENV } from '../harness/core/manifest.ts';
@@ -124,11 +126,25 @@ test('log cap: a 3 MiB log keeps its first and last MiB and says how many bytes 
   assert.equal(capLog(path.join(dir, 'missing.log')), 0);
 });
 
-test('full server logs are git-ignored (results/runs/*/logs/), cell files are not', () => {
+test('full server logs are git-ignored (results/runs/*/logs/), every other file of a run is not', () => {
   const ignored = (f: string) => spawnSync('git', ['check-ignore', '-q', '--no-index', f], { cwd: ROOT }).status === 0;
-  assert.equal(ignored('results/runs/2026-01-01T00-00-00Z-abcd/logs/fastify__json.log'), true);
-  assert.equal(ignored('results/runs/2026-01-01T00-00-00Z-abcd/cells/fastify__json.json'), false);
-  assert.equal(ignored('results/runs/2026-01-01T00-00-00Z-abcd/meta.json'), false);
+  // A run as the store writes it (its own layout), under a scratch results folder; then each of its
+  // files is asked about at the same place under results/.
+  const dir = tmpDir('gitignore');
+  const { schemaVersion, runId, startedAt, finishedAt, state, harnessPid, ...init } = makeMeta();
+  const w = openRun(dir, init, '2026-01-01T00-00-00Z-abcd');
+  const cell = makeCell({ runId: w.runId, cellId: 'fastify__json' });
+  w.writeTrial({ ...cell, round: 1 }, 1);
+  w.writeCell(cell);
+  fs.writeFileSync(w.logFile(cell.cellId), 'log\n');
+  w.finish('complete');
+  const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) =>
+    fs.statSync(path.join(dir, f)).isFile(),
+  );
+  const logs = files.filter((f) => f === w.relative(w.logFile(cell.cellId)));
+  assert.equal(logs.length, 1, `the log is among the run's files: ${files.join(', ')}`);
+  assert.ok(files.length >= 4, `meta, trial, cell and log files: ${files.join(', ')}`);
+  for (const f of files) assert.equal(ignored(path.join('results', f)), logs.includes(f), `results/${f}`);
 });
 
 test('log cap on a real server: one that prints 3 MiB leaves at most 2 MiB after stop()', async () => {
@@ -386,7 +402,7 @@ async function sigkillMidCell(label: string, args: string[], timeoutMs: number) 
   pids = descendants(h.pid!);
   const ports = listeningAddresses(pids).map((l) => l.port);
   assert.ok(ports.length >= 1, `the server (and PostgreSQL, the upstream mock) listen: ${ports}`);
-  const runDirs = fs.readdirSync(path.join(results, 'runs'));
+  const runDirs = listRuns(results).map((r) => r.runId);
   h.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL');
   for (let i = 0; i < 100 && pids.some(alive); i++) await sleep(100);

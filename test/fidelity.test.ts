@@ -165,7 +165,7 @@ test('a real run records the fidelity of its drivers in meta.json', { skip: NO_W
     'ping,json',
     '--profile',
     'quick',
-    '--trials',
+    '--rounds',
     '1',
     '--duration',
     '1',

@@ -11,7 +11,7 @@
  */
 import type { CpuPlan } from '../harness/lifecycle/cpu-plan.ts';
 import type { ResourceUse } from '../harness/lifecycle/sampler.ts';
-import type { LoadOutput } from '../harness/drivers/types.ts';
+import type { LoadOutput } from '../harness/drivers/driver-types.ts';
 import type { Profile } from '../harness/core/profiles.ts';
 import type { CellResult, CellStats, RunMeta } from '../harness/store/results.ts';
 import { trialStats } from '../harness/analysis/stats.ts';
@@ -106,7 +106,7 @@ export function makeTrial(rps = 10_000, patch: CellPatch = {}): CellResult {
             pipelining: 1,
             warmupS: 1,
             durationS,
-            trials: 5,
+            rounds: 5,
             ...profilePatch,
           } as unknown as Profile,
         };

@@ -5,8 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { listRuns, readAll, readRun, readTrials } from '../harness/store/runs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'contenders');
@@ -57,24 +59,28 @@ export function tmpDir(prefix: string): string {
   return dir;
 }
 
-/** Every cell result file of every run under `resultsDir`, parsed. */
+/**
+ * Every cell of every run under `resultsDir`, read through the store (harness/store/runs.ts `readAll`:
+ * schema-validated; a file that fails its schema is left out, so a test expecting it fails).
+ */
 export function readCells(resultsDir: string): any[] {
-  const runs = path.join(resultsDir, 'runs');
-  if (!fs.existsSync(runs)) return [];
-  return fs.readdirSync(runs).flatMap((r) => {
-    const cells = path.join(runs, r, 'cells');
-    return fs.existsSync(cells)
-      ? fs.readdirSync(cells).map((f) => JSON.parse(fs.readFileSync(path.join(cells, f), 'utf8')))
-      : [];
-  });
+  return readAll(resultsDir).cells;
 }
 
-/** The run metadata files under `resultsDir`, parsed. */
+/**
+ * One run folder (an absolute path, e.g. a scheduler result's `runDir`) read through the store:
+ * its meta as written, its cells and its trials, schema-validated; throws if it has no readable meta.
+ */
+export function readRunAt(runDir: string): { meta: any; cells: any[]; trials: any[] } {
+  const r = readRun(path.dirname(runDir), runDir);
+  const t = readTrials(r.dir);
+  assert.deepEqual([...r.warnings, ...t.warnings], [], 'every file of the run passes its schema');
+  return { meta: r.meta, cells: r.cells, trials: t.trials };
+}
+
+/** The meta.json of every run under `resultsDir` as written (state not inferred), through the store's `listRuns`. */
 export function readMetas(resultsDir: string): any[] {
-  const runs = path.join(resultsDir, 'runs');
-  return fs.existsSync(runs)
-    ? fs.readdirSync(runs).map((r) => JSON.parse(fs.readFileSync(path.join(runs, r, 'meta.json'), 'utf8')))
-    : [];
+  return listRuns(resultsDir).flatMap((r) => (r.meta ? [r.meta] : []));
 }
 
 /** PIDs of every live descendant of `pid` (from /proc/<pid>/stat parent links). */

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { EXPORTERS } from '../harness/report/exporters/registry.ts';
+import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { renderHtmlView } from '../harness/report/exporters/html.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { reportSnapshot } from './report-fixture.ts';

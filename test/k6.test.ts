@@ -14,6 +14,7 @@ import { engineProblem } from '../harness/lifecycle/node-runtime.ts';
 import { getProfile } from '../harness/core/profiles.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
 import { FIXTURES, readCells, ROOT, runCli, tmpDir } from './helpers.ts';
+import { readRun } from '../harness/store/runs.ts';
 
 const scenariosDir = path.join(ROOT, 'scenarios');
 const scenarios = loadScenarios(scenariosDir);
@@ -231,7 +232,7 @@ test('--node runs a contender on several Node majors in one run; an excluded maj
   );
   assert.match(cells[0].failure.reason, /unsupported on Node 20: undici@8\.\d+\.\d+ requires node >=22/);
   assert.match(cells[1].node.version, /^v22\./);
-  const meta = JSON.parse(fs.readFileSync(path.join(results, 'runs', cells[1].runId, 'meta.json'), 'utf8'));
+  const { meta } = readRun(results, cells[1].runId);
   assert.deepEqual(
     meta.nodes.map((n: { major: number }) => n.major),
     [20, 22, 24],

@@ -22,7 +22,7 @@ import {
   ohaRoot,
 } from '../harness/drivers/open-loop-oha.ts';
 import { type OpenLoopDriver, type OpenLoopOutput, resolveOpenLoop } from '../harness/drivers/open-loop.ts';
-import type { LoadJob } from '../harness/drivers/types.ts';
+import type { LoadJob } from '../harness/drivers/driver-types.ts';
 import { tmpDir } from './helpers.ts';
 
 const oha = findOha();

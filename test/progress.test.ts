@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { buildRequest, loadParams, loadScenarios } from '../harness/contract/scenarios.ts';
 import { SCENARIOS_DIR } from '../harness/core/paths.ts';
 import { runAutocannon } from '../harness/drivers/autocannon.ts';
-import type { WindowTick } from '../harness/drivers/types.ts';
+import type { WindowTick } from '../harness/drivers/driver-types.ts';
 import { Progress } from '../harness/scheduler/progress.ts';
 import {
   createProgressSink,

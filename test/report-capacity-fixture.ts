@@ -1,7 +1,7 @@
 /**
  * A report snapshot with capacity cells (issue 15) for the capacity report tests
  * (report-capacity.test.ts, html.test.ts), built with the shared fixtures (real types, real
- * trialStats) and a `capacity` summary per cell made here the way scheduler/capacity.ts
+ * trialStats) and a `capacity` summary per cell made here the way scheduler/capacity-round.ts
  * `summarizeCapacity` makes it (the one estimator of analysis/stats.ts over the searches).
  *
  * Run `rc` on one machine:

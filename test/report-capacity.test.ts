@@ -12,7 +12,7 @@ import {
   p99AtCapacity,
   spearman,
 } from '../harness/analysis/capacity.ts';
-import { EXPORTERS } from '../harness/report/exporters/registry.ts';
+import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { renderHtmlView } from '../harness/report/exporters/html.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { findIssues } from '../harness/report/issues.ts';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readSnapshot } from '../harness/cli/report.ts';
-import { EXPORTERS, getExporter } from '../harness/report/exporters/registry.ts';
+import { EXPORTERS, getExporter } from '../harness/report/exporters/exporter-registry.ts';
 import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';

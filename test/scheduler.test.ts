@@ -6,14 +6,13 @@
 // scheduler went through each of them: the scheduler has no branch on fake or real.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ManifestSchema, type Manifest } from '../harness/core/manifest.ts';
 import { loadScenarios } from '../harness/contract/scenarios.ts';
 import { getProfile, type Profile } from '../harness/core/profiles.ts';
-import type { LoadDriver, LoadOutput } from '../harness/drivers/types.ts';
+import type { LoadDriver, LoadOutput } from '../harness/drivers/driver-types.ts';
 import type { OpenLoopDriver } from '../harness/drivers/open-loop.ts';
 import type { CpuPlan } from '../harness/lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../harness/services/database.ts';
@@ -29,8 +28,9 @@ import {
   type RunDeps,
   type ServiceRefs,
   type ToolCheck,
-} from '../harness/scheduler/types.ts';
-import { ROOT, tmpDir } from './helpers.ts';
+} from '../harness/scheduler/scheduler-types.ts';
+import { readRunAt, ROOT, tmpDir } from './helpers.ts';
+import { listRuns } from '../harness/store/runs.ts';
 
 const SCENARIOS = loadScenarios(path.join(ROOT, 'scenarios'));
 const ping = SCENARIOS.find((s) => s.name === 'ping')!;
@@ -317,7 +317,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
   return w;
 }
 
-const QUICK = { ...getProfile('quick'), driver: 'autocannon', warmupS: 1, durationS: 1, trials: 5 } as Profile;
+const QUICK = { ...getProfile('quick'), driver: 'autocannon', warmupS: 1, durationS: 1, rounds: 5 } as Profile;
 
 function options(w: World, cells: CellSpec[], patch: Partial<RunOptions> = {}): RunOptions & { lines: string[] } {
   const lines: string[] = [];
@@ -338,10 +338,8 @@ function options(w: World, cells: CellSpec[], patch: Partial<RunOptions> = {}): 
   };
 }
 
-const read = (dir: string, sub: string) =>
-  fs.existsSync(path.join(dir, sub))
-    ? fs.readdirSync(path.join(dir, sub)).map((f) => JSON.parse(fs.readFileSync(path.join(dir, sub, f), 'utf8')))
-    : [];
+/** The trial files (`trials`) or cell files (`cells`) of a run folder, read through the store. */
+const read = (runDir: string, what: 'trials' | 'cells') => readRunAt(runDir)[what];
 
 test('rounds: every round has every contender once, orders differ and are reproducible from the seed', () => {
   const ids = ['a', 'b', 'c', 'd', 'e'];
@@ -390,7 +388,7 @@ test('a group: servers start once, warm once, then interleaved shuffled rounds; 
     assert.equal(c.burst.failed, 0);
     assert.equal(c.round, undefined, 'a cell file is not a trial');
   }
-  const meta = JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8'));
+  const meta = readRunAt(s.runDir).meta;
   assert.equal(meta.state, 'complete');
   assert.equal(meta.harnessPid, process.pid);
   assert.deepEqual(meta.trials, { count: 5, shuffleSeed: 42 });
@@ -421,7 +419,7 @@ test('abort mid-group keeps the finished trials and writes cells from them', asy
   const files = read(s.runDir, 'cells');
   assert.equal(files.length, 2);
   assert.deepEqual(files.map((c) => c.stats.trials).sort(), [2, 2]);
-  assert.equal(JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8')).state, 'interrupted');
+  assert.equal(readRunAt(s.runDir).meta.state, 'interrupted');
   assert.equal(w.stopped.length, 2, 'every server stopped');
 });
 
@@ -474,7 +472,7 @@ test('verify mode: start and contract check only, no load, nothing written', asy
     'ok·json:ok',
     'ok·ping:ok',
   ]);
-  assert.equal(fs.existsSync(path.join(dir, 'runs')), false);
+  assert.deepEqual(listRuns(dir), [], 'verify mode records no run');
 });
 
 test('progress: a line per window with elapsed time and an ETA; overhead and wall time at the end', async () => {
@@ -549,10 +547,10 @@ test('capacity cells: each round a closed-loop peak then an open-loop search; th
     portNames.set(new URL(h.baseUrl).port, cell.manifest.name);
     return h;
   };
-  const CAP = { ...getProfile('capacity'), driver: 'autocannon', trials: 3 } as Profile;
+  const CAP = { ...getProfile('capacity'), driver: 'autocannon', rounds: 3 } as Profile;
   const cells = planCells([manifest('fast'), manifest('slow')], [ping], CAP, [NODE]);
   const ol = fakeOpenLoop(w, { fast: 800, slow: 100 });
-  const o = options(w, cells, { trials: 3, deps: { ...w.deps, openLoop: () => ({ driver: ol, note: '' }) } });
+  const o = options(w, cells, { rounds: 3, deps: { ...w.deps, openLoop: () => ({ driver: ol, note: '' }) } });
   const s = await runPlan(o);
   assert.equal(s.interrupted, false);
   const measured = w.windows.filter((x) => !x.warmup).map((x) => x.label);
@@ -584,11 +582,11 @@ test('capacity cells: each round a closed-loop peak then an open-loop search; th
 
 test('capacity cells without an open-loop driver are skipped with the reason', async () => {
   const w = world({});
-  const CAP = { ...getProfile('capacity'), driver: 'autocannon', trials: 1 } as Profile;
+  const CAP = { ...getProfile('capacity'), driver: 'autocannon', rounds: 1 } as Profile;
   const cells = planCells([manifest('a')], [ping], CAP, [NODE]);
   const s = await runPlan(
     options(w, cells, {
-      trials: 1,
+      rounds: 1,
       deps: { ...w.deps, openLoop: () => ({ driver: null, note: 'no open-loop driver (test)' }) },
     }),
   );
@@ -604,7 +602,7 @@ const byContender = <T extends { contender: string }>(cells: T[]): Record<string
 test('upstream: started once through the services when a fanout cell is planned, its URL reaches every server start, stopped at the end', async () => {
   const w = world({});
   const cells = planCells([manifest('f', { scenarios: ['fanout', 'json'] })], [fanout, json], QUICK, [NODE]);
-  const o = options(w, cells, { trials: 1 });
+  const o = options(w, cells, { rounds: 1 });
   await runPlan(o);
   assert.equal(w.calls.startUpstream, 1, 'one upstream mock per run');
   assert.equal(w.calls.stopUpstream, 1, 'stopped at the end');
@@ -613,7 +611,7 @@ test('upstream: started once through the services when a fanout cell is planned,
   assert.ok(o.lines.some((l) => l.includes(`upstream mock: ${FAKE_UPSTREAM}`)));
   // No fanout cell: no upstream mock, and the servers are told there is none.
   const w2 = world({});
-  await runPlan(options(w2, planCells([manifest('a')], [json], QUICK, [NODE]), { trials: 1 }));
+  await runPlan(options(w2, planCells([manifest('a')], [json], QUICK, [NODE]), { rounds: 1 }));
   assert.equal(w2.calls.startUpstream, 0);
   assert.equal(w2.starts[0].upstreamUrl, null);
 });
@@ -637,14 +635,14 @@ test('database: opened once, its URL reaches the servers, alive() false after a 
   const cellsByName = byContender(read(s.runDir, 'cells'));
   assert.deepEqual(cellsByName.pg.servicesLost, ['database']);
   assert.equal(cellsByName.a.servicesLost, undefined, 'a cell without the database is not marked');
-  const meta = JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8'));
+  const meta = readRunAt(s.runDir).meta;
   assert.equal(meta.database.version, 'fake 1.0', "the database's meta is recorded");
 });
 
 test('database not ready: its cells are skipped with the reason and never started; the others run', async () => {
   const w = world({}, undefined, { db: { ready: false, error: 'fake: connection refused' } });
   const cells = planCells([manifest('pg', { requires: ['database'] }), manifest('a')], [json], QUICK, [NODE]);
-  const s = await runPlan(options(w, cells, { trials: 1 }));
+  const s = await runPlan(options(w, cells, { rounds: 1 }));
   const byName = byContender(s.cells);
   assert.equal(byName.pg.status, 'skipped');
   assert.equal(byName.pg.failure?.reason, 'needs PostgreSQL: fake: connection refused');
@@ -657,7 +655,7 @@ test('database not ready: its cells are skipped with the reason and never starte
 test('prechecks: an engine problem makes the cell unsupported, a missing k6 skips k6 cells; neither is started', async () => {
   const w = world({}, undefined, { engines: { old: 'engines.node is >=99' } });
   const cells = planCells([manifest('old'), manifest('a')], [json], QUICK, [NODE]);
-  const s = await runPlan(options(w, cells, { trials: 1 }));
+  const s = await runPlan(options(w, cells, { rounds: 1 }));
   const byName = byContender(s.cells);
   assert.equal(byName.old.status, 'unsupported');
   assert.equal(byName.old.failure?.reason, 'unsupported on Node 24: engines.node is >=99');
@@ -667,7 +665,7 @@ test('prechecks: an engine problem makes the cell unsupported, a missing k6 skip
   assert.equal(w.calls.k6, 0, 'no k6 lookup without a k6 cell');
 
   const k6 = world({}, undefined, { k6: { bin: null, why: 'fake: k6 not installed' } });
-  const o = options(k6, planCells([manifest('a')], [json], getProfile('quick-k6'), [NODE]), { trials: 1 });
+  const o = options(k6, planCells([manifest('a')], [json], getProfile('quick-k6'), [NODE]), { rounds: 1 });
   const r = await runPlan(o);
   assert.equal(k6.calls.k6, 1, 'k6 looked up once per run');
   assert.equal(r.cells[0].status, 'skipped');
@@ -679,7 +677,7 @@ test('prechecks: an engine problem makes the cell unsupported, a missing k6 skip
 test('fidelity: the probe runs once per run on the fastest ok cell, on a fresh server, and its record lands in meta.json', async () => {
   const w = world({ b: { rps: 3000 }, c: { rps: 2000 } }, undefined, { fidelityStarts: true });
   const cells = planCells([manifest('a'), manifest('b'), manifest('c')], [json], QUICK, [NODE]);
-  const s = await runPlan(options(w, cells, { trials: 2, fidelityS: 2 }));
+  const s = await runPlan(options(w, cells, { rounds: 2, fidelityS: 2 }));
   assert.equal(w.calls.fidelity, 1);
   const fastest = s.cells.find((c) => c.contender === 'b')!;
   assert.equal(w.fidelity[0].cellId, fastest.cellId);
@@ -688,11 +686,11 @@ test('fidelity: the probe runs once per run on the fastest ok cell, on a fresh s
   assert.equal(fresh.length, 2, 'a fresh server for the check');
   assert.match(fresh[1].logFile, /fidelity/);
   assert.equal(w.stopped.filter((x) => x === 'b·json').length, 2, 'and stopped again');
-  const meta = JSON.parse(fs.readFileSync(path.join(s.runDir, 'meta.json'), 'utf8'));
+  const meta = readRunAt(s.runDir).meta;
   assert.deepEqual(meta.fidelity, w.fidelity[0].result);
   // Off with --no-fidelity (0 s), and never in verify mode.
   const off = world({});
-  await runPlan(options(off, planCells([manifest('a')], [json], QUICK, [NODE]), { trials: 1, fidelityS: 0 }));
+  await runPlan(options(off, planCells([manifest('a')], [json], QUICK, [NODE]), { rounds: 1, fidelityS: 0 }));
   await runPlan(options(off, planCells([manifest('a')], [json], QUICK, [NODE]), { mode: 'verify' }));
   assert.equal(off.calls.fidelity, 0);
 });
@@ -713,7 +711,7 @@ test('every fake dependency is used: a plan with fanout, database, engine and k6
     ...planCells([manifest('old')], [json], QUICK, [NODE]),
     ...planCells([manifest('k')], [json], getProfile('quick-k6'), [NODE]),
   ];
-  const s = await runPlan(options(w, cells, { trials: 2 }));
+  const s = await runPlan(options(w, cells, { rounds: 2 }));
   for (const [name, n] of Object.entries(w.calls)) assert.ok(n > 0, `the scheduler never called the fake ${name}`);
   assert.equal(w.calls.lifecycle, 1, 'one lifecycle per run');
   assert.deepEqual(s.cells.map((c) => `${c.contender}·${c.scenario}:${c.status}`).sort(), [

@@ -15,7 +15,7 @@ import {
   trialStats,
 } from '../harness/analysis/stats.ts';
 import { buildTables } from '../harness/analysis/tables.ts';
-import { compareRuns } from '../harness/report/compare.ts';
+import { compareRuns } from '../harness/report/compare-runs.ts';
 import { type Claim, evaluateClaims } from '../harness/report/claims.ts';
 import { makeCell, makeMeta, makeTrial } from './fixtures.ts';
 

@@ -22,8 +22,8 @@ import {
 } from '../harness/contract/scenarios.ts';
 import { getProfile, type ConnectionProfile, type Profile } from '../harness/core/profiles.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
-import { getDriver, probeAll, resolveDriver } from '../harness/drivers/registry.ts';
-import type { DriverName, LoadJob, WindowOptions } from '../harness/drivers/types.ts';
+import { getDriver, probeAll, resolveDriver } from '../harness/drivers/driver-registry.ts';
+import type { DriverName, LoadJob, WindowOptions } from '../harness/drivers/driver-types.ts';
 import {
   findWrk,
   luaString,

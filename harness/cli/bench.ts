@@ -45,6 +45,9 @@ export interface BenchOpts {
   /** `--slo-p99` ms (capacity profile). */
   sloP99?: string;
   url?: string;
+  /** `--rounds N`: measured windows per cell (one trial each). */
+  rounds?: string;
+  /** `--trials N`: the deprecated name of `--rounds` (hidden; prints a note). */
   trials?: string;
   seed?: string;
   crossCheck?: string | boolean;
@@ -203,9 +206,13 @@ async function benchRun(
   const delay = Number(opts.upstreamDelay);
   if (!Number.isFinite(delay) || delay < 0)
     throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
-  const trials = opts.trials === undefined ? profile.trials : Number(opts.trials);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 50)
-    throw new UserError(`--trials must be an integer from 1 to 50, got '${opts.trials}'`);
+  if (opts.trials !== undefined) note('--trials is the old name of --rounds (measured windows per cell): use --rounds');
+  const roundsArg = opts.rounds ?? opts.trials;
+  const rounds = roundsArg === undefined ? profile.rounds : Number(roundsArg);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 50)
+    throw new UserError(
+      `${opts.rounds !== undefined ? '--rounds' : '--trials'} must be an integer from 1 to 50, got '${roundsArg}'`,
+    );
   const seed = opts.seed === undefined ? undefined : Number(opts.seed);
   if (seed !== undefined && !Number.isInteger(seed))
     throw new UserError(`--seed must be an integer, got '${opts.seed}'`);
@@ -217,7 +224,7 @@ async function benchRun(
     note(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
   const target = { port: opts.port, externalUrl: opts.url, upstreamDelayMs: delay };
   const summary = await runPlan({
-    trials,
+    rounds,
     shuffleSeed: seed,
     fidelityS,
     baselines,

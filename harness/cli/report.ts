@@ -1,27 +1,21 @@
 /**
  * The report commands of the CLI: `leaderboard [--run ID]` (writes LEADERBOARD.md and
  * leaderboard.html, prints the terminal report) and `export --format json|csv|md|html|terminal
- * [--run ID] [--out FILE]`, both through the exporter registry (report/exporters/registry.ts)
+ * [--run ID] [--out FILE]`, both through the exporter registry (report/exporters/exporter-registry.ts)
  * over one snapshot read from the store.
  *
- * Output paths: results/LEADERBOARD.md and results/leaderboard.html. The store has no function
- * for them yet, so they are joined here, in `reportPaths` only (move it to harness/store/ when
- * it gains one).
+ * Output paths: results/LEADERBOARD.md and results/leaderboard.html, from the store
+ * (store/runs.ts `reportFiles`).
  */
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { asStorageError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
-import { listRuns, readTrials } from '../store/runs.ts';
+import { listRuns, readTrials, reportFiles } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
-import { getExporter, EXPORTERS } from '../report/exporters/registry.ts';
+import { getExporter, EXPORTERS } from '../report/exporters/exporter-registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
-
-/** The generated report files of a results folder. */
-export function reportPaths(resultsDir: string): { markdown: string; html: string } {
-  return { markdown: path.join(resultsDir, 'LEADERBOARD.md'), html: path.join(resultsDir, 'leaderboard.html') };
-}
 
 /** Every run of the store with its cells and trial files, plus the scenario contract; warnings for skipped files. */
 export function readSnapshot(
@@ -62,7 +56,7 @@ function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void)
 export function leaderboardCommand(g: Dirs, opts: { run?: string }, log: (l: string) => void): string {
   const snapshot = snapshotFor(g, opts.run, log);
   const runId = opts.run ? snapshot.runs[0]?.meta.runId : undefined;
-  const out = reportPaths(g.resultsDir);
+  const out = reportFiles(g.resultsDir);
   const md = EXPORTERS.md.render(snapshot, { runId });
   const html = EXPORTERS.html.render(snapshot, { runId });
   try {

@@ -4,7 +4,7 @@
  *
  * - False-change rate: two back-to-back runs (A, B) of the same contenders in the same profile
  *   (default: node-http, express, fastify, hono and the fixture over the simple REST scenarios,
- *   those whose file says `"reference": true`; profile `quick`), then `compare` (report/compare.ts)
+ *   those whose file says `"reference": true`; profile `quick`), then `compare` (report/compare-runs.ts)
  *   → the share of matched cells it calls improved or regressed. Target ≤ 5%.
  * - Detection power: the fixture `selftest-burn` (contenders/_selftest/: node:http that spins the
  *   CPU for BURN_US_<SCENARIO> µs per request) is calibrated from the faster of runs A and B (its
@@ -24,7 +24,7 @@ import { UserError } from '../core/errors.ts';
 import { EXIT } from '../core/exit-codes.ts';
 import { readRun, writeSelftest } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
-import { compareRuns } from '../report/compare.ts';
+import { compareRuns } from '../report/compare-runs.ts';
 import { bench, type BenchOpts, type Globals } from './bench.ts';
 
 /**

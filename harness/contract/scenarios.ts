@@ -159,7 +159,7 @@ export function loadSharedSchemas(dir: string): object[] {
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
-/** One request of a load job with the parameter values it was made from (drivers/types.ts has the same shape). */
+/** One request of a load job with the parameter values it was made from (drivers/driver-types.ts has the same shape). */
 export interface RequestVariant {
   request: ConcreteRequest;
   params: ParamValues;

@@ -5,7 +5,7 @@
  * |---:|---|
  * | 0 | every cell measured (or the command did what it was asked) |
  * | 1 | a verification failure, a cell that failed under load (`load-failed`: errors or wrong bodies), or `compare --fail-on-regression` saw a regression |
- * | 2 | usage or bad input: every option-parser error, an unknown name, a bad manifest, a busy port, another run holding the lock |
+ * | 2 | usage or bad input: every option-parser error, an unknown name, a bad manifest, a busy port, another run holding the lock, a full or read-only results, temp or output folder |
  * | 3 | cells that failed to build or start, or crashed (the run itself finished and was saved) |
  * | 130 | interrupted (Ctrl-C, SIGTERM, SIGHUP) |
  * | 70 | an internal error of the harness (a bug: the message has the stack; sysexits' EX_SOFTWARE), never 1 |
@@ -37,7 +37,7 @@ export const EXIT_HELP = [
   'Exit codes:',
   '  0    every cell measured (the command succeeded)',
   '  1    a verification failed, a cell failed under load (errors, wrong bodies), or compare --fail-on-regression found a regression',
-  '  2    usage or bad input (unknown option or name, bad manifest, busy port, another run holds the lock)',
+  '  2    usage or bad input (unknown option or name, bad manifest, busy port, another run holds the lock, a full or read-only folder)',
   '  3    cells failed to build or start, or crashed',
   '  130  interrupted (Ctrl-C)',
   '  70   internal error of the harness (a bug; please report it with the printed stack)',

@@ -5,10 +5,11 @@
  * connections (concurrent keep-alive connections) and pipelining (requests in flight per
  * connection, 1 = none); k6 profiles use k6 executors and VUs.
  *
- * Trials: every server of a scenario is started and warmed once (`warmupS`), then `trials`
+ * Rounds: every server of a scenario is started and warmed once (`warmupS`), then `rounds`
  * rounds each give every contender one measured window of `durationS` seconds, in an order
- * shuffled per round (scheduler/). A profile's total measured time per cell is
- * `trials × durationS`: the `standard` and `stress` profiles keep their source's 10 s and 60 s.
+ * shuffled per round (scheduler/). One such window of one round is a *trial* (a trial file in the
+ * store). A profile's total measured time per cell is `rounds × durationS`: the `standard` and
+ * `stress` profiles keep their source's 10 s and 60 s.
  *
  * Driver: `native` = the ranking driver with headroom (wrk when installed, else autocannon,
  * said once in the report header); `autocannon`, `wrk` or `k6` fix it.
@@ -30,12 +31,23 @@ interface BaseProfile {
   warmupS: number;
   /** Per-request timeout, seconds. */
   timeoutS: number;
-  /** Measured windows per cell (rounds); `--trials` overrides. 5 or more give a 95% interval. */
-  trials: number;
+  /** Rounds: measured windows per cell (one trial each); `--rounds` overrides. 5 or more give a 95% interval. */
+  rounds: number;
 }
 
-/** The load drivers of connection profiles; `native` resolves to wrk when installed, else autocannon. */
-export type ConnectionDriver = 'native' | 'autocannon' | 'wrk';
+/**
+ * Every load driver of closed-loop windows, the one list of them (drivers/driver-registry.ts maps each
+ * to its implementation; cells record one of these as `driver`).
+ */
+export const DRIVER_NAMES = ['autocannon', 'wrk', 'k6'] as const;
+/** One of DRIVER_NAMES. */
+export type DriverName = (typeof DRIVER_NAMES)[number];
+
+/**
+ * The load drivers of connection profiles: a closed-loop driver other than k6 (k6 profiles are their
+ * own kind), or `native`, which resolves to wrk when installed, else autocannon.
+ */
+export type ConnectionDriver = 'native' | Exclude<DriverName, 'k6'>;
 
 export interface ConnectionProfile extends BaseProfile {
   driver: ConnectionDriver;
@@ -50,7 +62,7 @@ export interface ConnectionProfile extends BaseProfile {
 }
 
 /**
- * The shape of a capacity search (issue 15; scheduler/capacity.ts). Per round: one closed-loop
+ * The shape of a capacity search (issue 15; scheduler/capacity-round.ts). Per round: one closed-loop
  * window of `durationS` at `connections` (the peak), then open-loop steps of `stepS` seconds,
  * starting at `startShare` × the peak (later rounds: near the previous round's capacity),
  * dividing by 4 on failure down to `floorRps`, then bisecting (on a log scale) until the failing
@@ -65,7 +77,7 @@ export interface CapacityShape {
   floorRps: number;
   /**
    * Most connections (oha) or VUs (k6) of the open-loop driver; a step uses Little's law with 4×
-   * headroom, rate × SLO × 4, between 16 and this (scheduler/capacity.ts `stepConnections`).
+   * headroom, rate × SLO × 4, between 16 and this (scheduler/capacity-round.ts `stepConnections`).
    */
   openLoopConnections: number;
   /** `--slo-p99`: the objective for every scenario; absent = each scenario's `sloP99Ms`. */
@@ -111,7 +123,7 @@ export const PROFILES: Profile[] = [
     warmupS: 0,
     durationS: 2,
     timeoutS: 1,
-    trials: 1,
+    rounds: 1,
   },
   {
     name: 'quick',
@@ -123,7 +135,7 @@ export const PROFILES: Profile[] = [
     warmupS: 1,
     durationS: 1,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
     fidelityS: 3,
   },
   {
@@ -136,7 +148,7 @@ export const PROFILES: Profile[] = [
     warmupS: 2,
     durationS: 2,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
   },
   {
     name: 'standard',
@@ -148,7 +160,7 @@ export const PROFILES: Profile[] = [
     warmupS: 2,
     durationS: 2,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
     fidelityS: 3,
   },
   {
@@ -161,7 +173,7 @@ export const PROFILES: Profile[] = [
     warmupS: 5,
     durationS: 12,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
     fidelityS: 5,
   },
   {
@@ -175,7 +187,7 @@ export const PROFILES: Profile[] = [
     warmupS: 1,
     durationS: 1,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
     capacity: { stepS: 1, startShare: 0.5, precision: 1.08, maxSteps: 14, floorRps: 20, openLoopConnections: 200 },
   },
   {
@@ -186,7 +198,7 @@ export const PROFILES: Profile[] = [
     source: 'nestjs-undici-performance report',
     warmupS: 0,
     timeoutS: 10,
-    trials: 1,
+    rounds: 1,
     stages: [
       { durationS: 10, target: 50 },
       { durationS: 20, target: 50 },
@@ -203,7 +215,7 @@ export const PROFILES: Profile[] = [
     source: 'NestJS/LoopBack/Nhost comparison',
     warmupS: 2,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
     vus: 1000,
     durationS: 6,
   },
@@ -216,7 +228,7 @@ export const PROFILES: Profile[] = [
     source: 'wrk2 / TechEmpower critique of closed-loop load',
     warmupS: 0,
     timeoutS: 10,
-    trials: 1,
+    rounds: 1,
     vus: 1000,
     durationS: 20,
     rate: 'half-quick',
@@ -229,7 +241,7 @@ export const PROFILES: Profile[] = [
     source: 'project',
     warmupS: 1,
     timeoutS: 10,
-    trials: 5,
+    rounds: 5,
     vus: 50,
     durationS: 2,
   },

@@ -29,7 +29,7 @@ import * as hdr from 'hdr-histogram-js';
 import { loadScenarios, loadSharedSchemas } from '../contract/scenarios.ts';
 import type { AutocannonJob } from './autocannon.ts';
 import { checkSamples, coresOf, type SampledResponse, variantParams } from './checks.ts';
-import type { LoadOutput, WindowTick } from './types.ts';
+import type { LoadOutput, WindowTick } from './driver-types.ts';
 
 const HOOKS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'autocannon-hooks');
 const MAX_SAMPLES = 20_000;
@@ -92,6 +92,7 @@ const instance = autocannon(
     duration: job.durationS,
     timeout: job.timeoutS,
     ...(workers > 1 ? { workers } : {}),
+    // autocannon's typings lack hook file paths (what worker threads need) and setupRequest's real signature.
     requests: [request as unknown as autocannon.Request],
   },
   (err: Error | null, result: any) => {
@@ -152,6 +153,7 @@ instance.on('response', (_client: unknown, status: number, _bytes: number, ms: n
 const sendTick = (tick: WindowTick) => {
   if (job.tickFile) fs.appendFileSync(job.tickFile, `${JSON.stringify(tick)}\n`);
 };
+// autocannon's Instance typings declare only some of its events ('start' and 'tick' are missing).
 const events = instance as unknown as import('node:events').EventEmitter;
 events.once('start', () => sendTick({ elapsedS: 0, requestsPerSec: null }));
 events.on('tick', ({ counter }: { counter: number }) => {

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Profile } from '../core/profiles.ts';
 import { pinnedCommand, runTracked } from '../lifecycle/processes.ts';
-import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions, WindowTick } from './types.ts';
+import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions, WindowTick } from './driver-types.ts';
 
 /** The job the worker reads: a LoadJob plus the autocannon shape. Durations in seconds. */
 export interface AutocannonJob extends LoadJob {

@@ -10,7 +10,7 @@
 import os from 'node:os';
 import type { ParamValues, Scenario } from '../contract/scenarios.ts';
 import { ContractChecker } from '../contract/verify.ts';
-import type { LoadJob } from './types.ts';
+import type { LoadJob } from './driver-types.ts';
 
 /** One sampled response. Header values are null when the header was absent. */
 export interface SampledResponse {

@@ -24,7 +24,7 @@ import { expectedAt, expectedExact } from '../contract/scenarios.ts';
 import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { ROOT } from '../core/paths.ts';
 import { coresOf } from './checks.ts';
-import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './types.ts';
+import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './driver-types.ts';
 
 /** The pinned k6 release (built from go.k6.io/k6 at this version). */
 export const K6_VERSION = '1.8.1';

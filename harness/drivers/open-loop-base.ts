@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import type { LoadJob } from './types.ts';
+import type { LoadJob } from './driver-types.ts';
 
 export type OpenLoopName = 'oha' | 'k6';
 

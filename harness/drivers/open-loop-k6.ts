@@ -16,7 +16,7 @@
  */
 import { findK6, GO_FOR_K6, K6_VERSION, cacheBin, k6DroppedIterations, k6VersionOf, runK6Summary } from './k6.ts';
 import { childCpuMeter, type OpenLoopDriver, type OpenLoopOutput, type OpenLoopStep } from './open-loop-base.ts';
-import type { LoadJob } from './types.ts';
+import type { LoadJob } from './driver-types.ts';
 
 /** The command that gets k6 (the same as `just doctor` prints). */
 export const K6_INSTALL = `npx just tools (Go ≥ ${GO_FOR_K6} builds go.k6.io/k6@v${K6_VERSION} into ${cacheBin()}), or k6 ≥ ${K6_VERSION} on PATH`;

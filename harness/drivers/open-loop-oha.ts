@@ -47,7 +47,7 @@ import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { coresOf } from './checks.ts';
 import { cacheBin, versionAtLeast } from './k6.ts';
 import { childCpuMeter, type OpenLoopDriver, type OpenLoopOutput, type OpenLoopStep } from './open-loop-base.ts';
-import type { LoadJob } from './types.ts';
+import type { LoadJob } from './driver-types.ts';
 
 /** The pinned oha release (built from crates.io with `cargo install --locked`); older ones are refused. */
 export const OHA_VERSION = '1.16.0';

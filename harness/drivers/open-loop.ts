@@ -1,5 +1,5 @@
 /**
- * Open-loop load at a fixed arrival rate, for the capacity search (scheduler/capacity.ts, issue
+ * Open-loop load at a fixed arrival rate, for the capacity search (scheduler/capacity-round.ts, issue
  * 15): one *step* sends requests at `rate` requests/s for `durationS` seconds whatever the server
  * does, and measures each request's latency from the moment it was *scheduled* to be sent, so a
  * server that falls behind shows its queueing delay (no coordinated omission; Gil Tene, wrk2).

@@ -33,7 +33,7 @@ import type { ConcreteRequest } from '../contract/scenarios.ts';
 import type { Profile } from '../core/profiles.ts';
 import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { checkSamples, coresOf, type SampledResponse, variantParams } from './checks.ts';
-import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './types.ts';
+import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './driver-types.ts';
 
 /** The command that installs wrk on Debian/Ubuntu. */
 export const WRK_INSTALL = 'apt-get install -y wrk';

@@ -128,7 +128,7 @@ const contenderOf = (label: string) => label.split(' +')[0].replace(/ \(external
 /** The exact command that measures a claim in a profile. */
 export function measureCommand(claim: Claim, profile: string): string {
   const names = [...new Set([contenderOf(claim.a), contenderOf(claim.b)])];
-  return `just bench ${names.join(' ')} --scenario ${claim.scenario} --profile ${profile} --trials ${MIN_CI_TRIALS}`;
+  return `just bench ${names.join(' ')} --scenario ${claim.scenario} --profile ${profile} --rounds ${MIN_CI_TRIALS}`;
 }
 
 /** Accepts the store's snapshot, or a flat list of cells (grouped into runs by runId). */

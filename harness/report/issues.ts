@@ -388,7 +388,8 @@ export function rssGrowth(
  * the middle round (heap growth while warming up flattens instead). Calibrated on the trial files
  * of runs 2026-11-22T06-52-56Z-77a7, 05-55-55Z-f499 and 04-32-20Z-3518 (no real cell passes all
  * three: the largest steady rise was +39%, flattening) and on test/fixtures/faults/leaky
- * (1 KiB kept per request).
+ * (4 KiB kept per request; at 35–45k requests/s here the 1 KiB version was caught too — the rule needs the
+ * leak to add half the first round's RSS over the rounds, so a slow server leaking 1 KiB per request can escape it).
  */
 function acrossRounds(trials: readonly CellResult[]): { long: boolean; evidence: string } | null {
   const rounds = trials

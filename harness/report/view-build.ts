@@ -6,7 +6,7 @@
  * order, labels and sentences; every number comes from the analysis.
  */
 import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
-import { NATIVE_FALLBACK_NOTE } from '../drivers/registry.ts';
+import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';

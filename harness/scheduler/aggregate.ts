@@ -5,7 +5,7 @@
  */
 import { FAILED_REQUEST_SHARE, trialStats } from '../analysis/stats.ts';
 import type { CellResult } from '../store/results.ts';
-import { capacityTrials, summarizeCapacity } from './capacity.ts';
+import { capacityTrials, summarizeCapacity } from './capacity-round.ts';
 
 /**
  * One cell's file from its trials (same cell, run order). All ok → the last trial's measurement

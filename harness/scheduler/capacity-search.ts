@@ -1,6 +1,6 @@
 /**
  * The capacity search of one round (issue 15), over an injected step function so the tests run
- * it with a model server and the scheduler with a real open-loop driver (scheduler/capacity.ts).
+ * it with a model server and the scheduler with a real open-loop driver (scheduler/capacity-round.ts).
  *
  * Given the closed-loop peak P (requests/s, measured just before on the same server), the search
  * finds the highest open-loop arrival rate whose step holds the objective (p99 ≤ SLO, failed ≤

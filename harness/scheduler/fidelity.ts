@@ -12,9 +12,9 @@
  */
 import { cellFigure, median } from '../analysis/stats.ts';
 import type { Scenario } from '../contract/scenarios.ts';
-import type { ConnectionProfile, K6Profile, Profile } from '../core/profiles.ts';
-import { getDriver } from '../drivers/registry.ts';
-import type { DriverName, LoadJob, LoadOutput } from '../drivers/types.ts';
+import { type ConnectionProfile, DRIVER_NAMES, type K6Profile, type Profile } from '../core/profiles.ts';
+import { getDriver } from '../drivers/driver-registry.ts';
+import type { DriverName, LoadJob, LoadOutput } from '../drivers/driver-types.ts';
 import { findWrk, WRK_INSTALL } from '../drivers/wrk.ts';
 import type { CellResult, DriverFidelity } from '../store/results.ts';
 
@@ -65,7 +65,7 @@ function profileFor(driver: DriverName, p: ConnectionProfile, runS: number): Pro
       durationS: runS,
       warmupS: 0,
       timeoutS: p.timeoutS,
-      trials: 1,
+      rounds: 1,
     };
     return k;
   }
@@ -92,9 +92,7 @@ export async function measureFidelity(o: {
   sharedSchemas: object[];
   drivers?: DriverName[];
 }): Promise<DriverFidelity> {
-  const names = (['autocannon', 'wrk', 'k6'] as DriverName[]).filter(
-    (n) => n === 'autocannon' || n === 'wrk' || o.drivers?.includes(n),
-  );
+  const names = DRIVER_NAMES.filter((n) => n === 'autocannon' || n === 'wrk' || o.drivers?.includes(n));
   const rec: DriverFidelity = {
     status: 'skipped',
     reason: null,

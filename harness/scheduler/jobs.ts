@@ -4,7 +4,7 @@
  * Rates in requests/s.
  */
 import { buildRequest, loadParams, loadVariants, type RuntimeValues } from '../contract/scenarios.ts';
-import type { LoadJob } from '../drivers/types.ts';
+import type { LoadJob } from '../drivers/driver-types.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import { readAllResults, SCHEMA_VERSION, type CellResult } from '../store/results.ts';

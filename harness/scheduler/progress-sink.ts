@@ -29,7 +29,7 @@
  * of a cell is its requests/s (the geometric mean of its trials; for a capacity cell its sustainable rate) or null, `interval` its kind (ci95, range,
  * none) or null; `reason` why a cell is not ok, else null. run-end comes from the CLI with its exit code.
  */
-import type { WindowTick } from '../drivers/types.ts';
+import type { WindowTick } from '../drivers/driver-types.ts';
 
 /** `3m07s`. */
 export function fmtDuration(ms: number): string {
@@ -119,7 +119,7 @@ export interface CellDoneEvent extends Timing {
   reason: string | null;
 }
 
-/** One open-loop step of a capacity search (scheduler/capacity.ts): the offered rate and what it gave. */
+/** One open-loop step of a capacity search (scheduler/capacity-round.ts): the offered rate and what it gave. */
 export interface CapacityStepEvent extends Timing {
   event: 'capacity-step';
   cell: string;

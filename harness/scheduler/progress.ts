@@ -8,7 +8,7 @@
  * with a plain-text line each, and hands both to a ProgressSink, which draws them (plain lines,
  * a live line on a TTY, NDJSON, or nothing).
  */
-import type { WindowTick } from '../drivers/types.ts';
+import type { WindowTick } from '../drivers/driver-types.ts';
 import type { CapacityStep, CellResult } from '../store/results.ts';
 import { fmtDuration, lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
 

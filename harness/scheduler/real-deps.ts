@@ -1,6 +1,6 @@
 /**
- * The real `RunDeps` of a run (scheduler/types.ts), built by the CLI: the CPU plan of this
- * machine (lifecycle/cpu-plan.ts), the profile's load driver (drivers/registry.ts, `native` →
+ * The real `RunDeps` of a run (scheduler/scheduler-types.ts), built by the CLI: the CPU plan of this
+ * machine (lifecycle/cpu-plan.ts), the profile's load driver (drivers/driver-registry.ts, `native` →
  * wrk when installed, else autocannon), real server processes (scheduler/server-lifecycle.ts) or
  * the external target at `externalUrl`, the upstream mock and PostgreSQL (services/), the Node
  * engines check (lifecycle/node-runtime.ts), k6 (drivers/k6.ts, built when Go is there) and the
@@ -9,7 +9,7 @@
 import type { Profile } from '../core/profiles.ts';
 import { findK6 } from '../drivers/k6.ts';
 import { resolveOpenLoop } from '../drivers/open-loop.ts';
-import { resolveDriver } from '../drivers/registry.ts';
+import { resolveDriver } from '../drivers/driver-registry.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
 import { capLog } from '../lifecycle/logs.ts';
 import { engineProblem } from '../lifecycle/node-runtime.ts';
@@ -17,7 +17,7 @@ import { openDatabase } from '../services/database.ts';
 import { startUpstream } from '../services/upstream.ts';
 import { measureFidelity } from './fidelity.ts';
 import { externalLifecycle, localLifecycle } from './server-lifecycle.ts';
-import type { RunDeps } from './types.ts';
+import type { RunDeps } from './scheduler-types.ts';
 
 /**
  * The real dependencies for a run of `profile`. `host`: where servers and the upstream mock

@@ -17,11 +17,11 @@ export function shuffle<T>(xs: readonly T[], rnd: () => number): T[] {
 }
 
 /**
- * The rounds of one group: `trials` arrays, each a permutation of `ids`. Round r of group g is
+ * The rounds of one group: `rounds` arrays, each a permutation of `ids`. Round r of group g is
  * shuffled with seed `seed + 7919·g + r` (so groups and rounds differ, and each is reproducible).
  */
-export function roundOrders<T>(ids: readonly T[], trials: number, seed: number, group = 0): T[][] {
-  return Array.from({ length: trials }, (_, r) => shuffle(ids, mulberry32((seed + 7919 * group + r) >>> 0)));
+export function roundOrders<T>(ids: readonly T[], rounds: number, seed: number, group = 0): T[][] {
+  return Array.from({ length: rounds }, (_, r) => shuffle(ids, mulberry32((seed + 7919 * group + r) >>> 0)));
 }
 
 /** A fresh random shuffle seed (recorded so the run can be reproduced). */

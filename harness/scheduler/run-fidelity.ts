@@ -14,7 +14,7 @@ import type { RunWriter } from '../store/runs.ts';
 import { fidelityCell } from './fidelity.ts';
 import { loadJob } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
-import type { FidelityProbe, Lifecycle } from './types.ts';
+import type { FidelityProbe, Lifecycle } from './scheduler-types.ts';
 
 /** Runs `probe` once on the run's fastest eligible cell; the meta.json patch `{ fidelity }`, or null when not run or failed. */
 export async function runFidelity(a: {

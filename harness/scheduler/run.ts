@@ -6,7 +6,7 @@
  * fidelity check, and marks the run complete or interrupted. Prints the harness's overhead per
  * cell and the wall time at the end.
  *
- * Everything the run asks of the machine comes in `o.deps` (scheduler/types.ts `RunDeps`: CPU
+ * Everything the run asks of the machine comes in `o.deps` (scheduler/scheduler-types.ts `RunDeps`: CPU
  * plan, driver, lifecycle, services, prechecks, fidelity probe): the CLI passes the real ones
  * (scheduler/real-deps.ts), test/scheduler.test.ts fakes; this module has no branch on which.
  * `mode: 'verify'` is the same loop without load: no run folder, logs in a temp folder. Throws
@@ -32,7 +32,7 @@ import { createProgressSink, lineSink, type ProgressSink } from './progress-sink
 import { randomSeed } from './rounds.ts';
 import { runFidelity } from './run-fidelity.ts';
 import { openResultSink } from './setup.ts';
-import type { GroupContext, Lifecycle, ResultSink, RunDeps, ToolCheck } from './types.ts';
+import type { GroupContext, Lifecycle, ResultSink, RunDeps, ToolCheck } from './scheduler-types.ts';
 
 export { aggregateTrials, describe } from './aggregate.ts';
 
@@ -47,8 +47,8 @@ export interface RunOptions {
   externalUrl?: string;
   /** The upstream mock's delay per response, ms (recorded in meta.json; `deps.services` applies it). */
   upstreamDelayMs: number;
-  /** Rounds (trials per cell); default: the profile's. */
-  trials?: number;
+  /** Rounds: measured windows per cell, one trial each; default: the profile's `rounds`. */
+  rounds?: number;
   /** Seed of the per-round shuffle (recorded in meta.json); random when unset. */
   shuffleSeed?: number;
   /** Seconds of the driver fidelity check (0 = off); default: the profile's `fidelityS`. */
@@ -88,7 +88,7 @@ interface Run {
   log: (line: string) => void;
   /** performance.now() at the start, ms. */
   t0: number;
-  trials: number;
+  rounds: number;
   seed: number;
   groups: CellSpec[][];
   /** The contract's shared JSON schemas (scenarios/). */
@@ -144,12 +144,12 @@ function openPlanRun(o: RunOptions): Run {
       `--port fixes the port of one server, but this run keeps ${busiest} servers alive at once per scenario (the contenders and the scenario's baseline): drop --port, or bench one contender with --no-baseline --no-variants`,
     );
   const mode = o.mode ?? 'bench';
-  const trials = o.trials ?? o.cells[0]?.profile.trials ?? 1;
+  const rounds = o.rounds ?? o.cells[0]?.profile.rounds ?? 1;
   const seed = o.shuffleSeed ?? randomSeed();
   const usesK6 = o.cells.some((c) => c.profile.driver === 'k6');
   const k6 = usesK6 ? o.deps.prechecks.k6(log) : { bin: null, why: '' };
   const sharedSchemas = loadSharedSchemas(o.scenariosDir);
-  const { writer, tmpLogs, sink } = openResultSink(o, mode, o.deps.cpuPlan, trials, seed);
+  const { writer, tmpLogs, sink } = openResultSink(o, mode, o.deps.cpuPlan, rounds, seed);
   const run: Run = {
     o,
     deps: o.deps,
@@ -157,7 +157,7 @@ function openPlanRun(o: RunOptions): Run {
     progress,
     log,
     t0,
-    trials,
+    rounds,
     seed,
     groups,
     sharedSchemas,
@@ -175,14 +175,14 @@ function openPlanRun(o: RunOptions): Run {
 
 /** The ETA's plan (builds, PostgreSQL, then every group), the run-start event and the run's first notes. */
 function announce(run: Run, usesK6: boolean): void {
-  const { o, progress, mode, groups, trials, log } = run;
+  const { o, progress, mode, groups, rounds, log } = run;
   const profile = o.cells[0]?.profile;
   const driver = run.deps.driver;
   const cpuPlan = run.deps.cpuPlan;
   const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
   progress.plan(builds.length * ESTIMATE.build + (o.cells.some(needsDatabase) ? ESTIMATE.database : 0));
   for (const g of groups) {
-    const gp = groupPlan(g, trials, mode);
+    const gp = groupPlan(g, rounds, mode);
     progress.plan(gp.ms, gp.windows);
   }
   const windowS = mode === 'bench' && profile ? measuredSeconds(profile) : null;
@@ -192,13 +192,13 @@ function announce(run: Run, usesK6: boolean): void {
       mode,
       cells: o.cells.length,
       groups: groups.length,
-      rounds: trials,
+      rounds,
       windowS,
       profile: o.profileName,
       driver: driver.name,
       seed: run.seed,
     },
-    `${mode === 'verify' ? 'verify' : `run ${run.runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${trials} rounds × ${windowS} s windows, shuffle seed ${run.seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
+    `${mode === 'verify' ? 'verify' : `run ${run.runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${rounds} rounds × ${windowS} s windows, shuffle seed ${run.seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
   );
   if (driver.note) log(driver.note);
   if (run.writer) log(`results: ${run.writer.dir}`);
@@ -258,7 +258,7 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
     scenariosDir: o.scenariosDir,
     db: run.db,
     externalUrl: o.externalUrl,
-    trials: run.trials,
+    rounds: run.rounds,
     seed: run.seed,
     precheck: (cell) => precheck(run, cell) ?? rateProblem(rates, cell),
     rate: (cell) => rates.resolve(cell).rate,

@@ -11,7 +11,7 @@ import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { logTail, StartError, startServer } from '../lifecycle/server.ts';
 import { needsDatabase } from './jobs.ts';
-import { StartFailure, type Lifecycle, type ServiceRefs } from './types.ts';
+import { StartFailure, type Lifecycle, type ServiceRefs } from './scheduler-types.ts';
 
 /** The upstream URL a server gets when the run started no upstream mock (nothing listens there). */
 const NO_UPSTREAM = 'http://127.0.0.1:9';

@@ -12,7 +12,7 @@ import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { gitState, machineInfo, resolvedPackages } from '../store/results.ts';
 import { openRun, type RunWriter } from '../store/runs.ts';
 import type { CellSpec } from './plan.ts';
-import type { ResultSink } from './types.ts';
+import type { ResultSink } from './scheduler-types.ts';
 
 /**
  * Opens where the run's results go: `writer` (the store's run folder; null in verify mode),
@@ -31,7 +31,7 @@ export function openResultSink(
   },
   mode: 'bench' | 'verify',
   cpuPlan: CpuPlan,
-  trials: number,
+  rounds: number,
   seed: number,
 ): { writer: RunWriter | null; tmpLogs: string | null; sink: ResultSink } {
   if (mode === 'verify') {
@@ -62,7 +62,8 @@ export function openResultSink(
     ),
     database: null,
     nodes: [...new Map(o.cells.map((c) => [c.node.major, { major: c.node.major, version: c.node.version }])).values()],
-    trials: { count: trials, shuffleSeed: seed },
+    // Stored as `trials.count` (the field name of every run so far): the number of rounds.
+    trials: { count: rounds, shuffleSeed: seed },
     design: { baselines: o.baselines ?? {}, burstRequests: o.burstRequests ?? BURST_REQUESTS },
   });
   return {

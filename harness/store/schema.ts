@@ -11,6 +11,29 @@ import { z } from 'zod';
 
 const num = z.number().finite();
 
+/**
+ * The fields a schema checks, without the `[k: string]: unknown` signature of its loose objects
+ * (recursively; arrays and `z.record` maps are kept). A record interface `T` agrees with a schema
+ * `S` when `T` is assignable to `Checked<z.output<S>>`: every field the schema checks exists in `T`
+ * with a type the schema accepts. The compiler checks this where a reader narrows a validated file
+ * to its record type (store/results.ts `readCellFile`, `readMetaFile`).
+ */
+export type Checked<T> = T extends readonly (infer U)[]
+  ? Checked<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? (unknown extends T[K] ? never : K) : K]: Checked<T[K]> }
+    : T;
+
+/**
+ * Narrows a value that passed schema `S` to its record interface `T`. Compile-time check: `T` must
+ * agree with `S` (`T extends Checked<z.output<S>>`), so that a field whose type differs between the
+ * interface and the schema, or a checked field the interface lacks, fails `tsc`. The fields the
+ * schema does not check are taken as the harness wrote them.
+ */
+export function asRecord<T extends Checked<z.output<S>>, S extends z.ZodType>(value: z.output<S>): T {
+  return value as Checked<z.output<S>> as T;
+}
+
 const LoadSchema = z.looseObject({
   requestsPerSec: z.looseObject({ mean: num, samples: z.array(num) }),
   latencyMs: z.looseObject({ p50: num, p90: num, p99: num, max: num }),

@@ -10,7 +10,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import { exportRows, type ExportRow } from './rows.ts';
-import type { Exporter, ExportOptions } from './types.ts';
+import type { Exporter, ExportOptions } from './exporter-types.ts';
 
 /** Column order of the CSV: the ExportRow fields in declaration order. */
 const EMPTY: Record<keyof ExportRow, true> = {

@@ -37,7 +37,7 @@ import {
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
-import type { Exporter, ExportOptions } from './types.ts';
+import type { Exporter, ExportOptions } from './exporter-types.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
 

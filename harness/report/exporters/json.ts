@@ -9,7 +9,7 @@ import { sig } from '../format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import { EXPORT_SCHEMA, exportRows } from './rows.ts';
-import type { Exporter, ExportOptions } from './types.ts';
+import type { Exporter, ExportOptions } from './exporter-types.ts';
 
 export const jsonExporter: Exporter = {
   format: 'json',

@@ -24,7 +24,7 @@ import {
 } from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
 import type { CapacityMatrixView, ReportView, RowView, TableView } from '../view.ts';
-import type { Exporter, ExportOptions } from './types.ts';
+import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
 /** "97% (95% CI 95–100)" for a ratio to the baseline; "–" without one. */

@@ -20,7 +20,7 @@ import {
 } from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
-import type { Exporter, ExportOptions } from './types.ts';
+import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
 /** Strips Markdown code ticks and emphasis from a sentence for the terminal. */

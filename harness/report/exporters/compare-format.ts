@@ -1,5 +1,5 @@
 /**
- * Renders a comparison of two runs (report/compare.ts `compareRuns` computes it) for `compare
+ * Renders a comparison of two runs (report/compare-runs.ts `compareRuns` computes it) for `compare
  * --format json|md`. JSON schema `bakeoff-compare` version 1: `{ schema, version, a, b,
  * threshold, machinesDiffer, counts, noChangeFraction, changes: [{ cell_id, label, scenario,
  * profile, driver, node_major, basis, baseline, host_sensitive, old, new, old_rps, new_rps,
@@ -8,7 +8,7 @@
  * interval's bounds rounded outward (so it contains the printed change). Markdown: the
  * comparison module's own rendering.
  */
-import { type Comparison, renderComparison } from '../compare.ts';
+import { type Comparison, renderComparison } from '../compare-runs.ts';
 import { intervalName, outward } from '../format.ts';
 
 export type CompareFormat = 'md' | 'json';

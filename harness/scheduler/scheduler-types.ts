@@ -9,13 +9,13 @@
  * - `Lifecycle`: build a contender once, start a server for a cell, and (through its
  *   `TargetHandle`) stop it. An external target (`--url`) is a Lifecycle whose start returns
  *   the given URL.
- * - `LoadDriver` (drivers/types.ts): runs one window of load.
+ * - `LoadDriver` (drivers/driver-types.ts): runs one window of load.
  * - `ResultSink`: where a group writes trials, cells and server logs.
  * Times in ms unless the name says otherwise.
  */
 import type { ContractChecker, Verdict } from '../contract/verify.ts';
 import type { Manifest } from '../core/manifest.ts';
-import type { DriverName, LoadDriver } from '../drivers/types.ts';
+import type { DriverName, LoadDriver } from '../drivers/driver-types.ts';
 import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
@@ -107,7 +107,7 @@ export interface Prechecks {
   k6(log: (line: string) => void): ToolCheck;
 }
 
-/** The run's connection driver (drivers/registry.ts `resolveDriver`) and the note when it fell back. */
+/** The run's connection driver (drivers/driver-registry.ts `resolveDriver`) and the note when it fell back. */
 export interface ResolvedDriver {
   driver: LoadDriver;
   name: DriverName;
@@ -158,7 +158,8 @@ export interface GroupContext {
   /** Why a cell cannot run here (unsupported engines, k6 or PostgreSQL missing, no k6-rate rate), or null; and its rate. */
   precheck(cell: CellSpec): { status: 'skipped' | 'unsupported'; reason: string } | null;
   rate(cell: CellSpec): number | null;
-  trials: number;
+  /** Rounds: measured windows per cell (one trial each). */
+  rounds: number;
   seed: number;
   groupIndex: number;
   burstRequests: number;

@@ -7,16 +7,16 @@
  *   (the report says it once in its header).
  * - `probeAll()`: every driver's availability, version and install command (`just doctor`).
  */
-import type { Profile } from '../core/profiles.ts';
+import { DRIVER_NAMES, type Profile } from '../core/profiles.ts';
 import { autocannonDriver } from './autocannon.ts';
 import { k6Driver } from './k6.ts';
-import type { DriverName, DriverProbe, LoadDriver } from './types.ts';
+import type { DriverName, DriverProbe, LoadDriver } from './driver-types.ts';
 import { WRK_INSTALL, wrkDriver } from './wrk.ts';
 
 const DRIVERS: Record<DriverName, LoadDriver> = { autocannon: autocannonDriver, wrk: wrkDriver, k6: k6Driver };
 
-/** Every driver name, in the order `probeAll` lists them. */
-export const DRIVER_NAMES: DriverName[] = ['autocannon', 'wrk', 'k6'];
+/** Every driver name (defined in core/profiles.ts), in the order `probeAll` lists them. */
+export { DRIVER_NAMES };
 
 /** The driver called `name`; throws on an unknown name. */
 export function getDriver(name: DriverName): LoadDriver {

@@ -18,7 +18,7 @@ import { Sampler } from '../lifecycle/sampler.ts';
 import type { CapacitySearch, CapacityStep, CapacitySummary, CellResult } from '../store/results.ts';
 import { judgeStep, searchCapacity } from './capacity-search.ts';
 import { loadJob } from './jobs.ts';
-import type { Entry, GroupContext, OpenLoopChoice } from './types.ts';
+import type { Entry, GroupContext, OpenLoopChoice } from './scheduler-types.ts';
 import { runWindow, stopSampler } from './window.ts';
 import type { CellSpec } from './plan.ts';
 

@@ -9,7 +9,7 @@ import { htmlExporter } from './html.ts';
 import { jsonExporter } from './json.ts';
 import { markdownExporter } from './markdown.ts';
 import { terminalExporter } from './terminal.ts';
-import type { Exporter } from './types.ts';
+import type { Exporter } from './exporter-types.ts';
 
 /** Every exporter by its `--format` name, in the order `--format` errors list them. */
 export const EXPORTERS = {
@@ -30,4 +30,4 @@ export function getExporter(format: string): Exporter {
   throw new UserError(`--format must be one of ${Object.keys(EXPORTERS).join(', ')}; got '${format}'`);
 }
 
-export type { Exporter, ExportOptions } from './types.ts';
+export type { Exporter, ExportOptions } from './exporter-types.ts';

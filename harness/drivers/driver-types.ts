@@ -6,9 +6,10 @@
  * server; the scheduler decides how many windows, in which order, for which contender.
  */
 import type { ConcreteRequest, ParamValues, Scenario } from '../contract/scenarios.ts';
-import type { Profile } from '../core/profiles.ts';
+import type { DriverName, Profile } from '../core/profiles.ts';
 
-export type DriverName = 'autocannon' | 'wrk' | 'k6';
+/** The driver names are defined once, in core/profiles.ts (DRIVER_NAMES); re-exported for the drivers' users. */
+export type { DriverName } from '../core/profiles.ts';
 
 /** One request of a load job with the parameter values it was made from (its expected body follows from them). */
 export interface RequestVariant {
@@ -79,7 +80,7 @@ export interface DriverProbe {
   install: string;
 }
 
-/** A load driver: autocannon (Node), wrk (C, epoll) or k6 (Go). See drivers/registry.ts. */
+/** A load driver: autocannon (Node), wrk (C, epoll) or k6 (Go). See drivers/driver-registry.ts. */
 export interface LoadDriver {
   name: DriverName;
   probe(): DriverProbe;

@@ -1,0 +1,536 @@
+/**
+ * The statistical model of one ranked table measured in DUET windows (issue "Resolution: a
+ * bake-off that can tell 10% apart on this noisy 2-core host").
+ *
+ * Data. In a duet window w a contender c and the scenario's baseline B run at the same time on
+ * the same core, each driven by its own load driver. Efficiency = requests ÷ server CPU-seconds.
+ * The window's figure is the natural log of the ratio of efficiencies,
+ *     d_{c,w} = ln(eff_{c,w} / eff_{B,w})        (unitless; 0 = as efficient as the baseline).
+ * Host drift (frequency, noisy neighbours) hits both servers of a window alike and cancels in
+ * d. The baseline row has no windows: its ratio is 1 by definition. Optional null windows
+ * (the baseline beside a copy of itself) measure the setup's own bias and add to the noise
+ * estimate.
+ *
+ * Model (one-way ANOVA on the log-ratios; e.g. Montgomery, "Design and Analysis of
+ * Experiments", ch. 3): d_{c,w} = μ_c + ε_{c,w}, ε ~ N(0, σ²) independent, σ² POOLED over the
+ * rows (and the null windows), df = windows − groups. A row's ratio to the baseline is exp(μ_c),
+ * with the Student-t interval exp(μ̂_c ± t(1−α/2, df)·σ̂/√n_c).
+ *
+ * Why pooled, and the one exception. With ~6 windows per row a row's own variance has 5 df
+ * (t(0.975, 5) = 2.57), the pooled one has ~40 (t = 2.02) and a far steadier σ̂, so pooling
+ * narrows every interval by ~25% and the MDD with it. Pooling is wrong only when a row is much
+ * noisier than the rest (a contender with GC stalls or an unstable worker pool): the pooled σ̂
+ * would then make that row look more precise than it is, and inflate every other row's
+ * interval. So each row with ≥ 3 windows gets an F test of its variance against the pooled
+ * variance of the other groups (one-sided, α = HETEROGENEITY_ALPHA split Bonferroni-wise over the
+ * rows tested; F quantile from @stdlib). A row that fails it is taken out of the pool and keeps
+ * its own variance (df = n − 1; pairs with it use Welch–Satterthwaite df). This is the simplest
+ * rule that fixes the harmful case: under equal variances it changes nothing in ≥ 99% of tables,
+ * and a quieter-than-average row just keeps the (conservative) pooled σ̂. A shrinkage estimator
+ * (limma-style, Smyth 2004) was considered and not used: it needs a prior df estimated from the
+ * data and is harder to explain for no gain at 5–10 rows.
+ *
+ * Verdicts (`compare`). A vs C: log ratio μ̂_A − μ̂_C, SE from the model (windows independent),
+ * 100(1−α)% t interval. 'faster'/'slower' = that interval excludes 0 (ratio 1). There is NO
+ * extra point threshold (the old rule also required ratio ≥ 1.03): that threshold existed because
+ * drift between solo windows was not in the interval; in a duet window the drift cancels and the
+ * window-to-window noise IS in the interval, and a point threshold on top of a test leaves a zone
+ * ("significant but not faster") with unknown error rates. Practical relevance is carried by the
+ * separate equivalence verdict instead: 'equal within 5%' = the 100(1−2α)% interval (TOST, two
+ * one-sided tests at α; Schuirmann 1987) lies inside ±ln(1.05). 'not resolved' otherwise. A pair
+ * can be both faster and equivalent (e.g. 1.02, 90% CI 1.01–1.03): the verdict says 'faster' and
+ * `equivalent` is true. α is per comparison (not adjusted for the table's many pairs).
+ *
+ * Ranks are ranges, never inversions: best = 1 + rows significantly faster, worst = N − rows
+ * significantly slower. "Significantly faster" implies a higher figure, so no row is ever shown
+ * ahead of a row with a higher figure, and a row with a higher figure always has best < the
+ * worst of any lower row (see `rankRanges`).
+ *
+ * Distributions: Student t and F quantiles/CDF from @stdlib (stats-base-dists-t-quantile,
+ * -t-cdf, -f-quantile), not hand-rolled.
+ */
+import fQuantile from '@stdlib/stats-base-dists-f-quantile';
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { UserError } from '../core/errors.ts';
+
+/** Two-sided significance level of intervals and faster/slower verdicts (95% intervals). */
+export const ALPHA = 0.05;
+/** Equivalence margin: 'equal within 5%' means the TOST interval lies inside ±ln(1.05). */
+export const EQUIVALENCE_MARGIN = 0.05;
+/** Power the MDD is computed for (90%). */
+export const POWER = 0.9;
+/** Level of the (Bonferroni-split) F test that takes a much noisier row out of the pool (1%). */
+export const HETEROGENEITY_ALPHA = 0.01;
+
+/** One contender row of a table: its name and its per-window log-ratios to the baseline. */
+export interface RowInput {
+  name: string;
+  /** d_w = ln(eff_c / eff_baseline) per duet window (natural log, unitless). At least 1 value. */
+  d: number[];
+}
+
+/** One table's data (one scenario × profile × driver × Node major, one run). */
+export interface TableInput {
+  /** Name of the baseline row: ratio 1 by definition, no windows of its own. */
+  baseline: string;
+  /** The contender rows (not the baseline). */
+  rows: RowInput[];
+  /** Optional null windows: ln(eff_copy / eff_baseline) of the baseline beside a copy of itself. */
+  nullD?: number[];
+}
+
+/** How a row's standard error was obtained. */
+export type VarianceSource = 'pooled' | 'own' | 'none';
+
+/** A row of the fitted table. Log quantities are natural logs of efficiency ratios. */
+export interface RowFit {
+  name: string;
+  baseline: boolean;
+  /** Duet windows behind the row (0 for the baseline). */
+  n: number;
+  /** μ̂_c: mean of the row's log-ratios (0 for the baseline). */
+  logRatio: number;
+  /** exp(μ̂_c): efficiency relative to the baseline (1 for the baseline). */
+  ratio: number;
+  /** Standard error of μ̂_c (log units; 0 for the baseline). */
+  se: number;
+  /** Degrees of freedom of the row's t quantile (pooled df, n − 1 for an own variance, Infinity for the baseline). */
+  df: number;
+  /** 100(1−α)% interval of the ratio; always contains `ratio` ([1, 1] for the baseline). */
+  ci: [number, number];
+  /** The row's own sample SD of d (log units; NaN with < 2 windows). */
+  sd: number;
+  variance: VarianceSource;
+}
+
+/** The null windows' check of the setup: their mean should be 0 (ratio 1). */
+export interface NullCheck {
+  n: number;
+  logRatio: number;
+  ratio: number;
+  ci: [number, number];
+  /** true when the interval excludes 1: the duet setup favours one side. */
+  biased: boolean;
+}
+
+/** A fitted table (see the module docstring). */
+export interface TableModel {
+  baseline: string;
+  /** All rows incl. the baseline, by ratio, highest first (ties by name). */
+  rows: RowFit[];
+  /** Pooled σ̂ of the log-ratios (log units). */
+  sigma: number;
+  /** Degrees of freedom of σ̂ (pooled windows − pooled groups). */
+  df: number;
+  /** All windows in the table (rows + null windows). */
+  windows: number;
+  /** α of the intervals. */
+  alpha: number;
+  /** Rows taken out of the pool by the F test (noisier than the others). */
+  ownVariance: string[];
+  nullCheck: NullCheck | null;
+}
+
+/** Options of `fitTable` / `compare`. */
+export interface ModelOptions {
+  /** Two-sided level (default ALPHA = 0.05). Pass `sequentialAlpha(…)` when looking repeatedly. */
+  alpha?: number;
+  /** Equivalence margin as a ratio excess (default 0.05 = ±5%). */
+  margin?: number;
+}
+
+interface Group {
+  name: string;
+  d: number[];
+  mean: number;
+  ss: number;
+}
+
+const NULL_GROUP = '(null windows)';
+
+function checkInput(t: TableInput): void {
+  if (!t || typeof t.baseline !== 'string' || !Array.isArray(t.rows))
+    throw new UserError('table model: expected { baseline: string, rows: { name, d: number[] }[] }');
+  const names = new Set<string>([t.baseline]);
+  for (const r of t.rows) {
+    if (names.has(r.name))
+      throw new UserError(`table model: row '${r.name}' appears twice (or is the baseline): give each row once`);
+    names.add(r.name);
+    if (!Array.isArray(r.d) || r.d.length === 0)
+      throw new UserError(`table model: row '${r.name}' has no duet windows: measure it or leave it out`);
+    if (!r.d.every(Number.isFinite))
+      throw new UserError(`table model: row '${r.name}' has a non-finite log-ratio: drop windows with 0 requests`);
+  }
+  if (t.nullD && !t.nullD.every(Number.isFinite))
+    throw new UserError('table model: a null window has a non-finite log-ratio: drop windows with 0 requests');
+}
+
+function group(name: string, d: number[]): Group {
+  const mean = d.reduce((a, x) => a + x, 0) / d.length;
+  return { name, d, mean, ss: d.reduce((a, x) => a + (x - mean) ** 2, 0) };
+}
+
+function pool(gs: Group[]): { s2: number; df: number } {
+  const df = gs.reduce((a, g) => a + g.d.length - 1, 0);
+  return { s2: df > 0 ? gs.reduce((a, g) => a + g.ss, 0) / df : Number.NaN, df };
+}
+
+/**
+ * Names of the groups much noisier than the rest: F = s²_c / s²_others above the
+ * 1 − HETEROGENEITY_ALPHA/k quantile of F(n_c − 1, df_others), k = groups tested (n_c ≥ 3).
+ * Empty when taking them out would leave no pooled df.
+ */
+function noisyGroups(gs: Group[]): Set<string> {
+  const tested = gs.filter((g) => g.d.length >= 3);
+  const out = new Set<string>();
+  for (const g of tested) {
+    const others = pool(gs.filter((o) => o !== g));
+    if (others.df < 1 || !(others.s2 > 0)) continue;
+    const f = g.ss / (g.d.length - 1) / others.s2;
+    if (f > fQuantile(1 - HETEROGENEITY_ALPHA / tested.length, g.d.length - 1, others.df)) out.add(g.name);
+  }
+  return pool(gs.filter((g) => !out.has(g.name))).df >= 1 ? out : new Set();
+}
+
+function tq(p: number, df: number): number {
+  return Number.isFinite(df) ? tQuantile(p, df) : tQuantile(p, 1e9);
+}
+
+function interval(m: number, se: number, q: number): [number, number] {
+  const f = Math.exp(m);
+  return [Math.min(f, Math.exp(m - q * se)), Math.max(f, Math.exp(m + q * se))];
+}
+
+function checkAlpha(alpha: number): void {
+  if (!(alpha > 0 && alpha < 0.5)) throw new UserError(`table model: alpha must be in (0, 0.5), got ${alpha}`);
+}
+
+/**
+ * Fits the model of one table. Input: `TableInput` (log-ratios per duet window). Output: a
+ * `TableModel` whose rows (baseline included, ratio 1) carry ratio = exp(μ̂), its 100(1−α)%
+ * t interval and n. Throws UserError for a repeated row, a row without windows, a non-finite
+ * log-ratio, or when no row has 2 windows (no way to estimate the noise).
+ */
+export function fitTable(input: TableInput, opts: ModelOptions = {}): TableModel {
+  checkInput(input);
+  const alpha = opts.alpha ?? ALPHA;
+  checkAlpha(alpha);
+  const gs = input.rows.map((r) => group(r.name, r.d));
+  const nullG = input.nullD?.length ? group(NULL_GROUP, input.nullD) : null;
+  const all = nullG ? [...gs, nullG] : gs;
+  if (pool(all).df < 1)
+    throw new UserError(
+      'table model: no row has 2 or more duet windows, so the noise cannot be estimated: add windows',
+    );
+  const noisy = noisyGroups(all);
+  const { s2, df } = pool(all.filter((g) => !noisy.has(g.name)));
+  const sigma = Math.sqrt(s2);
+  const fit = (g: Group): RowFit => {
+    const n = g.d.length;
+    const own = noisy.has(g.name);
+    const se = own ? Math.sqrt(g.ss / (n - 1) / n) : sigma / Math.sqrt(n);
+    const rowDf = own ? n - 1 : df;
+    return {
+      name: g.name,
+      baseline: false,
+      n,
+      logRatio: g.mean,
+      ratio: Math.exp(g.mean),
+      se,
+      df: rowDf,
+      ci: interval(g.mean, se, tq(1 - alpha / 2, rowDf)),
+      sd: n >= 2 ? Math.sqrt(g.ss / (n - 1)) : Number.NaN,
+      variance: own ? 'own' : 'pooled',
+    };
+  };
+  const base: RowFit = {
+    name: input.baseline,
+    baseline: true,
+    n: 0,
+    logRatio: 0,
+    ratio: 1,
+    se: 0,
+    df: Number.POSITIVE_INFINITY,
+    ci: [1, 1],
+    sd: Number.NaN,
+    variance: 'none',
+  };
+  const rows = [base, ...gs.map(fit)].sort((a, b) => b.logRatio - a.logRatio || a.name.localeCompare(b.name));
+  let nullCheck: NullCheck | null = null;
+  if (nullG) {
+    const f = fit(nullG);
+    nullCheck = { n: f.n, logRatio: f.logRatio, ratio: f.ratio, ci: f.ci, biased: f.ci[0] > 1 || f.ci[1] < 1 };
+  }
+  const windows = all.reduce((a, g) => a + g.d.length, 0);
+  return { baseline: input.baseline, rows, sigma, df, windows, alpha, ownVariance: [...noisy], nullCheck };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairwise comparisons
+
+/** Three-way (four-word) verdict of A against C. */
+export type Verdict = 'faster' | 'slower' | 'equal within 5%' | 'not resolved';
+
+/** A vs C (see `compare`). Ratios are eff_A / eff_C. */
+export interface Comparison {
+  a: string;
+  c: string;
+  /** μ̂_A − μ̂_C (log units). */
+  logRatio: number;
+  ratio: number;
+  se: number;
+  df: number;
+  /** 100(1−α)% interval of the ratio (contains `ratio`). */
+  ci: [number, number];
+  /** 100(1−2α)% interval of the ratio: the TOST interval of the equivalence test. */
+  tostCi: [number, number];
+  /** Two-sided p-value of "ratio = 1". */
+  p: number;
+  /** TOST: `tostCi` inside (1/(1+margin), 1+margin). */
+  equivalent: boolean;
+  /** 'faster'/'slower' when `ci` excludes 1; else 'equal within 5%' when equivalent; else 'not resolved'. */
+  verdict: Verdict;
+}
+
+function row(m: TableModel, name: string): RowFit {
+  const r = m.rows.find((x) => x.name === name);
+  if (!r)
+    throw new UserError(`table model: no row '${name}' in the table: rows are ${m.rows.map((x) => x.name).join(', ')}`);
+  return r;
+}
+
+/** df of a difference of two row means: the pooled df when both use σ̂, else Welch–Satterthwaite. */
+function pairDf(m: TableModel, a: RowFit, c: RowFit): number {
+  if (a.baseline) return c.df;
+  if (c.baseline) return a.df;
+  if (a.variance === 'pooled' && c.variance === 'pooled') return m.df;
+  const va = a.se ** 2;
+  const vc = c.se ** 2;
+  if (va + vc === 0) return m.df;
+  return (va + vc) ** 2 / (va ** 2 / a.df + vc ** 2 / c.df);
+}
+
+/**
+ * Compares rows `a` and `c` of a fitted table: log ratio μ̂_A − μ̂_C (μ̂ of the baseline = 0,
+ * exactly), SE = √(SE_A² + SE_C²) (windows independent), t interval at the model's α (or
+ * `opts.alpha`), TOST interval at 2α, verdict (see the module docstring). Throws UserError for an
+ * unknown row or a = c.
+ */
+export function compare(m: TableModel, a: string, c: string, opts: ModelOptions = {}): Comparison {
+  if (a === c) throw new UserError(`table model: cannot compare row '${a}' with itself`);
+  const alpha = opts.alpha ?? m.alpha;
+  checkAlpha(alpha);
+  const margin = Math.log(1 + (opts.margin ?? EQUIVALENCE_MARGIN));
+  const ra = row(m, a);
+  const rc = row(m, c);
+  const diff = ra.logRatio - rc.logRatio;
+  const se = Math.sqrt(ra.se ** 2 + rc.se ** 2);
+  const df = pairDf(m, ra, rc);
+  const ci = interval(diff, se, tq(1 - alpha / 2, df));
+  const tostCi = interval(diff, se, tq(1 - alpha, df));
+  const p = se > 0 ? 2 * (1 - tCdf(Math.abs(diff) / se, Number.isFinite(df) ? df : 1e9)) : diff === 0 ? 1 : 0;
+  const equivalent = Math.log(tostCi[0]) > -margin && Math.log(tostCi[1]) < margin;
+  const verdict: Verdict =
+    ci[0] > 1 ? 'faster' : ci[1] < 1 ? 'slower' : equivalent ? 'equal within 5%' : 'not resolved';
+  return { a, c, logRatio: diff, ratio: Math.exp(diff), se, df, ci, tostCi, p, equivalent, verdict };
+}
+
+/** Every pair of rows once, in table order (the higher figure as `a`). */
+export function comparePairs(m: TableModel, opts: ModelOptions = {}): Comparison[] {
+  const out: Comparison[] = [];
+  for (let i = 0; i < m.rows.length; i++)
+    for (let j = i + 1; j < m.rows.length; j++) out.push(compare(m, m.rows[i].name, m.rows[j].name, opts));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rank ranges
+
+/** A row's rank as a range (1 = fastest). best ≤ worst always. */
+export interface RankRange {
+  name: string;
+  ratio: number;
+  /** 1 + rows significantly faster than this one. */
+  best: number;
+  /** N − rows significantly slower than this one. */
+  worst: number;
+}
+
+/**
+ * Rank ranges of every row, in table order (figure, highest first). Guarantees (tested):
+ * best ≤ worst (rows faster and rows slower are disjoint); 'faster' implies a higher figure; and
+ * for rows A above C (figure A > figure C) best(A) < worst(C): a row faster than A would be
+ * faster than C's slower rows too, so |faster(A)| + |slower(C)| ≤ N − 2. Best ranks are NOT
+ * always monotone down the table: the baseline's log-ratio has no error, so a row may be
+ * significantly faster than the baseline and not than a row just below it.
+ */
+export function rankRanges(m: TableModel, opts: ModelOptions = {}): RankRange[] {
+  const n = m.rows.length;
+  return m.rows.map((r) => {
+    let faster = 0;
+    let slower = 0;
+    for (const o of m.rows) {
+      if (o === r) continue;
+      const v = compare(m, o.name, r.name, opts).verdict;
+      if (v === 'faster') faster++;
+      else if (v === 'slower') slower++;
+    }
+    return { name: r.name, ratio: r.ratio, best: 1 + faster, worst: n - slower };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Minimum detectable difference and budgets
+
+/** Inputs of `mdd`: σ (log units), its df, and window counts (nC omitted = comparison with the baseline). */
+export interface MddInput {
+  sigma: number;
+  df: number;
+  nA: number;
+  nC?: number;
+  alpha?: number;
+  power?: number;
+}
+
+/**
+ * Minimum detectable difference, as a ratio excess (0.1 = 10%): the true ratio a two-sided
+ * level-α t test detects with probability `power`:
+ *     MDD = exp((t(1−α/2, df) + t(power, df)) · σ · √(1/n_A + 1/n_C)) − 1,
+ * i.e. exp((t₀.₉₇₅ + t₀.₉₀)·σ·√(2/n)) − 1 for two rows of n windows, √(1/n) against the
+ * baseline (whose log-ratio is 0 exactly). Source: the standard power approximation of the
+ * two-sample t test, normal quantiles replaced by t quantiles (e.g. Chow, Shao & Wang, "Sample
+ * Size Calculations in Clinical Research", §3.2; van Belle, "Statistical Rules of Thumb", §2.4).
+ * It slightly overstates power at small df (the noncentral t is wider); the test file measures it.
+ */
+export function mdd(x: MddInput): number {
+  const alpha = x.alpha ?? ALPHA;
+  const power = x.power ?? POWER;
+  if (!(x.sigma >= 0) || !(x.df > 0) || !(x.nA > 0) || (x.nC !== undefined && !(x.nC > 0)))
+    throw new UserError(`mdd: need sigma ≥ 0, df > 0 and window counts > 0, got ${JSON.stringify(x)}`);
+  const k = Math.sqrt(1 / x.nA + (x.nC === undefined ? 0 : 1 / x.nC));
+  return Math.exp((tq(1 - alpha / 2, x.df) + tq(power, x.df)) * x.sigma * k) - 1;
+}
+
+/** The table's MDD at its σ̂, df and median window count per contender row: pair and vs baseline. */
+export function tableMdd(
+  m: TableModel,
+  opts: { alpha?: number; power?: number } = {},
+): {
+  pair: number;
+  baseline: number;
+  n: number;
+} {
+  const ns = m.rows
+    .filter((r) => !r.baseline)
+    .map((r) => r.n)
+    .sort((a, b) => a - b);
+  const n = ns.length % 2 ? ns[ns.length >> 1] : (ns[ns.length / 2 - 1] + ns[ns.length / 2]) / 2;
+  const base = { sigma: m.sigma, df: m.df, nA: n, ...opts };
+  return { pair: mdd({ ...base, nC: n }), baseline: mdd(base), n };
+}
+
+/** Options of `windowsNeeded`. */
+export interface BudgetOptions {
+  /** Contender rows that share σ̂ (df = rows·(n − 1)); default 2. */
+  rows?: number;
+  /** 'pair' (two contenders, √(2/n)) or 'baseline' (√(1/n)); default 'pair'. */
+  comparison?: 'pair' | 'baseline';
+  alpha?: number;
+  power?: number;
+  /** Give up above this many windows per row (default 1000). */
+  max?: number;
+}
+
+/**
+ * Windows per row needed so that `mdd` ≤ `target` (a ratio excess, 0.1 = 10%) at noise σ (log
+ * units), with df = rows·(n − 1): the smallest n ≥ 2. For the scheduler's budgets. Throws
+ * UserError for σ < 0, target ≤ 0, or when more than `max` windows would be needed.
+ */
+export function windowsNeeded(sigma: number, target: number, o: BudgetOptions = {}): number {
+  if (!(sigma >= 0)) throw new UserError(`windowsNeeded: sigma must be ≥ 0 (log units), got ${sigma}`);
+  if (!(target > 0)) throw new UserError(`windowsNeeded: target must be a ratio excess > 0 (0.1 = 10%), got ${target}`);
+  const rows = o.rows ?? 2;
+  const max = o.max ?? 1000;
+  for (let n = 2; n <= max; n++) {
+    const x = { sigma, df: rows * (n - 1), nA: n, alpha: o.alpha, power: o.power };
+    if (mdd(o.comparison === 'baseline' ? x : { ...x, nC: n }) <= target) return n;
+  }
+  throw new UserError(
+    `windowsNeeded: more than ${max} windows per row to detect ${(100 * target).toFixed(1)}% at σ = ${sigma}: relax the target or reduce the noise`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repeated looks (racing)
+
+/**
+ * Per-look α for a pair examined at up to `maxLooks` interim looks (the scheduler adding windows
+ * to undecided pairs): Bonferroni over looks, α/maxLooks. By the union bound the chance of ANY
+ * false 'faster'/'slower' over all looks is ≤ α whatever the stopping rule (stop early, at
+ * random, when decided), provided no pair is looked at more than `maxLooks` times. It is more
+ * conservative than Pocock or O'Brien–Fleming boundaries (which need planned, equally spaced
+ * looks) but valid without any plan. Pass the result as `alpha` to fitTable/compare at every look.
+ */
+export function sequentialAlpha(alpha: number, maxLooks: number): number {
+  checkAlpha(alpha);
+  if (!Number.isInteger(maxLooks) || maxLooks < 1)
+    throw new UserError(`sequentialAlpha: maxLooks must be a whole number ≥ 1, got ${maxLooks}`);
+  return alpha / maxLooks;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing bounds
+
+/** What a printed interval must visibly show. */
+export type IntervalNeed = 'excludes-1' | 'inside-equivalence' | 'plain';
+
+function roundDir(x: number, d: number, dir: 'down' | 'up'): string {
+  let r = Number(x.toFixed(d));
+  if (dir === 'down' && r > x) r -= 10 ** -d;
+  if (dir === 'up' && r < x) r += 10 ** -d;
+  return r.toFixed(d);
+}
+
+function fewest(x: number, dir: 'down' | 'up', ok: (s: number) => boolean, min: number, max: number): string {
+  for (let d = min; d < max; d++) {
+    const s = roundDir(x, d, dir);
+    if (ok(Number(s))) return s;
+  }
+  return roundDir(x, max, dir);
+}
+
+/**
+ * A ratio interval [lo, hi] as "lo–hi", rounded OUTWARD (lo down, hi up: the printed interval
+ * contains the computed one), each bound with the fewest decimals (≥ minDecimals, ≤ maxDecimals)
+ * such that: 'excludes-1' — a bound on the far side of 1 prints on that side ("1.003–1.19",
+ * never "1.00–1.19"); 'inside-equivalence' — the bounds print strictly inside 0.95–1.05 (for a
+ * margin of 5%: lo > 1 − margin, hi < 1 + margin) when they are inside (1/(1+margin), 1+margin).
+ */
+export function formatRatioInterval(
+  iv: [number, number],
+  need: IntervalNeed = 'plain',
+  o: { minDecimals?: number; maxDecimals?: number; margin?: number } = {},
+): string {
+  const min = o.minDecimals ?? 2;
+  const max = o.maxDecimals ?? 6;
+  const margin = o.margin ?? EQUIVALENCE_MARGIN;
+  const [lo, hi] = iv;
+  let okLo = (_: number) => true;
+  let okHi = (_: number) => true;
+  if (need === 'excludes-1') {
+    if (lo > 1) okLo = (s) => s > 1;
+    if (hi < 1) okHi = (s) => s < 1;
+  } else if (need === 'inside-equivalence') {
+    if (lo > 1 / (1 + margin)) okLo = (s) => s > 1 - margin;
+    if (hi < 1 + margin) okHi = (s) => s < 1 + margin;
+  }
+  return `${fewest(lo, 'down', okLo, min, max)}–${fewest(hi, 'up', okHi, min, max)}`;
+}
+
+/** The interval a comparison should print for its verdict: `ci` (excludes-1) unless 'equal within 5%' (`tostCi`, inside-equivalence). */
+export function formatComparisonInterval(c: Comparison): { level: 'ci' | 'tost'; text: string } {
+  return c.verdict === 'equal within 5%'
+    ? { level: 'tost', text: formatRatioInterval(c.tostCi, 'inside-equivalence') }
+    : { level: 'ci', text: formatRatioInterval(c.ci, 'excludes-1') };
+}

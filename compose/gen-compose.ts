@@ -132,7 +132,8 @@ export function currentPorts(composeText: string): CurrentPorts {
       const host = Number(parts.length === 3 ? parts[1] : parts.length === 2 ? parts[0] : Number.NaN);
       return Number.isInteger(host) ? [host] : [];
     });
-    if (svc?.build?.args?.CONTENDER !== undefined && ports.length) out.contenders.set(name, ports[0]);
+    const [first] = ports;
+    if (svc?.build?.args?.CONTENDER !== undefined && first !== undefined) out.contenders.set(name, first);
     else for (const p of ports) out.reserved.add(p);
   }
   return out;
@@ -179,7 +180,8 @@ export function assignPorts(contenders: string[], current: CurrentPorts): Map<st
 /** The YAML of the contender services (2-space indented under `services:`), ordered by host port. */
 export function renderServices(contenders: ComposeContender[], ports: Map<string, number>, pinnedNode: string): string {
   const node = `\${NODE_VERSION:-${pinnedNode}}`;
-  const sorted = [...contenders].sort((a, b) => ports.get(a.name)! - ports.get(b.name)!);
+  const portOf = (c: ComposeContender) => ports.get(c.name) ?? 0; // `ports` has every contender (assignPorts)
+  const sorted = [...contenders].sort((a, b) => portOf(a) - portOf(b));
   const lines = [
     '  # One service per local contender, on the shared compose/Dockerfile (CONTENDER = the folder).',
     '  # "requires": ["database"] in the manifest → *database-contender (DATABASE_URL, waits for postgres).',
@@ -203,7 +205,7 @@ export function renderPortMap(composeText: string): string {
   const rows: { name: string; host: number; container: string }[] = [];
   for (const [name, svc] of Object.entries(doc.services)) {
     for (const p of svc.ports ?? []) {
-      const [, host, container] = String(p).split(':');
+      const [, host, container = ''] = String(p).split(':');
       rows.push({ name, host: Number(host), container: container.replace(/\/(tcp|udp)$/, '') });
     }
   }
@@ -257,10 +259,11 @@ export function generate(paths: ComposePaths): Generated {
 /** Files of `paths` whose text differs from what {@link generate} makes (relative to `root`). */
 export function staleFiles(paths: ComposePaths, root: string = REPO_ROOT): string[] {
   const g = generate(paths);
-  return [
+  const files: [file: string, want: string][] = [
     [paths.composeFile, g.compose],
     [paths.readmeFile, g.readme],
-  ]
+  ];
+  return files
     .filter(([file, want]) => fs.readFileSync(file, 'utf8') !== want)
     .map(([file]) => path.relative(root, file));
 }

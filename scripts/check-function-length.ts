@@ -54,9 +54,9 @@ export function measureSource(file: string, text: string): FunctionLength[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const out: FunctionLength[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+    const body = ts.isFunctionLike(node) && 'body' in node ? (node as ts.FunctionLikeDeclaration).body : undefined;
+    if (body) {
       const fn = node as ts.FunctionLikeDeclaration;
-      const body = fn.body!;
       const first = source.getLineAndCharacterOfPosition(body.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(body.getEnd()).line;
       const start = source.getLineAndCharacterOfPosition(fn.getStart(source)).line;

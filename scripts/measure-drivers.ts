@@ -53,7 +53,8 @@ function timed(argv: string[]): Promise<{ cpuS: number; out: string }> {
   });
 }
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+/** The upper median of `v` (NaN for an empty list). */
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1] ?? Number.NaN;
 const range = (v: number[], d = 2) => `${Math.min(...v).toFixed(d)}–${Math.max(...v).toFixed(d)}`;
 
 const USAGE =
@@ -65,7 +66,8 @@ async function main(): Promise<void> {
   if ((mode !== 'hook' && !(mode === 'vs' && what)) || !Number.isInteger(rounds) || rounds < 1) throw new Error(USAGE);
   const wrk = findWrk();
   if (!wrk) throw new Error('wrk is not installed: `just tools` installs it (apt-get install wrk as root)');
-  const s = loadScenarios(SCENARIOS_DIR).find((x) => x.name === 'ping')!;
+  const s = loadScenarios(SCENARIOS_DIR).find((x) => x.name === 'ping');
+  if (!s) throw new Error(`no ping scenario in ${SCENARIOS_DIR}`);
   const params = loadParams(s);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -148,13 +150,15 @@ async function main(): Promise<void> {
       const [x, y] = await Promise.all(
         mode === 'hook' ? [wrkSide('none'), wrkSide('all')] : [wrkSide('split'), other()],
       );
-      a.push((x.cpuS * 1e6) / x.responses);
-      b.push((y.cpuS * 1e6) / y.responses);
+      const ar = (x.cpuS * 1e6) / x.responses;
+      const br = (y.cpuS * 1e6) / y.responses;
+      a.push(ar);
+      b.push(br);
       process.stdout.write(
-        `${nameA}: ${x.responses} responses, ${a[r].toFixed(2)} µs CPU each | ${nameB}: ${y.responses} responses, ${b[r].toFixed(2)} µs CPU each | ratio ${(b[r] / a[r]).toFixed(3)}\n`,
+        `${nameA}: ${x.responses} responses, ${ar.toFixed(2)} µs CPU each | ${nameB}: ${y.responses} responses, ${br.toFixed(2)} µs CPU each | ratio ${(br / ar).toFixed(3)}\n`,
       );
     }
-    const ratios = b.map((v, i) => v / a[i]);
+    const ratios = b.map((v, i) => v / (a[i] ?? Number.NaN)); // a and b have one entry per round
     process.stdout.write(
       `SUMMARY ${nameB} vs ${nameA}: CPU per response ${median(b).toFixed(1)} vs ${median(a).toFixed(1)} µs (ranges ${range(b, 1)}, ${range(a, 1)}); median ratio ${median(ratios).toFixed(3)} (${range(ratios)}); responses per driver CPU-second ${Math.round(1e6 / median(b))} vs ${Math.round(1e6 / median(a))}\n`,
     );

@@ -411,6 +411,45 @@ async function duetStudy(servers: Map<string, ServerHandle>, out: string): Promi
   return results;
 }
 
+/**
+ * The sandwich: A and B alternate in short sequential windows (solo, the server core to itself),
+ * and each B window is paired with the A window just before it: log(B/A) per pair. Done with 0.5 s
+ * (oha) and 1 s (wrk) windows, against a long reference of 4 + 4 alternating 5 s windows measured
+ * in the same block. Shows whether noise that is correlated over about a second cancels between
+ * neighbours, without the duet's shared-core interference.
+ */
+async function sandwichStudy(servers: Map<string, ServerHandle>): Promise<unknown> {
+  const a = servers.get('node-http');
+  if (!a) throw new Error('node-http not started');
+  const partners = ['node-http#2', 'express', 'loopback4', 'nestjs-graphql-mercurius'].filter((p) => servers.has(p));
+  const results = [];
+  for (const p of partners) {
+    const b = servers.get(p);
+    if (!b) continue;
+    const pair = async (len: number, n: number) => {
+      const d: number[] = [];
+      const dEff: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const [x] = await windows([{ name: 'node-http', s: a, path: '/ping' }], len);
+        const [y] = await windows([{ name: p, s: b, path: '/ping' }], len);
+        if (x && y) {
+          d.push(ln(y.rps / x.rps));
+          if (x.eff && y.eff) dEff.push(ln(y.eff / x.eff));
+        }
+      }
+      return { rps: logInterval(d), eff: dEff.length > 1 ? logInterval(dEff) : null, windowS: len, pairs: n };
+    };
+    const half = await pair(0.5, 20);
+    const one = await pair(1, 12);
+    const ref = await pair(5, 4);
+    results.push({ pair: `${p} / node-http`, halfSecond: half, oneSecond: one, reference: ref });
+    console.error(
+      `sandwich ${p}/node-http: 0.5 s ${half.rps.ratio.toFixed(3)} (sd ${half.rps.sd.toFixed(3)}), 1 s ${one.rps.ratio.toFixed(3)} (sd ${one.rps.sd.toFixed(3)}), 5 s ref ${ref.rps.ratio.toFixed(3)} (${ref.rps.low.toFixed(3)}–${ref.rps.high.toFixed(3)}, sd ${ref.rps.sd.toFixed(3)})`,
+    );
+  }
+  return results;
+}
+
 async function main(): Promise<void> {
   const { out, only } = args();
   if (!onPath('wrk')) {
@@ -438,6 +477,7 @@ async function main(): Promise<void> {
     if (want('length')) record.length = await lengthStudy(servers, out);
     if (want('common')) record.common = await commonStudy(servers);
     if (want('duet')) record.duet = await duetStudy(servers, out);
+    if (want('sandwich')) record.sandwich = await sandwichStudy(servers);
   } finally {
     await stop();
   }

@@ -72,10 +72,10 @@ test('the search brackets a model server’s capacity within the precision, belo
     [900, 1000],
     [20000, 26000],
   ]) {
-    const m = model(mu);
+    const m = model(mu!);
     const r = await searchCapacity({
       search: 1,
-      peakRps: peak,
+      peakRps: peak!,
       shape: SHAPE,
       step: m.step,
       signal: new AbortController().signal,
@@ -83,12 +83,12 @@ test('the search brackets a model server’s capacity within the precision, belo
     assert.equal(r.verdict, 'met', `mu ${mu}`);
     // Slightly above mu the queue of a step stays under the 10 ms SLO: (rate/mu − 1) × stepS ≤ 10 ms.
     assert.ok(
-      r.rps !== null && r.rps <= mu * (1 + 0.01 / SHAPE.stepS) && r.rps >= mu / SHAPE.precision ** 2,
+      r.rps !== null && r.rps <= mu! * (1 + 0.01 / SHAPE.stepS) && r.rps >= mu! / SHAPE.precision ** 2,
       `mu ${mu}: found ${r.rps}`,
     );
     assert.ok(r.steps.length <= SHAPE.maxSteps);
     assert.ok(
-      r.steps.every((s) => s.pass || s.rate > mu),
+      r.steps.every((s) => s.pass || s.rate > mu!),
       'every step within the model’s capacity passed',
     );
   }
@@ -119,7 +119,7 @@ test('a hint (the previous round’s capacity) starts the search near it and sti
     [1000, 3000],
     [1000, 200],
   ]) {
-    const m = model(mu);
+    const m = model(mu!);
     const r = await searchCapacity({
       search: 2,
       peakRps: 5000,
@@ -130,7 +130,7 @@ test('a hint (the previous round’s capacity) starts the search near it and sti
     });
     assert.equal(m.calls[0], 800, 'starts at 0.8 × hint');
     assert.equal(r.verdict, 'met');
-    assert.ok(r.rps! <= mu * 1.005 && r.rps! >= mu / SHAPE.precision ** 2, `hint ${hint}, mu ${mu}: ${r.rps}`);
+    assert.ok(r.rps! <= mu! * 1.005 && r.rps! >= mu! / SHAPE.precision ** 2, `hint ${hint}, mu ${mu}: ${r.rps}`);
   }
   const near = model(1000);
   await searchCapacity({
@@ -377,7 +377,7 @@ test('Ctrl-C during a search keeps the steps already done and leaves no process 
   for (let i = 0; i < 30 && pids.some(alive); i++) await sleep(100);
   assert.deepEqual(pids.filter(alive), [], 'no child process may outlive the harness');
   const [run] = listRuns(results);
-  const trials = readRunAt(run.dir).trials;
+  const trials = readRunAt(run!.dir).trials;
   assert.equal(trials.length, 1, 'the interrupted search is saved as a trial');
   const search = trials[0].capacitySearch;
   assert.equal(search.verdict, 'interrupted');

@@ -19,7 +19,7 @@ test('body length = lines from the opening { to the closing }, for every kind of
   ].join('\n');
   const got = measureSource('x.ts', src).map((f) => `${f.name}:${f.lines}`);
   assert.deepEqual(got, ['big:101', 'arrow:100', 'method:3', 'constructor:1', 'expr:2']);
-  assert.equal(measureSource('x.ts', src)[1].line, 102, 'the line where the function starts, 1-based');
+  assert.equal(measureSource('x.ts', src)[1]!.line, 102, 'the line where the function starts, 1-based');
 });
 
 test('the script exits 1 listing each function over the limit as file:line, and 2 on a bad limit', () => {

@@ -52,13 +52,13 @@ const latency: Claim = {
 
 test('confirmed: ours in the claimed range and the band excludes no difference', () => {
   const [r] = evaluateClaims([fastify], snap([json('fastify', 35_000), json('express', 10_000)]));
-  assert.equal(r.verdict, 'confirmed');
-  assert.equal(r.profile, 'pipelined');
-  assert.equal(r.runId, 'r1');
-  assert.ok(Math.abs(r.ours! - 3.5) < 1e-9);
-  assert.ok(r.band![0] < 3.5 && 3.5 < r.band![1]);
-  assert.equal(r.ratio!.paired, true);
-  assert.deepEqual(r.trials, { a: 5, b: 5 });
+  assert.equal(r!.verdict, 'confirmed');
+  assert.equal(r!.profile, 'pipelined');
+  assert.equal(r!.runId, 'r1');
+  assert.ok(Math.abs(r!.ours! - 3.5) < 1e-9);
+  assert.ok(r!.band![0] < 3.5 && 3.5 < r!.band![1]);
+  assert.equal(r!.ratio!.paired, true);
+  assert.deepEqual(r!.trials, { a: 5, b: 5 });
   // Latency through Little's law: 2.857× the requests/s at the same concurrency = 65% lower mean latency.
   const fan = (label: string, rps: number) =>
     makeCell({ label, scenario: 'fanout', profile: 'k6-ramp', driver: 'k6', trials: five(rps) });
@@ -66,19 +66,19 @@ test('confirmed: ours in the claimed range and the band excludes no difference',
     [latency],
     snap([fan('nestjs-fastify-undici', 2857.142857), fan('nestjs-express-axios', 1000)]),
   );
-  assert.equal(l.verdict, 'confirmed');
-  assert.equal(formatComparison('reduction', l.ours!), '65.0% lower');
+  assert.equal(l!.verdict, 'confirmed');
+  assert.equal(formatComparison('reduction', l!.ours!), '65.0% lower');
 });
 
 test('refuted: the whole band outside the claimed range (wrong size or direction)', () => {
   assert.equal(
-    evaluateClaims([fastify], snap([json('fastify', 15_000), json('express', 10_000)]))[0].verdict,
+    evaluateClaims([fastify], snap([json('fastify', 15_000), json('express', 10_000)]))[0]!.verdict,
     'refuted',
   );
   const fan = (label: string, rps: number) =>
     makeCell({ label, scenario: 'fanout', profile: 'k6-ramp', trials: five(rps) });
   assert.equal(
-    evaluateClaims([latency], snap([fan('nestjs-fastify-undici', 900), fan('nestjs-express-axios', 1000)]))[0].verdict,
+    evaluateClaims([latency], snap([fan('nestjs-fastify-undici', 900), fan('nestjs-express-axios', 1000)]))[0]!.verdict,
     'refuted',
   );
 });
@@ -86,15 +86,15 @@ test('refuted: the whole band outside the claimed range (wrong size or direction
 test('a client-bound side that could move the ratio into the range: inconclusive (client-bound), never refuted', () => {
   const bound = { resources: { clientBound: true } };
   const a = evaluateClaims([fastify], snap([json('fastify', 15_000, bound), json('express', 10_000)]))[0];
-  assert.equal(a.verdict, 'inconclusive (client-bound)');
-  assert.deepEqual(a.clientBound, ['fastify']);
-  assert.match(a.note, /client-bound \(lower bound\): fastify/);
+  assert.equal(a!.verdict, 'inconclusive (client-bound)');
+  assert.deepEqual(a!.clientBound, ['fastify']);
+  assert.match(a!.note, /client-bound \(lower bound\): fastify/);
   // A bound on express can only lower fastify/express further from 3.08–4.16: still refuted.
   const b = evaluateClaims([fastify], snap([json('fastify', 15_000), json('express', 10_000, bound)]))[0];
-  assert.equal(b.verdict, 'refuted');
+  assert.equal(b!.verdict, 'refuted');
   // Inside the range but fastify is a lower bound: the true ratio may lie above 4.16.
   const c = evaluateClaims([fastify], snap([json('fastify', 35_000, bound), json('express', 10_000)]))[0];
-  assert.equal(c.verdict, 'inconclusive (client-bound)');
+  assert.equal(c!.verdict, 'inconclusive (client-bound)');
 });
 
 test('inconclusive: the band straddles the edge of the range', () => {
@@ -103,15 +103,15 @@ test('inconclusive: the band straddles the edge of the range', () => {
     [fastify],
     snap([json('fastify', 30_000, { trials: five(30_000, noisy) }), json('express', 10_000)]),
   )[0];
-  assert.equal(r.verdict, 'inconclusive');
-  assert.ok(r.band![0] < 3.08 && r.band![1] > 3.08);
+  assert.equal(r!.verdict, 'inconclusive');
+  assert.ok(r!.band![0] < 3.08 && r!.band![1] > 3.08);
 });
 
 test('not measured: missing cell, other load shape, other runs, fewer than 5 trials — with the exact command', () => {
   const missing = evaluateClaims([latency], snap([json('x', 1)]))[0];
-  assert.equal(missing.verdict, 'not measured');
+  assert.equal(missing!.verdict, 'not measured');
   assert.equal(
-    missing.command,
+    missing!.command,
     'just bench nestjs-fastify-undici nestjs-express-axios --scenario fanout --profile k6-ramp --rounds 5',
   );
   // Measured, but in quick: the claim is judged only in its source's shape.
@@ -119,13 +119,13 @@ test('not measured: missing cell, other load shape, other runs, fewer than 5 tri
     [fastify],
     snap([json('fastify', 35_000, { profile: 'quick' }), json('express', 10_000, { profile: 'quick' })]),
   )[0];
-  assert.equal(quick.verdict, 'not measured');
+  assert.equal(quick!.verdict, 'not measured');
   // One cell per run: never compared across runs.
   const split = evaluateClaims(
     [fastify],
     [...snap([json('fastify', 35_000)], 'r1'), ...snap([json('express', 10_000)], 'r2')],
   )[0];
-  assert.equal(split.verdict, 'not measured');
+  assert.equal(split!.verdict, 'not measured');
   // 3 trials each: no verdict.
   const few = evaluateClaims(
     [fastify],
@@ -134,9 +134,9 @@ test('not measured: missing cell, other load shape, other runs, fewer than 5 tri
       json('express', 10_000, { trials: [1e4, 1e4, 1e4] }),
     ]),
   )[0];
-  assert.equal(few.verdict, 'not measured');
-  assert.match(few.note, /has 3 and 3 trials; a verdict needs 5 each/);
-  assert.equal(few.command, 'just bench fastify express --scenario json --profile pipelined --rounds 5');
+  assert.equal(few!.verdict, 'not measured');
+  assert.match(few!.note, /has 3 and 3 trials; a verdict needs 5 each/);
+  assert.equal(few!.command, 'just bench fastify express --scenario json --profile pipelined --rounds 5');
   // The older run with 5 trials is used over a newer one with 3.
   const both = evaluateClaims(
     [fastify],
@@ -151,18 +151,18 @@ test('not measured: missing cell, other load shape, other runs, fewer than 5 tri
       },
     ],
   )[0];
-  assert.equal(both.verdict, 'confirmed');
-  assert.equal(both.runId, 'r1');
+  assert.equal(both!.verdict, 'confirmed');
+  assert.equal(both!.runId, 'r1');
   // A claim's own note when it cannot be measured here.
   const hasura = evaluateClaims([{ ...fastify, whenMissing: 'needs Docker' }], [])[0];
-  assert.equal(hasura.note, 'needs Docker');
+  assert.equal(hasura!.note, 'needs Docker');
   // A failed side is not judged.
   const failed = evaluateClaims(
     [fastify],
     snap([json('fastify', 35_000, { load: { non2xx: 35_000 } }), json('express', 10_000)]),
   )[0];
-  assert.equal(failed.verdict, 'not measured');
-  assert.match(failed.note, /fastify \(100% of requests failed/);
+  assert.equal(failed!.verdict, 'not measured');
+  assert.match(failed!.note, /fastify \(100% of requests failed/);
 });
 
 test('a claim with two profiles is judged in each', () => {
@@ -194,14 +194,14 @@ test('a claim with two profiles is judged in each', () => {
       ['stress', 'confirmed'],
     ],
   );
-  assert.equal(formatComparison('increase', rs[1].ours!), '+71.0%');
+  assert.equal(formatComparison('increase', rs[1]!.ours!), '+71.0%');
 });
 
 test('claim values are monotonic in the requests/s ratio, so the band maps to a band', () => {
   for (const metric of ['rps', 'latency'] as const)
     for (const compare of ['ratio', 'increase', 'reduction'] as const) {
       const v = [0.5, 1, 2].map((r) => claimValue({ metric, compare }, r));
-      assert.ok((v[0] < v[1] && v[1] < v[2]) || (v[0] > v[1] && v[1] > v[2]), `${metric} ${compare}`);
+      assert.ok((v[0]! < v[1]! && v[1]! < v[2]!) || (v[0]! > v[1]! && v[1]! > v[2]!), `${metric} ${compare}`);
     }
   assert.equal(
     measureCommand({ ...fastify, a: 'nestjs-express-axios +interceptor', b: 'nestjs-express-axios' }, 'k6-ramp'),
@@ -257,7 +257,7 @@ test('the claims data file: stable ids, docs/sources.md names, each source in it
   };
   for (const c of claims) {
     assert.ok(shape[c.source], `${c.id}: unknown source ${c.source}`);
-    assert.ok(c.profiles.length && c.profiles.every((p) => shape[c.source].includes(p)), `${c.id}: ${c.profiles}`);
+    assert.ok(c.profiles.length && c.profiles.every((p) => shape[c.source]!.includes(p)), `${c.id}: ${c.profiles}`);
     assert.ok(c.expected[0] <= c.expected[1], c.id);
   }
   // The __typename claim no longer repeats the +90% query claim's range; +49% lies inside its own.

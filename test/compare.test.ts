@@ -13,7 +13,7 @@ import { makeCell, makeMeta } from './fixtures.ts';
 
 const wobble = [1, 1.006, 0.994, 1.003, 0.997];
 /** Five rounds at `rps`; `drift` multiplies each round (a host that slows down in round 3, say). */
-const rounds = (rps: number, drift = [1, 1, 1, 1, 1], w = wobble) => w.map((x, i) => rps * x * drift[i]);
+const rounds = (rps: number, drift = [1, 1, 1, 1, 1], w = wobble) => w.map((x, i) => rps * x * drift[i]!);
 const cell = (label: string, trials: number[], patch: Parameters<typeof makeCell>[0] = {}) =>
   makeCell({ label, scenario: 'json', trials, ...patch });
 const runOf = (runId: string, cells: CellResult[], cpuModel = 'AMD EPYC') => ({
@@ -27,15 +27,15 @@ test('host drift cancels: a 2× slower host changes no ratio; the baseline itsel
   const neu = runOf('n', [cell('node-http', rounds(60_000, slow)), cell('x', rounds(30_000, slow))]);
   const c = compareRuns(old, neu, 0.05);
   const by = Object.fromEntries(c.changes.map((x) => [x.label, x]));
-  assert.equal(by.x.verdict, 'no change');
-  assert.equal(by.x.basis, 'ratio-to-baseline');
-  assert.equal(by.x.baseline, 'node-http');
-  assert.equal(by.x.hostSensitive, false);
-  assert.ok(Math.abs(by.x.change) < 1e-9);
-  assert.ok(Math.abs(by.x.old - 0.5) < 1e-9 && Math.abs(by.x.new - 0.5) < 1e-9);
-  assert.equal(by['node-http'].basis, 'absolute');
-  assert.equal(by['node-http'].hostSensitive, true);
-  assert.equal(by['node-http'].verdict, 'regressed');
+  assert.equal(by.x!.verdict, 'no change');
+  assert.equal(by.x!.basis, 'ratio-to-baseline');
+  assert.equal(by.x!.baseline, 'node-http');
+  assert.equal(by.x!.hostSensitive, false);
+  assert.ok(Math.abs(by.x!.change) < 1e-9);
+  assert.ok(Math.abs(by.x!.old - 0.5) < 1e-9 && Math.abs(by.x!.new - 0.5) < 1e-9);
+  assert.equal(by['node-http']!.basis, 'absolute');
+  assert.equal(by['node-http']!.hostSensitive, true);
+  assert.equal(by['node-http']!.verdict, 'regressed');
   assert.deepEqual(c.counts, { improved: 0, regressed: 1, 'no change': 1 });
   assert.equal(c.machinesDiffer, false);
 });
@@ -92,22 +92,22 @@ test('improved / regressed need |change| > 5% AND an interval that excludes 0', 
 
 test('a cell whose run lacks the baseline is compared by absolute figure, host-sensitive; machines that differ are said', () => {
   const c = compareRuns(runOf('o', [cell('x', rounds(1000))]), runOf('n', [cell('x', rounds(1200))], 'Other CPU'));
-  assert.equal(c.changes[0].basis, 'absolute');
-  assert.equal(c.changes[0].hostSensitive, true);
-  assert.equal(c.changes[0].verdict, 'improved');
+  assert.equal(c.changes[0]!.basis, 'absolute');
+  assert.equal(c.changes[0]!.hostSensitive, true);
+  assert.equal(c.changes[0]!.verdict, 'improved');
   assert.equal(c.machinesDiffer, true);
   assert.match(renderComparison(c), /different machines/);
   // One trial: no interval, never a change.
   const one = compareRuns(runOf('o', [cell('x', [1000])]), runOf('n', [cell('x', [2000])]));
-  assert.equal(one.changes[0].kind, 'none');
-  assert.equal(one.changes[0].verdict, 'no change');
+  assert.equal(one.changes[0]!.kind, 'none');
+  assert.equal(one.changes[0]!.verdict, 'no change');
 });
 
 test('the older call shape (names and cell lists) still works', () => {
   const c = compareRuns('a', [cell('x', rounds(1000))], 'b', [cell('x', rounds(700))], 0.05);
   assert.equal(c.a, 'a');
   assert.equal(c.b, 'b');
-  assert.equal(c.changes[0].verdict, 'regressed');
+  assert.equal(c.changes[0]!.verdict, 'regressed');
 });
 
 test('exports: versioned JSON and CSV with one row per cell', () => {
@@ -120,7 +120,7 @@ test('exports: versioned JSON and CSV with one row per cell', () => {
   assert.equal(j.rows[1].rps, null);
   const csv = csvExporter.render(snapshot).trim().split('\n');
   assert.equal(csv.length, 3);
-  assert.match(csv[2], /,crashed,/);
+  assert.match(csv[2]!, /,crashed,/);
 });
 
 test('the CLI compares two runs, saves baselines, and fails on a regression when asked', async () => {

@@ -344,10 +344,10 @@ test('two burns under the real profiler: pkg-a and pkg-b get 70/30 of the burn t
   const shareA = [...shares].sort((x, y) => x - y)[1];
   t.diagnostic(`pkg-a share of the burns by window ${shares.map((x) => x.toFixed(3)).join(', ')}`);
   assert.ok(
-    Math.abs(shareA - 0.7) <= 0.05,
-    `pkg-a's median share of the two burns is ${shareA.toFixed(3)}, want 0.70 ± 0.05`,
+    Math.abs(shareA! - 0.7) <= 0.05,
+    `pkg-a's median share of the two burns is ${shareA!.toFixed(3)}, want 0.70 ± 0.05`,
   );
-  const a = attribute(parsed.profile, { contenderDir: app }, { fromUs: windows[0].fromUs, toUs: windows[2].toUs });
+  const a = attribute(parsed.profile, { contenderDir: app }, { fromUs: windows[0]!.fromUs, toUs: windows[2]!.toUs });
   const whole = attribute(parsed.profile, { contenderDir: app });
   assert.ok(
     whole.buckets.some((b) => b.bucket === '(contender code)' && b.selfUs > 0),

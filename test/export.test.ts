@@ -22,7 +22,7 @@ function resultsDir(): string {
   for (const run of reportSnapshot().runs) {
     const { schemaVersion: _v, runId, startedAt: _s, finishedAt: _f, state: _st, harnessPid: _p, ...init } = run.meta;
     const w = openRun(dir, init, ids[runId]);
-    for (const c of run.cells) w.writeCell({ ...c, runId: ids[runId] });
+    for (const c of run.cells) w.writeCell({ ...c, runId: ids[runId]! });
     w.finish('complete');
   }
   return dir;

@@ -24,9 +24,9 @@ const MARK = /<!-- extending-test: (new|insert) (\S+)(?: after "(.*)")? -->\n```
 function guideEdits(): GuideEdit[] {
   const text = fs.readFileSync(path.join(ROOT, 'docs', 'extending.md'), 'utf8');
   return [...text.matchAll(MARK)].map(([, kind, file, after, code]) => ({
-    file,
-    after: kind === 'insert' ? after : null,
-    code,
+    file: file ?? '',
+    after: kind === 'insert' ? (after ?? null) : null,
+    code: code ?? '',
   }));
 }
 
@@ -41,7 +41,7 @@ function apply(dir: string, e: GuideEdit): void {
   const lines = fs.readFileSync(file, 'utf8').split('\n');
   const at = lines.flatMap((l, i) => (l === e.after ? [i] : []));
   assert.equal(at.length, 1, `${e.file}: the guide's anchor line ${JSON.stringify(e.after)} is not there exactly once`);
-  lines.splice(at[0] + 1, 0, ...e.code.replace(/\n$/, '').split('\n'));
+  lines.splice(at[0]! + 1, 0, ...e.code.replace(/\n$/, '').split('\n'));
   fs.writeFileSync(file, lines.join('\n'));
 }
 
@@ -60,7 +60,7 @@ test('the guide names the toy exporter and toy profile edits, and each of its ta
   const table = guide.slice(guide.indexOf('| extension |'), guide.indexOf('\n\n', guide.indexOf('| extension |')));
   const named = [...table.matchAll(/`((?:harness|scenarios|contenders|compose)\/[^`<>]+)`/g)].map((m) => m[1]);
   assert.ok(named.length >= 15, `${named.length} files named`);
-  for (const f of named) assert.ok(fs.existsSync(path.join(ROOT, f)), `the guide names ${f}, which does not exist`);
+  for (const f of named) assert.ok(fs.existsSync(path.join(ROOT, f!)), `the guide names ${f}, which does not exist`);
 });
 
 test('a toy exporter and a toy profile added as docs/extending.md says: the harness uses both, nothing else changed', async () => {
@@ -82,7 +82,7 @@ test('a toy exporter and a toy profile added as docs/extending.md says: the harn
   const lines = text.trimEnd().split('\n');
   assert.equal(lines[0], 'toy export');
   assert.equal(lines.length, 2, text);
-  const m = /^node-http ping toy (\d+)$/.exec(lines[1]);
+  const m = /^node-http ping toy (\d+)$/.exec(lines[1]!);
   assert.ok(m && Number(m[1]) > 0, `a measured cell of the toy profile: ${lines[1]}`);
 
   const unknown = await cli('export', '--format', 'toys');

@@ -89,7 +89,7 @@ test('CSV: a text cell that starts with = + - @ tab or CR is neutralised; number
     ['\rx', "'\rx"],
     ['fastify 5', 'fastify 5'],
   ])
-    assert.equal(neutraliseFormula(given), want);
+    assert.equal(neutraliseFormula(given!), want);
   const cell = makeCell({ tags: { framework: "=cmd|' /C calc'!A0", adapter: '@SUM(1+1)', httpClient: 'undici' } });
   const text = csvExporter.render(snapshotOfCells([cell], [{ name: cell.scenario, title: cell.scenario }]));
   assert.ok(text.includes(`'=cmd|' /C calc'!A0`), text);

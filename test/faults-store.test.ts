@@ -29,7 +29,7 @@ const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at /, 'no stack trac
 function oneErrorLine(stderr: string): string {
   const lines = stderr.split('\n').filter((l) => l.startsWith('error:') || l.startsWith('internal error'));
   assert.equal(lines.length, 1, stderr);
-  return lines[0];
+  return lines[0] ?? '';
 }
 
 /** The RunInit of a default meta (fixtures.ts makeMeta). */
@@ -74,8 +74,8 @@ test('a hostile meta.json deletes nothing and crashes nothing: tempDirs paths an
   const runs = plantHostile(results, victim);
   assert.deepEqual(sweepAbandoned(results).sort(), ['run-five', 'run-paths']);
   assert.equal(fs.readFileSync(path.join(victim, 'precious.txt'), 'utf8'), 'keep me', 'the named folder survives');
-  assert.equal(metaOf(runs.paths).state, 'abandoned');
-  assert.equal(metaOf(runs.five).state, 'abandoned');
+  assert.equal(metaOf(runs.paths!).state, 'abandoned');
+  assert.equal(metaOf(runs.five!).state, 'abandoned');
   const states = Object.fromEntries(listRuns(results).map((r) => [r.runId, r.state]));
   assert.deepEqual(states, {
     'run-five': 'abandoned',
@@ -97,7 +97,7 @@ test('a hostile meta.json deletes nothing and crashes nothing: tempDirs paths an
     ['run-fidelity', 'fidelity.summary'],
     ['run-nodes', 'nodes'],
   ])
-    assert.match(w, new RegExp(`${id}/meta\\.json: incomplete: ${field.replace('.', '\\.')}`));
+    assert.match(w, new RegExp(`${id}/meta\\.json: incomplete: ${field!.replace('.', '\\.')}`));
   assert.throws(() => readRun(results, 'run-git'), /cannot be read: .*incomplete: git/);
 });
 
@@ -124,8 +124,8 @@ test('bench with hostile meta.json files in its results folder: the named folder
   noStack(r.stderr);
   assert.equal(fs.readFileSync(path.join(victim, 'precious.txt'), 'utf8'), 'keep me');
   assert.match(r.stderr, /marked 2 run\(s\) left running by a harness that died as abandoned/);
-  assert.equal(metaOf(runs.paths).state, 'abandoned');
-  assert.equal(metaOf(runs.five).state, 'abandoned');
+  assert.equal(metaOf(runs.paths!).state, 'abandoned');
+  assert.equal(metaOf(runs.five!).state, 'abandoned');
   const done = listRuns(results).filter((x) => x.state === 'complete');
   assert.equal(done.length, 1, 'the new run is complete');
   const board = await runCli(['--results-dir', results, 'leaderboard']);
@@ -161,7 +161,7 @@ async function zombie(t: TestContext): Promise<number> {
     await sleep(50);
     const z = descendants(sh.pid!).find((p) => {
       try {
-        return fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1][0] === 'Z';
+        return fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]![0] === 'Z';
       } catch {
         return false;
       }
@@ -390,8 +390,8 @@ test('a results folder that fills up during a bench: exit 2, the run marked inte
   noStack(r.stderr);
   const runs = listRuns(results);
   assert.equal(runs.length, 1, 'the run folder exists');
-  assert.equal(metaOf(runs[0].dir).state, 'interrupted');
-  assert.ok(metaOf(runs[0].dir).finishedAt, 'with finishedAt');
+  assert.equal(metaOf(runs[0]!.dir).state, 'interrupted');
+  assert.ok(metaOf(runs[0]!.dir).finishedAt, 'with finishedAt');
 });
 
 test('a read-only results folder: bench, leaderboard, export --out and baseline exit 2 with one line, no stack', {
@@ -440,5 +440,5 @@ test('a temp folder that is full during a bench: exit 2, one line naming it, the
   noStack(r.stderr);
   const runs = listRuns(results);
   assert.equal(runs.length, 1, r.stderr);
-  assert.equal(metaOf(runs[0].dir).state, 'interrupted');
+  assert.equal(metaOf(runs[0]!.dir).state, 'interrupted');
 });

@@ -105,7 +105,7 @@ test('log cap: a 3 MiB log keeps its first and last MiB and says how many bytes 
   const dir = tmpDir('cap');
   const file = path.join(dir, 'server.log');
   const lines: string[] = [];
-  for (let i = 0, n = 0; n < 3 * MIB; i++, n += lines[lines.length - 1].length)
+  for (let i = 0, n = 0; n < 3 * MIB; i++, n += lines[lines.length - 1]!.length)
     lines.push(`line ${String(i).padStart(8, '0')} ${'y'.repeat(50)}\n`);
   const text = lines.join('');
   fs.writeFileSync(file, text);
@@ -114,8 +114,8 @@ test('log cap: a 3 MiB log keeps its first and last MiB and says how many bytes 
   assert.ok(after.length <= 2 * MIB, `capped to ${after.length} bytes`);
   assert.ok(cut > MIB - 4096 && cut < text.length - 2 * MIB + 4096, `cut ${cut}`);
   assert.equal(text.length - cut, after.length - after.match(/\n\[bench: .*\]\n/)![0].length);
-  assert.ok(after.startsWith(lines[0]), 'the first line is kept');
-  assert.ok(after.endsWith(lines[lines.length - 1]), 'the last line is kept');
+  assert.ok(after.startsWith(lines[0]!), 'the first line is kept');
+  assert.ok(after.endsWith(lines[lines.length - 1]!), 'the last line is kept');
   assert.match(after, new RegExp(`\\n\\[bench: ${cut} bytes cut from this log; `));
   assert.equal(capLog(file), 0, 'idempotent');
   assert.equal(fs.readFileSync(file, 'utf8'), after);
@@ -199,7 +199,7 @@ test('listeningAddresses reads /proc: 0.0.0.0 is off loopback, 127.0.0.1 and ::1
 
 test('loopback only: a server (or a child of it) listening on 0.0.0.0 fails to start, from /proc, with no load sent', async () => {
   const m = loadManifest(path.join(FAULTS, 'wide-listener'), SCENARIOS);
-  for (const env of [{}, m.variants.child.env]) {
+  for (const env of [{}, m.variants.child!.env]) {
     const port = await freePort();
     const logFile = path.join(tmpDir('wide'), 'wide.log');
     const err = await startServer(m, {

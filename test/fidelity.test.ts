@@ -60,7 +60,7 @@ test('the sentence: each driver as a share of the native driver, the bottleneck 
     /driver fidelity on `node-http` · ping \(quick, 100 connections, 1 client thread\), share of wrk 4\.1\.0's 101,000 req\/s: autocannon 61% \(61,000 req\/s\) — the bottleneck at this load \(medians of 2 × 3 s, ABBA order\)/,
   );
   const fine = record();
-  fine.drivers[0].fidelity = 0.97;
+  fine.drivers[0]!.fidelity = 0.97;
   assert.doesNotMatch(describeFidelity(fine), /bottleneck/);
   assert.ok(0.97 >= FIDELITY_TARGET);
   assert.match(
@@ -130,11 +130,14 @@ test('a real fidelity measurement: a fresh server, autocannon and wrk in ABBA or
     JSON.stringify(f.runs),
   );
   const byName = Object.fromEntries(f.drivers.map((d) => [d.driver, d]));
-  assert.equal(byName.wrk.fidelity, 1);
-  assert.equal(byName.wrk.version, wrk!.version);
-  assert.match(byName.autocannon.version!, /^\d+\.\d+\.\d+$/);
-  assert.ok(byName.autocannon.fidelity! > 0.1 && byName.autocannon.fidelity! < 5, String(byName.autocannon.fidelity));
-  assert.equal(byName.autocannon.rps.length, 2);
+  assert.equal(byName.wrk!.fidelity, 1);
+  assert.equal(byName.wrk!.version, wrk!.version);
+  assert.match(byName.autocannon!.version!, /^\d+\.\d+\.\d+$/);
+  assert.ok(
+    byName.autocannon!.fidelity! > 0.1 && byName.autocannon!.fidelity! < 5,
+    String(byName.autocannon!.fidelity),
+  );
+  assert.equal(byName.autocannon!.rps.length, 2);
   assert.match(f.summary, /share of wrk/);
 });
 

@@ -64,7 +64,7 @@ export function makeResources(p: DeepPartialResources = {}): ResourceUse {
 }
 
 function splitLabel(label: string): { contender: string; variant: string | null } {
-  const [contender, variant] = label.split(' +');
+  const [contender = label, variant] = label.split(' +');
   return { contender, variant: variant ?? null };
 }
 
@@ -157,7 +157,8 @@ export function makeCell(patch: CellPatch & { trials?: number[]; rounds?: number
   const { trials: trialRps, rounds, stats, ...rest } = patch;
   const rpsList = trialRps ?? [rest.rps ?? 10_000];
   const trials = rpsList.map((r) => makeTrial(r, { ...rest, rps: r }));
-  const last = trials[trials.length - 1];
+  const last = trials.at(-1);
+  if (!last) throw new Error('makeCell: `trials` must not be empty');
   if (rest.load === null && !stats) return last; // not measured (failed before load, skipped): no stats
   const computed = trialStats(trials, rounds);
   return { ...last, stats: { ...computed, ...stats } };

@@ -104,7 +104,7 @@ test('the run database reads 256 sampled users with fixed ids, and alive() answe
   const seed = generateUsers();
   for (const u of db.sampleUsers!) {
     const s = seed[u.id - 1];
-    assert.deepEqual(u, { id: s.id, name: s.name, email: s.email });
+    assert.deepEqual(u, { id: s!.id, name: s!.name, email: s!.email });
   }
   assert.equal(await db.alive(), true);
   assert.equal(typeof db.pid, 'number');
@@ -125,7 +125,7 @@ test('graphql-node under load: one variant per sampled row, each request carryin
   for (const [i, v] of variants.entries()) {
     const body = JSON.parse(v.request.body!);
     assert.equal(body.query, rt.graphql.userByIdQuery);
-    assert.deepEqual(body.variables, { id: db.sampleUsers![i].id });
+    assert.deepEqual(body.variables, { id: db.sampleUsers![i]!.id });
     assert.deepEqual(v.params.user, db.sampleUsers![i]);
   }
   assert.equal(loadVariants(S('graphql-users'), { ...rt, firstUsers: [] }), undefined);
@@ -180,7 +180,7 @@ async function fixtureServer(rowFor: (id: number) => unknown): Promise<{ baseUrl
 
 test('graphql-node: a server answering a wrong row for a random id fails, field by field', async () => {
   const seed = generateUsers();
-  const row = (id: number) => ({ id, name: seed[id - 1].name, email: seed[id - 1].email });
+  const row = (id: number) => ({ id, name: seed[id - 1]!.name, email: seed[id - 1]!.email });
   const rt = {
     graphql: { usersQuery: 'q', usersPath: 'data.x', userByIdQuery: 'query', userByIdPath: 'data.userById' },
     sampleUsers: db.sampleUsers,
@@ -228,7 +228,7 @@ test('health-db: 503 {"status":"error","database":"down"} fails the contract; th
     body,
   });
   assert.equal(checker.checkResponse(S('health-db'), {}, res(200, ok)).level, 'pass');
-  assert.match(checker.checkResponse(S('health-db'), {}, res(503, down)).reasons[0], /status 503, expected 200/);
+  assert.match(checker.checkResponse(S('health-db'), {}, res(503, down)).reasons[0]!, /status 503, expected 200/);
   assert.equal(checker.checkResponse(S('health-db'), {}, res(200, down)).level, 'fail');
 });
 
@@ -306,7 +306,7 @@ function postmastersUnder(pid: number): number[] {
   return descendants(pid).filter((d) => {
     try {
       const argv = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      return argv[0].endsWith('/native/bin/postgres') && argv.includes('-D');
+      return argv[0]!.endsWith('/native/bin/postgres') && argv.includes('-D');
     } catch {
       return false;
     }
@@ -354,7 +354,7 @@ test('database loss mid-cell in a bench run: the health-db cell records the 503s
     while (Date.now() < deadline && child.exitCode === null && !trialWritten()) await sleep(50);
     const pg = postmastersUnder(child.pid!);
     assert.equal(pg.length, 1, `a postmaster under the bench run, a trial written\n${out}`);
-    signalAll(postgresProcesses(pg[0]), 'SIGKILL');
+    signalAll(postgresProcesses(pg[0]!), 'SIGKILL');
     const code = await exited;
     assert.notEqual(code, null, out);
     const cells = readCells(results).filter((c) => c.scenario === 'health-db');
@@ -373,7 +373,7 @@ test('database loss mid-cell in a bench run: the health-db cell records the 503s
       ['database-lost'],
       JSON.stringify(findings),
     );
-    assert.match(findings[0].title, /database went away/);
+    assert.match(findings[0]!.title, /database went away/);
   } finally {
     clearTimeout(killer);
     if (child.exitCode === null) child.kill('SIGKILL');

@@ -18,7 +18,7 @@ function postmastersOnPort(port: number): number[] {
         const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
         const i = argv.indexOf('-p');
         return (
-          argv[0].endsWith('/postgres') &&
+          argv[0]!.endsWith('/postgres') &&
           i >= 0 &&
           argv[i + 1] === String(port) &&
           stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'

@@ -29,7 +29,7 @@ const ASSETS = path.join(ROOT, 'harness', 'report', 'exporters', 'html');
 test('the page: one self-contained file from a template, a stylesheet and a script; nothing can break out of <script>', () => {
   const s = reportSnapshot();
   const evil = structuredClone(s);
-  const broken = evil.runs[1].cells.find((c) => c.label === 'broken');
+  const broken = evil.runs[1]!.cells.find((c) => c.label === 'broken');
   assert.ok(broken);
   Object.assign(broken, { label: 'x</script><script>alert(1)</script>', contender: 'x' });
   const page = EXPORTERS.html.render(evil);
@@ -112,13 +112,16 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     // 1. The first screen is the answer: the overview (how sure, winners, heatmap) ends above the fold.
     const box = await page.locator('#overview').boundingBox();
     assert.ok(box && box.y < 120 && box.y + box.height <= 768, `overview at ${JSON.stringify(box)}`);
-    assert.match((await page.textContent('#overview .certainty')) ?? '', /How sure: 3–5 trials per cell/);
+    assert.match(
+      (await page.textContent('#overview .certainty')) ?? '',
+      /How sure: median minimum detectable difference [\d.]+% between two rows \(90% power; \d+ tables\) · 3–5 trials per cell/,
+    );
     assert.match((await page.textContent('table.winners')) ?? '', /ping\s*node-http\s*fastify\s*tied/);
     const heat = await page.$$eval('table.heatmap tbody tr', (trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
     );
     assert.equal(heat.length, 6);
-    assert.match(heat.find((r) => r[0] === 'express')?.[1] ?? '', /^45%45–45$/);
+    assert.match(heat.find((r) => r[0] === 'express')?.[1] ?? '', /^45%4\d–4\d$/);
     assert.match(heat.find((r) => r[0] === 'fastify')?.[1] ?? '', /^9\d% ≥\d+–\d+$/);
     fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
@@ -155,8 +158,8 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
         series: { data: { value: number }[] }[];
       };
       return {
-        max: o.xAxis[0].max,
-        name: o.xAxis[0].name,
+        max: o.xAxis[0]!.max,
+        name: o.xAxis[0]!.name,
         values: o.series.flatMap((s) => s.data.map((d) => d.value)),
       };
     });
@@ -243,7 +246,7 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     const fastify = cmp.find((r) => r[0] === 'fastify');
     assert.ok(fastify, JSON.stringify(cmp));
     assert.equal(fastify[1], 'ping');
-    assert.match(fastify[5], /^[+−]\d+\.\d%$/);
+    assert.match(fastify[5]!, /^[+−]\d+\.\d%$/);
     assert.match((await page.textContent('#cmp-status')) ?? '', /^\d+ cells in both runs$/);
 
     // 13. Print: the stylesheet hides navigation and controls and keeps the results.
@@ -269,11 +272,11 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
         const out: string[] = [];
         for (let a = 0; a < boxes.length; a++)
           for (let c = a + 1; c < boxes.length; c++) {
-            const x = boxes[a].b;
-            const y = boxes[c].b;
+            const x = boxes[a]!.b;
+            const y = boxes[c]!.b;
             const w = Math.min(x.right, y.right) - Math.max(x.left, y.left);
             const h = Math.min(x.bottom, y.bottom) - Math.max(x.top, y.top);
-            if (w > 1 && h > 1) out.push(`chart ${i}: '${boxes[a].t}' overlaps '${boxes[c].t}'`);
+            if (w > 1 && h > 1) out.push(`chart ${i}: '${boxes[a]!.t}' overlaps '${boxes[c]!.t}'`);
           }
         return out;
       }),
@@ -304,7 +307,7 @@ test('leaderboard.html in Chromium, a capacity snapshot: the latency-versus-rate
           series: { name: string; data: unknown[]; markLine?: { data: { yAxis: number }[] } }[];
         };
         return {
-          yType: o.yAxis[0].type,
+          yType: o.yAxis[0]!.type,
           series: o.series.map((s) => [s.name, s.data.length] as const),
           slo: o.series.find((s) => s.markLine)?.markLine?.data[0]?.yAxis,
         };

@@ -34,7 +34,7 @@ function postmasters(): number[] {
     .filter((d) => {
       try {
         const argv = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-        return argv[0].endsWith('/native/bin/postgres') && argv.includes('-D') && alive(Number(d));
+        return argv[0]!.endsWith('/native/bin/postgres') && argv.includes('-D') && alive(Number(d));
       } catch {
         return false;
       }
@@ -78,7 +78,7 @@ async function startChild(): Promise<{
     }
     await sleep(50);
   }
-  return { child, info: JSON.parse(out.split('\n')[0]), exited };
+  return { child, info: JSON.parse(out.split('\n')[0]!), exited };
 }
 
 test('embedded postgres: start, seed, checksum, first rows, stop without leftovers', async () => {
@@ -143,7 +143,7 @@ test('DATABASE_URL: an existing server is used as is, nothing is started', async
     assert.deepEqual(postmasters().sort(), before.sort(), 'no second postmaster');
     assert.deepEqual(await checkSeed(db.url), { ...EXPECTED_SEED });
     await db.stop(); // does not touch the server it did not start
-    assert.equal((await firstUsers(first.url, 1))[0].id, 1);
+    assert.equal((await firstUsers(first.url, 1))[0]!.id, 1);
   } finally {
     delete process.env.DATABASE_URL;
     await first.stop();

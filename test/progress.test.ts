@@ -122,7 +122,7 @@ test('TTY: a live line per window, redrawn with \\r at most 4×/s, live requests
   // The next window of the same cell (a driver without live samples): the last window's figure, labelled.
   const err2len = err.chunks.length;
   sink.emit(start({ window: 2, round: 2 }));
-  assert.match(err.chunks[err2len], / · last window 12,000 req\/s {3}elapsed/);
+  assert.match(err.chunks[err2len]!, / · last window 12,000 req\/s {3}elapsed/);
   // A note while a window is live finishes the live line first; close() is idempotent.
   sink.note('a note');
   assert.equal(clock.running(), 0);

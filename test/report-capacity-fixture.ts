@@ -55,7 +55,7 @@ export function capacityCell(
   o.caps.forEach((cap, i) => {
     const search = i + 1;
     if (cap === null) {
-      for (let r = o.peaks[i] / 2; r > 20; r /= 2) steps.push(step(search, Math.round(r), 40, slo));
+      for (let r = o.peaks[i]! / 2; r > 20; r /= 2) steps.push(step(search, Math.round(r), 40, slo));
       steps.push(step(search, 20, 40, slo));
       return;
     }
@@ -81,7 +81,7 @@ export function capacityCell(
   const common = { runId: o.runId ?? 'rc', label, scenario, profile: 'capacity', driver: 'wrk' as const };
   if (!found.length) {
     // Like scheduler/aggregate.ts: a cell without a sustainable rate has no stats at all.
-    const { stats: _s, ...cell } = makeCell({ ...common, trials: [o.peaks[o.peaks.length - 1]] });
+    const { stats: _s, ...cell } = makeCell({ ...common, trials: [o.peaks[o.peaks.length - 1]!] });
     return { ...cell, capacity };
   }
   const cell = makeCell({ ...common, trials: found, rounds });

@@ -57,16 +57,16 @@ test('p99 at the capacity: the median of each search’s highest passing step; t
 });
 
 test('compareRankings: capacity ranks by the rank rule (5 searches), closed-loop ranks by the peaks, never left out', () => {
-  const ping = capacitySnapshot().runs[0].cells.filter((c) => c.scenario === 'ping' && c.capacity);
+  const ping = capacitySnapshot().runs[0]!.cells.filter((c) => c.scenario === 'ping' && c.capacity);
   const cmp = compareRankings(ping);
   assert.equal(cmp.capacityBy, 'rank');
   assert.deepEqual(cmp.excluded, ['slowpoke']);
   const by = Object.fromEntries(cmp.rows.map((r) => [r.label, [r.capacityRank, r.peakRank]]));
   assert.deepEqual(by, { hono: [1, 1], 'node-http': [2, 3], express: [3, 4], fastify: [4, 2] });
   assert.ok(Math.abs((cmp.rho ?? 0) - 0.4) < 1e-12);
-  assert.equal(cmp.moves[0].label, 'fastify', 'the largest move first');
+  assert.equal(cmp.moves[0]!.label, 'fastify', 'the largest move first');
   // 3 searches per cell: no rank test, the capacity order is the order of the figures.
-  const json = capacitySnapshot().runs[0].cells.filter((c) => c.scenario === 'json' && c.capacity);
+  const json = capacitySnapshot().runs[0]!.cells.filter((c) => c.scenario === 'json' && c.capacity);
   const j = compareRankings(json);
   assert.equal(j.capacityBy, 'order');
   assert.equal(j.rho, 1);
@@ -159,7 +159,7 @@ test('markdown overview: the capacity matrix after the % of baseline matrix, and
 });
 
 test('issues: an early knee with its figures and the step where p99 passes the SLO; none for a lower bound; never is a finding', () => {
-  const cells = capacitySnapshot().runs[0].cells;
+  const cells = capacitySnapshot().runs[0]!.cells;
   const found = findIssues([...cells]);
   const knee = found.filter((f) => f.rule === 'early-knee');
   assert.deepEqual(
@@ -167,10 +167,10 @@ test('issues: an early knee with its figures and the step where p99 passes the S
     ['fastify'],
     'hono’s knee is 48% too, but its capacity is a lower bound (the driver’s limit)',
   );
-  assert.equal(knee[0].severity, 'minor');
-  assert.match(knee[0].title, /^early knee: the capacity at p99 ≤ 10 ms is 29% of the closed-loop peak$/);
+  assert.equal(knee[0]!.severity, 'minor');
+  assert.match(knee[0]!.title, /^early knee: the capacity at p99 ≤ 10 ms is 29% of the closed-loop peak$/);
   assert.match(
-    knee[0].evidence,
+    knee[0]!.evidence,
     /^`fastify`'s capacity at p99 ≤ 10 ms is 29% of its closed-loop peak \(6,0\d\d of 21,0\d\d req\/s, run rc\): p99 passes 10 ms from about 6,174 req\/s \(step 6,174 req\/s → p99 25\.0 ms\)/,
   );
   const never = found.find((f) => f.rule === 'capacity-never');
@@ -196,11 +196,11 @@ test('terminal: the capacity column set and the capacity matrix', () => {
   const head = lines.findIndex((l) => l.startsWith('ping · capacity · wrk · Node 24 · run rc'));
   assert.ok(head > 0);
   assert.match(
-    lines[head + 1],
+    lines[head + 1]!,
     /^ {2}#\s+contender\s+sustainable req\/s at p99 ≤ 10 ms\s+interval\s+peak req\/s\s+knee\s+p99 at cap ms\s+steps\s+flags$/,
   );
   assert.match(
-    lines[head + 2],
+    lines[head + 2]!,
     /^ {2}1\s+hono\s+≥ 15,0\d\d\s+95% CI [\d,–]+\s+31,0\d\d\s+48%\s+4\.00\s+15 \/ 5\s+oha at its limit/,
   );
   assert.match(text, /–\s+slowpoke\s+failed\s+failed: never held p99 ≤ 10 ms/);
@@ -246,7 +246,7 @@ test('HTML: capacity columns, the overview’s capacity matrix and rankings, and
   const rates = hono?.points.map((p) => p[0]) ?? [];
   assert.deepEqual(
     rates,
-    [...rates].sort((a, b) => a - b),
+    [...rates].sort((a, b) => a! - b!),
   );
   assert.ok(
     t?.capacity?.curves.some((c) => c.label === 'slowpoke'),
@@ -281,7 +281,7 @@ test('export: capacity rows carry the SLO, sustainable rate with its bounds, pea
   assert.equal(closed?.slo_p99_ms, null);
   const csv = EXPORTERS.csv.render(capacitySnapshot(), { now: NOW });
   assert.match(
-    csv.split('\n')[0],
+    csv.split('\n')[0]!,
     /,slo_p99_ms,sustainable_rps,sustainable_rps_low,sustainable_rps_high,peak_rps,knee,p99_at_capacity_ms,verdict,steps,searches,/,
   );
   assert.match(csv, /,10,15\d{3},14\d{3},15\d{3},31\d{3},0\.484,4,at-least,15,5,/);

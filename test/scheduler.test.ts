@@ -323,7 +323,7 @@ function options(w: World, cells: CellSpec[], patch: Partial<RunOptions> = {}): 
   const lines: string[] = [];
   return {
     cells,
-    profileName: cells[0].profile.name,
+    profileName: cells[0]!.profile.name,
     resultsDir: tmpDir('sched'),
     scenariosDir: path.join(ROOT, 'scenarios'),
     upstreamDelayMs: 0,
@@ -397,13 +397,13 @@ test('a group: servers start once, warm once, then interleaved shuffled rounds; 
 
 test('the baseline is added unasked, once per scenario', () => {
   const all = [manifest('node-http'), manifest('x', { variants: { v: { description: 'd', env: { A: '1' } } } })];
-  const cells = planCells([all[1]], [ping, json], QUICK, [NODE]);
+  const cells = planCells([all[1]!], [ping, json], QUICK, [NODE]);
   const b = withBaselines(cells, all);
   assert.deepEqual(b.added.get('node-http'), ['ping', 'json']);
   assert.equal(b.cells.filter((c) => c.manifest.name === 'node-http').length, 2);
   assert.equal(b.cells.filter((c) => c.manifest.name === 'x').length, 4, 'the variant stays');
   assert.equal(withBaselines(b.cells, all).added.size, 0, 'not added twice');
-  const missing = withBaselines(cells, [all[1]]);
+  const missing = withBaselines(cells, [all[1]!]);
   assert.deepEqual(missing.missing.get('node-http'), ['ping', 'json']);
 });
 
@@ -447,14 +447,14 @@ test('verify-failed, burst-failed and start-failed cells are not measured', asyn
   );
   const s = await runPlan(options(w, cells));
   const byName = Object.fromEntries(s.cells.map((c) => [c.contender, c]));
-  assert.equal(byName.ok.status, 'ok');
-  assert.equal(byName.bad.status, 'verify-failed');
-  assert.equal(byName.rare.status, 'verify-failed');
+  assert.equal(byName.ok!.status, 'ok');
+  assert.equal(byName.bad!.status, 'verify-failed');
+  assert.equal(byName.rare!.status, 'verify-failed');
   assert.match(
-    byName.rare.verification!.reasons.join(),
+    byName.rare!.verification!.reasons.join(),
     /concurrency burst \(quick\): GET \/json: .*message.*\(\d+ of \d+ burst requests\)/,
   );
-  assert.equal(byName.dead.status, 'start-failed');
+  assert.equal(byName.dead!.status, 'start-failed');
   const measured = new Set(w.windows.map((x) => x.label));
   assert.deepEqual([...measured], ['ok·json'], 'only the healthy server got load (warm-up included)');
   assert.deepEqual(w.stopped.sort(), ['bad·json', 'ok·json', 'rare·json']);
@@ -483,10 +483,10 @@ test('progress: a line per window with elapsed time and an ETA; overhead and wal
   const lines = o.lines.filter((l) => /^\[\d+\/\d+\]/.test(l));
   assert.equal(lines.length, 20, '2 contenders × 2 scenarios × 5 rounds');
   assert.match(
-    lines[0],
+    lines[0]!,
     /^\[1\/20\] [ab] · ping · quick · autocannon · Node 24 · round 1\/5 {3}elapsed \dm\d\ds, ETA \dm\d\ds$/,
   );
-  assert.match(lines[19], /^\[20\/20\] .* · json · .* round 5\/5 /);
+  assert.match(lines[19]!, /^\[20\/20\] .* · json · .* round 5\/5 /);
   assert.ok(
     o.lines.some((l) =>
       /harness overhead per cell \(start \+ verify \+ teardown\): median \d+ ms, max \d+ ms over 4 cells/.test(l),
@@ -504,8 +504,8 @@ test('progress: a line per window with elapsed time and an ETA; overhead and wal
   p.window('x', 5000);
   t = 5000;
   p.window('y', 5000);
-  assert.match(out[0], /\[1\/2\] x {3}elapsed 0m00s, ETA 0m10s/);
-  assert.match(out[1], /\[2\/2\] y {3}elapsed 0m05s, ETA 0m05s/);
+  assert.match(out[0]!, /\[1\/2\] x {3}elapsed 0m00s, ETA 0m10s/);
+  assert.match(out[1]!, /\[2\/2\] y {3}elapsed 0m05s, ETA 0m05s/);
 });
 
 /** A fake open-loop driver: each contender serves `mu[name]` requests/s (D/D/1: the queue grows above it). */
@@ -520,14 +520,14 @@ function fakeOpenLoop(w: World, mu: Record<string, number>): OpenLoopDriver & { 
       const name = w.started.find((l) => l.startsWith(`${portNames.get(port)}·`))?.split('·')[0] ?? '?';
       steps.push(`${name}@${o.rate}`);
       const m = mu[name];
-      const p99 = 1000 / m + (o.rate > m ? (o.rate / m - 1) * o.durationS * 1000 : 0);
+      const p99 = 1000 / m! + (o.rate > m! ? (o.rate / m! - 1) * o.durationS * 1000 : 0);
       return {
         driver: 'oha',
         rate: o.rate,
         scheduled: o.rate * o.durationS,
-        responses: Math.min(o.rate, m) * o.durationS,
-        achievedRps: Math.min(o.rate, m),
-        latencyMs: { p50: 1000 / m, p90: p99, p99, max: p99 },
+        responses: Math.min(o.rate, m!) * o.durationS,
+        achievedRps: Math.min(o.rate, m!),
+        latencyMs: { p50: 1000 / m!, p90: p99, p99, max: p99 },
         errors: 0,
         non2xx: 0,
         dropped: 0,
@@ -561,15 +561,15 @@ test('capacity cells: each round a closed-loop peak then an open-loop search; th
     ['slow', 100],
   ] as const) {
     const c = byName[name];
-    assert.equal(c.status, 'ok');
-    assert.equal(c.capacity?.searches, 3);
-    assert.equal(c.capacity?.verdict, 'met');
-    assert.equal(c.capacity?.sloP99Ms, ping.sloP99Ms, "the scenario's default SLO");
+    assert.equal(c!.status, 'ok');
+    assert.equal(c!.capacity?.searches, 3);
+    assert.equal(c!.capacity?.verdict, 'met');
+    assert.equal(c!.capacity?.sloP99Ms, ping.sloP99Ms, "the scenario's default SLO");
     assert.ok(
-      c.stats && c.stats.rps.figure <= mu * 1.02 && c.stats.rps.figure >= mu / 1.08 ** 2,
-      `${name}: ${c.stats?.rps.figure}`,
+      c!.stats && c!.stats.rps.figure <= mu * 1.02 && c!.stats.rps.figure >= mu / 1.08 ** 2,
+      `${name}: ${c!.stats?.rps.figure}`,
     );
-    assert.ok(c.capacity!.knee! > 0 && c.capacity!.knee! < 1);
+    assert.ok(c!.capacity!.knee! > 0 && c!.capacity!.knee! < 1);
   }
   const trials = read(s.runDir, 'trials');
   assert.equal(trials.length, 6);
@@ -590,8 +590,8 @@ test('capacity cells without an open-loop driver are skipped with the reason', a
       deps: { ...w.deps, openLoop: () => ({ driver: null, note: 'no open-loop driver (test)' }) },
     }),
   );
-  assert.equal(s.cells[0].status, 'skipped');
-  assert.match(s.cells[0].failure?.reason ?? '', /no open-loop driver/);
+  assert.equal(s.cells[0]!.status, 'skipped');
+  assert.match(s.cells[0]!.failure?.reason ?? '', /no open-loop driver/);
   assert.deepEqual(w.stopped, ['a·ping'], 'its server was stopped');
 });
 
@@ -613,7 +613,7 @@ test('upstream: started once through the services when a fanout cell is planned,
   const w2 = world({});
   await runPlan(options(w2, planCells([manifest('a')], [json], QUICK, [NODE]), { rounds: 1 }));
   assert.equal(w2.calls.startUpstream, 0);
-  assert.equal(w2.starts[0].upstreamUrl, null);
+  assert.equal(w2.starts[0]!.upstreamUrl, null);
 });
 
 test('database: opened once, its URL reaches the servers, alive() false after a window marks the trials and the cell servicesLost', async () => {
@@ -644,9 +644,9 @@ test('database not ready: its cells are skipped with the reason and never starte
   const cells = planCells([manifest('pg', { requires: ['database'] }), manifest('a')], [json], QUICK, [NODE]);
   const s = await runPlan(options(w, cells, { rounds: 1 }));
   const byName = byContender(s.cells);
-  assert.equal(byName.pg.status, 'skipped');
-  assert.equal(byName.pg.failure?.reason, 'needs PostgreSQL: fake: connection refused');
-  assert.equal(byName.a.status, 'ok');
+  assert.equal(byName.pg!.status, 'skipped');
+  assert.equal(byName.pg!.failure?.reason, 'needs PostgreSQL: fake: connection refused');
+  assert.equal(byName.a!.status, 'ok');
   assert.deepEqual(w.started, ['a·json']);
   assert.equal(w.calls.alive, 0);
   assert.equal(w.calls.closeDatabase, 1);
@@ -657,9 +657,9 @@ test('prechecks: an engine problem makes the cell unsupported, a missing k6 skip
   const cells = planCells([manifest('old'), manifest('a')], [json], QUICK, [NODE]);
   const s = await runPlan(options(w, cells, { rounds: 1 }));
   const byName = byContender(s.cells);
-  assert.equal(byName.old.status, 'unsupported');
-  assert.equal(byName.old.failure?.reason, 'unsupported on Node 24: engines.node is >=99');
-  assert.equal(byName.a.status, 'ok');
+  assert.equal(byName.old!.status, 'unsupported');
+  assert.equal(byName.old!.failure?.reason, 'unsupported on Node 24: engines.node is >=99');
+  assert.equal(byName.a!.status, 'ok');
   assert.deepEqual(w.started, ['a·json']);
   assert.equal(w.calls.engineProblem, 2, 'asked once per cell');
   assert.equal(w.calls.k6, 0, 'no k6 lookup without a k6 cell');
@@ -668,8 +668,8 @@ test('prechecks: an engine problem makes the cell unsupported, a missing k6 skip
   const o = options(k6, planCells([manifest('a')], [json], getProfile('quick-k6'), [NODE]), { rounds: 1 });
   const r = await runPlan(o);
   assert.equal(k6.calls.k6, 1, 'k6 looked up once per run');
-  assert.equal(r.cells[0].status, 'skipped');
-  assert.equal(r.cells[0].failure?.reason, 'k6 not available: fake: k6 not installed');
+  assert.equal(r.cells[0]!.status, 'skipped');
+  assert.equal(r.cells[0]!.failure?.reason, 'k6 not available: fake: k6 not installed');
   assert.deepEqual(k6.started, []);
   assert.ok(o.lines.includes('k6 cells will be skipped: fake: k6 not installed'));
 });
@@ -680,14 +680,14 @@ test('fidelity: the probe runs once per run on the fastest ok cell, on a fresh s
   const s = await runPlan(options(w, cells, { rounds: 2, fidelityS: 2 }));
   assert.equal(w.calls.fidelity, 1);
   const fastest = s.cells.find((c) => c.contender === 'b')!;
-  assert.equal(w.fidelity[0].cellId, fastest.cellId);
-  assert.equal(w.fidelity[0].runS, 2, '--fidelity seconds reach the probe');
+  assert.equal(w.fidelity[0]!.cellId, fastest.cellId);
+  assert.equal(w.fidelity[0]!.runS, 2, '--fidelity seconds reach the probe');
   const fresh = w.starts.filter((x) => x.label === 'b');
   assert.equal(fresh.length, 2, 'a fresh server for the check');
-  assert.match(fresh[1].logFile, /fidelity/);
+  assert.match(fresh[1]!.logFile, /fidelity/);
   assert.equal(w.stopped.filter((x) => x === 'b·json').length, 2, 'and stopped again');
   const meta = readRunAt(s.runDir).meta;
-  assert.deepEqual(meta.fidelity, w.fidelity[0].result);
+  assert.deepEqual(meta.fidelity, w.fidelity[0]!.result);
   // Off with --no-fidelity (0 s), and never in verify mode.
   const off = world({});
   await runPlan(options(off, planCells([manifest('a')], [json], QUICK, [NODE]), { rounds: 1, fidelityS: 0 }));

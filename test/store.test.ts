@@ -119,7 +119,7 @@ test('openRun: own folder, meta with the harness pid, trials and cells written a
   w.writeCell(c);
   assert.ok(fs.existsSync(path.join(w.dir, 'trials', 'a__ping__autocannon__quick__node24__t1.json')));
   assert.match(w.relative(w.logFile(c.cellId)), /^runs\/run-1\/logs\/a__ping__autocannon__quick__node24\.log$/);
-  assert.equal(listRuns(dir)[0].state, 'running', 'our own pid is alive');
+  assert.equal(listRuns(dir)[0]!.state, 'running', 'our own pid is alive');
   w.finish('complete');
   const r = readRun(dir, 'run-1', 'run', true);
   assert.equal(r.state, 'complete');

@@ -33,7 +33,10 @@ function simTable(z: () => number, mu: number[], n: number | number[], sigma: nu
     baseline: 'base',
     rows: mu.map((m, i) => ({
       name: `r${i}`,
-      d: Array.from({ length: Array.isArray(n) ? n[i] : n }, () => m + (Array.isArray(sigma) ? sigma[i] : sigma) * z()),
+      d: Array.from(
+        { length: (Array.isArray(n) ? n[i] : n)! },
+        () => m + (Array.isArray(sigma) ? sigma[i] : sigma)! * z(),
+      ),
     })),
   };
 }
@@ -53,12 +56,12 @@ test('coverage: 1,000 tables (8 rows × 6 windows, σ = 0.06, random effects): 9
     for (const r of m.rows) {
       if (r.baseline) continue;
       total++;
-      const truth = Math.exp(mu[Number(r.name.slice(1))]);
+      const truth = Math.exp(mu[Number(r.name.slice(1))]!);
       if (r.ci[0] <= truth && truth <= r.ci[1]) covered++;
     }
     const c = compare(m, 'r0', 'r1');
     pairs++;
-    const truth = Math.exp(mu[0] - mu[1]);
+    const truth = Math.exp(mu[0]! - mu[1]!);
     if (c.ci[0] <= truth && truth <= c.ci[1]) pairCovered++;
   }
   t.diagnostic(`row intervals: ${covered}/${total} = ${pct(covered / total)} cover the planted ratio`);
@@ -113,7 +116,7 @@ test('rank ranges contain the true rank in every table when effects are well sep
     const m = fitTable(simTable(z, mu, 6, 0.06));
     const truth = (name: string) => {
       const v = name === 'base' ? 0 : mu[Number(name.slice(1))];
-      return 1 + [0, ...mu].filter((x) => x > v).length;
+      return 1 + [0, ...mu].filter((x) => x > v!).length;
     };
     for (const r of rankRanges(m)) {
       rows++;
@@ -239,7 +242,7 @@ test('fitTable: baseline row = 1 exactly; null windows check the setup; bad inpu
     ['fast', 'node-http', 'slow'],
   );
   const b = m.rows[1];
-  assert.deepEqual([b.ratio, b.ci, b.n, b.baseline], [1, [1, 1], 0, true]);
+  assert.deepEqual([b!.ratio, b!.ci, b!.n, b!.baseline], [1, [1, 1], 0, true]);
   assert.equal(m.windows, 11);
   assert.equal(m.df, 11 - 3);
   assert.ok(m.nullCheck?.biased, 'null windows at +30% show a biased setup');
@@ -278,10 +281,10 @@ test('formatRatioInterval: fewest decimals so that a significant interval visibl
       (lo, w, need) => {
         const hi = lo * (1 + w);
         const [a, b] = formatRatioInterval([lo, hi], need).split('–').map(Number);
-        assert.ok(a <= lo && b >= hi, `printed ${a}–${b} must contain ${lo}–${hi}`);
-        if (need === 'excludes-1' && lo > 1 + 1e-5) assert.ok(a > 1);
-        if (need === 'excludes-1' && hi < 1 - 1e-5) assert.ok(b < 1);
-        if (need === 'inside-equivalence' && lo > 1 / 1.05 && hi < 1.05 - 1e-5) assert.ok(a > 0.95 && b < 1.05);
+        assert.ok(a! <= lo && b! >= hi, `printed ${a}–${b} must contain ${lo}–${hi}`);
+        if (need === 'excludes-1' && lo > 1 + 1e-5) assert.ok(a! > 1);
+        if (need === 'excludes-1' && hi < 1 - 1e-5) assert.ok(b! < 1);
+        if (need === 'inside-equivalence' && lo > 1 / 1.05 && hi < 1.05 - 1e-5) assert.ok(a! > 0.95 && b! < 1.05);
       },
     ),
     { numRuns: 500 },
@@ -315,7 +318,7 @@ test('properties: every interval contains its figure; best ≤ worst; faster ⇒
       ranks.forEach((r, i) => {
         assert.ok(1 <= r.best && r.best <= r.worst && r.worst <= n, JSON.stringify(r));
         for (const low of ranks.slice(i + 1)) assert.ok(r.best < low.worst, `${r.name} above ${low.name}`);
-        if (i > 0) assert.ok(ranks[i - 1].ratio >= r.ratio, 'rows in figure order');
+        if (i > 0) assert.ok(ranks[i - 1]!.ratio >= r.ratio, 'rows in figure order');
       });
     }),
     { numRuns: 300 },

@@ -99,7 +99,7 @@ test('graphql-introspection: the schema shape passes; no __schema, no types, or 
   assert.equal(checker.checkResponse(s, {}, res({ data: { __typename: 'Query' } })).level, 'fail');
   assert.equal(checker.checkResponse(s, {}, res({ data: { __schema: { ...schema, types: [] } } })).level, 'fail');
   assert.match(
-    checker.checkResponse(s, {}, res({ data: null, errors: [{ message: 'introspection is disabled' }] })).reasons[0],
+    checker.checkResponse(s, {}, res({ data: null, errors: [{ message: 'introspection is disabled' }] })).reasons[0]!,
     /GraphQL errors in the reply: .*introspection is disabled/,
   );
 });
@@ -123,11 +123,11 @@ test('graphql-node: the id goes in as a variable; a random row per verification;
   assert.ok(picks.size > 10, 'random rows');
   assert.equal(checker.checkResponse(s, first, res({ data: { u: sample[0] } })).level, 'pass');
   assert.match(
-    checker.checkResponse(s, first, res({ data: { u: { ...sample[0], name: 'someone' } } })).reasons[0],
+    checker.checkResponse(s, first, res({ data: { u: { ...sample[0], name: 'someone' } } })).reasons[0]!,
     /data\.u: field name "someone", expected "n0"/,
   );
   assert.match(
-    checker.checkResponse(s, first, res({ data: { u: null } })).reasons[0],
+    checker.checkResponse(s, first, res({ data: { u: null } })).reasons[0]!,
     /data\.u: null, expected \{"id":1/,
   );
   assert.throws(() => loadParams(s, { graphql: rt.graphql }), /needs database\.sampleUsers/);
@@ -146,7 +146,7 @@ test('GraphQL: rows are compared at the manifest path; a wrong row, a missing fi
   assert.equal(ok.level, 'pass', ok.reasons.join());
   const wrongRow = rows.map((r, i) => (i === 3 ? { ...r, name: 'someone else' } : r));
   assert.match(
-    checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: wrongRow } } })).reasons[0],
+    checker.checkResponse(S('graphql-users'), params, res({ data: { allUsers: { nodes: wrongRow } } })).reasons[0]!,
     /data\.allUsers\.nodes: .*expected/,
   );
   const missing = rows.map(({ email: _e, ...r }) => r);
@@ -159,11 +159,11 @@ test('GraphQL: rows are compared at the manifest path; a wrong row, a missing fi
       S('graphql-users'),
       params,
       res({ data: null, errors: [{ message: 'relation "users" does not exist' }] }),
-    ).reasons[0],
+    ).reasons[0]!,
     /GraphQL errors in the reply: .*relation/,
   );
   assert.match(
-    checker.checkResponse(S('graphql-users'), params, res({ data: {} })).reasons[0],
+    checker.checkResponse(S('graphql-users'), params, res({ data: {} })).reasons[0]!,
     /nothing at data\.allUsers\.nodes/,
   );
   assert.equal(checker.checkResponse(S('graphql-ping'), {}, res({ data: { __typename: 'Query' } })).level, 'pass');
@@ -204,7 +204,7 @@ test('status, content-type and framing problems fail or warn', () => {
     res({ message: 'Hello, World!' }, { 'content-type': 'text/html' }),
   );
   assert.equal(wrongType.level, 'fail');
-  assert.match(wrongType.reasons[0], /content-type 'text\/html', expected 'application\/json; charset=utf-8'/);
+  assert.match(wrongType.reasons[0]!, /content-type 'text\/html', expected 'application\/json; charset=utf-8'/);
   const noCharset = checker.checkResponse(
     S('json'),
     {},
@@ -237,9 +237,9 @@ test('wrong bodies fail: hard-coded echo, constant POST echo, null fan-out items
     res({ message: 'aggregated', data: [null, null, null, null, null] }),
   );
   assert.equal(nulls.level, 'fail');
-  assert.match(nulls.reasons[0], /\/data\/0 must be object/);
+  assert.match(nulls.reasons[0]!, /\/data\/0 must be object/);
   const missingField = [1, 2, 3, 4, 5].map(upstreamBody);
-  delete (missingField[2].data as any).value;
+  delete (missingField[2]!.data as any).value;
   assert.equal(
     checker.checkResponse(S('fanout'), {}, res({ message: 'aggregated', data: missingField })).level,
     'fail',

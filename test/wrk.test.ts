@@ -177,11 +177,11 @@ test('sample files: one record per sampled response, absent headers stay absent,
   );
   const got = readSampleFile(file);
   assert.equal(got.length, 2);
-  assert.equal(got[0].contentType, 'application/json; charset=utf-8');
-  assert.equal(got[0].contentLength, String(body.length));
-  assert.equal(got[0].transferEncoding, null);
-  assert.deepEqual(got[0].body, body);
-  assert.deepEqual([got[1].status, got[1].contentType, got[1].transferEncoding], [500, null, 'chunked']);
+  assert.equal(got[0]!.contentType, 'application/json; charset=utf-8');
+  assert.equal(got[0]!.contentLength, String(body.length));
+  assert.equal(got[0]!.transferEncoding, null);
+  assert.deepEqual(got[0]!.body, body);
+  assert.deepEqual([got[1]!.status, got[1]!.contentType, got[1]!.transferEncoding], [500, null, 'chunked']);
 });
 
 test('a wrk window against a real contender: requests, percentiles, an HDR histogram, clean body checks', {

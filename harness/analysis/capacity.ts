@@ -26,10 +26,11 @@ export function averageRanks(xs: number[]): number[] {
   const idx = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
   const out = new Array<number>(xs.length);
   for (let i = 0; i < idx.length; ) {
+    const value = idx[i]?.[0];
     let j = i;
-    while (j + 1 < idx.length && idx[j + 1][0] === idx[i][0]) j++;
+    while (j + 1 < idx.length && idx[j + 1]?.[0] === value) j++;
     const r = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) out[idx[k][1]] = r;
+    for (const [, at] of idx.slice(i, j + 1)) out[at] = r;
     i = j + 1;
   }
   return out;
@@ -50,10 +51,11 @@ export function spearman(a: number[], b: number[]): number | null {
   let sab = 0;
   let saa = 0;
   let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    sab += (ra[i] - m) * (rb[i] - m);
-    saa += (ra[i] - m) ** 2;
-    sbb += (rb[i] - m) ** 2;
+  for (const [i, x] of ra.entries()) {
+    const y = rb[i] ?? m; // same length as ra (checked above)
+    sab += (x - m) * (y - m);
+    saa += (x - m) ** 2;
+    sbb += (y - m) ** 2;
   }
   if (saa === 0 || sbb === 0) return null;
   return Math.max(-1, Math.min(1, sab / Math.sqrt(saa * sbb)));
@@ -126,19 +128,21 @@ export interface RankingComparison {
 export function compareRankings(cells: readonly CellResult[]): RankingComparison {
   const cap = cells.filter((c) => c.capacity);
   const ok = cap.filter((c) => c.capacity?.rps && !cellFailure(c) && c.status === 'ok');
+  const okCaps = ok.flatMap((c) => (c.capacity ? [c.capacity] : []));
   const excluded = cap.filter((c) => !ok.includes(c)).map((c) => c.label);
   const figures = ok.map((c) => cellEstimate(c).figure);
-  const peaks = ok.map((c) => c.capacity!.peakRps.figure);
+  const peaks = okCaps.map((cap) => cap.peakRps.figure);
   const ci = ok.every((c) => cellTrialCount(c) >= MIN_CI_TRIALS && cellEstimate(c).kind === 'ci95');
   const capacityBy: RankingComparison['capacityBy'] = ci ? 'rank' : 'order';
   const capRanks = ci ? rankRows([...ok]) : orderRanks(figures);
   const peakRanks = orderRanks(peaks);
+  // figures, peaks and both rank lists are parallel to `ok` (same length, same order)
   const rows = ok.map((c, i) => ({
     label: c.label,
-    capacity: figures[i],
-    peak: peaks[i],
-    capacityRank: capRanks[i],
-    peakRank: peakRanks[i],
+    capacity: figures[i] ?? Number.NaN,
+    peak: peaks[i] ?? Number.NaN,
+    capacityRank: capRanks[i] ?? Number.NaN,
+    peakRank: peakRanks[i] ?? Number.NaN,
   }));
   const moves = rows
     .filter((r) => r.capacityRank !== r.peakRank)

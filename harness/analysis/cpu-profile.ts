@@ -84,7 +84,7 @@ export function parseCpuProfile(text: string): ProfileResult {
   const r = CpuProfileSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0];
-    return noProfile(`not a V8 CPU profile: ${i.path.join('.') || '(top level)'}: ${i.message}`);
+    return noProfile(`not a V8 CPU profile: ${i?.path.join('.') || '(top level)'}: ${i?.message ?? 'invalid'}`);
   }
   const p = r.data;
   if (p.samples.length !== p.timeDeltas.length) {
@@ -125,18 +125,17 @@ export interface Window {
  */
 export function selfTimes(p: CpuProfile, window?: Window): Map<number, number> {
   const out = new Map<number, number>();
-  const n = p.samples.length;
   let t = p.startTime;
-  const times: number[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    t += Math.max(0, p.timeDeltas[i]);
-    times[i] = t;
-  }
-  for (let i = 0; i < n; i++) {
-    const start = times[i];
-    const end = i + 1 < n ? times[i + 1] : Math.max(start, p.endTime);
+  // samples and timeDeltas have the same length (checked by parseCpuProfile)
+  const times = p.samples.map((_, i) => {
+    t += Math.max(0, p.timeDeltas[i] ?? 0);
+    return t;
+  });
+  for (const [i, node] of p.samples.entries()) {
+    const start = times[i] ?? t;
+    const end = times[i + 1] ?? Math.max(start, p.endTime);
     const d = window ? Math.max(0, Math.min(end, window.toUs) - Math.max(start, window.fromUs)) : end - start;
-    if (d > 0) out.set(p.samples[i], (out.get(p.samples[i]) ?? 0) + d);
+    if (d > 0) out.set(node, (out.get(node) ?? 0) + d);
   }
   return out;
 }
@@ -216,7 +215,7 @@ export function bucketOf(frame: CallFrame, ctx: AttributionContext = {}): { buck
   const parts = file.split(/[\\/]/);
   const nm = parts.lastIndexOf('node_modules');
   if (nm >= 0 && nm + 1 < parts.length) {
-    const first = parts[nm + 1];
+    const first = parts[nm + 1] ?? '';
     const name = first.startsWith('@') && nm + 2 < parts.length ? `${first}/${parts[nm + 2]}` : first;
     return { bucket: name, kind: 'package' };
   }
@@ -294,7 +293,7 @@ function countSamples(p: CpuProfile, window?: Window): number {
   let t = p.startTime;
   let c = 0;
   for (let i = 0; i < p.samples.length; i++) {
-    t += Math.max(0, p.timeDeltas[i]);
+    t += Math.max(0, p.timeDeltas[i] ?? 0);
     if (t >= window.fromUs && t < window.toUs) c++;
   }
   return c;

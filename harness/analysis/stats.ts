@@ -65,7 +65,8 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   if (!s.length) return Number.NaN;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  const hi = s[m] ?? Number.NaN; // m < s.length here
+  return s.length % 2 ? hi : ((s[m - 1] ?? Number.NaN) + hi) / 2;
 }
 
 function mean(xs: number[]): number {
@@ -88,12 +89,13 @@ function logGamma(x: number): number {
   const c = [
     0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
     12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-  ];
+  ] as const;
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const xx = x - 1;
-  let a = c[0];
+  const [c0, ...cs] = c;
+  let a = c0;
   const t = xx + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i] / (xx + i);
+  for (const [k, ck] of cs.entries()) a += ck / (xx + k + 1);
   return 0.5 * Math.log(2 * Math.PI) + (xx + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
@@ -198,7 +200,8 @@ export function geometricEstimate(xs: number[]): Estimate {
   if (!n) return { figure: Number.NaN, interval: null, kind: 'none', n: 0 };
   const m = mean(logs);
   const figure = Math.exp(m);
-  if (n === 1) return { figure: xs[0], interval: null, kind: 'none', n };
+  const [only] = xs;
+  if (n === 1 && only !== undefined) return { figure: only, interval: null, kind: 'none', n };
   if (n < MIN_CI_TRIALS) {
     const lo = Math.min(...xs);
     const hi = Math.max(...xs);
@@ -297,14 +300,17 @@ export function sampleRatio(
   const lb = b.map((x) => Math.log(Math.max(x, 1e-9)));
   if (roundsA && roundsB) {
     const byRound = new Map<number, number>();
-    for (const [i, r] of roundsB.entries()) byRound.set(r, lb[i]);
+    for (const [i, r] of roundsB.entries()) {
+      const v = lb[i];
+      if (v !== undefined) byRound.set(r, v);
+    }
     const diffs: number[] = [];
     const seen = new Set<number>();
     roundsA.forEach((r, i) => {
       const v = byRound.get(r);
       if (v !== undefined && !seen.has(r)) {
         seen.add(r);
-        diffs.push(la[i] - v);
+        diffs.push((la[i] ?? Number.NaN) - v);
       }
     });
     if (diffs.length >= 2) {
@@ -388,14 +394,17 @@ export function roundRatios(a: CellResult, b: CellResult): number[] {
   const sa = cellSamples(a);
   const sb = cellSamples(b);
   const byRound = new Map<number, number>();
-  for (const [i, r] of sb.rounds.entries()) byRound.set(r, sb.rps[i]);
+  for (const [i, r] of sb.rounds.entries()) {
+    const v = sb.rps[i];
+    if (v !== undefined) byRound.set(r, v);
+  }
   const out: [number, number][] = [];
   const seen = new Set<number>();
   sa.rounds.forEach((r, i) => {
     const v = byRound.get(r);
     if (v !== undefined && !seen.has(r)) {
       seen.add(r);
-      out.push([r, Math.max(sa.rps[i], 1e-9) / Math.max(v, 1e-9)]);
+      out.push([r, Math.max(sa.rps[i] ?? Number.NaN, 1e-9) / Math.max(v, 1e-9)]);
     }
   });
   return out.sort((x, y) => x[0] - y[0]).map(([, q]) => q);

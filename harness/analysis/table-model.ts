@@ -339,8 +339,9 @@ export function compare(m: TableModel, a: string, c: string, opts: ModelOptions 
 /** Every pair of rows once, in table order (the higher figure as `a`). */
 export function comparePairs(m: TableModel, opts: ModelOptions = {}): Comparison[] {
   const out: Comparison[] = [];
-  for (let i = 0; i < m.rows.length; i++)
-    for (let j = i + 1; j < m.rows.length; j++) out.push(compare(m, m.rows[i].name, m.rows[j].name, opts));
+  m.rows.forEach((a, i) => {
+    for (const c of m.rows.slice(i + 1)) out.push(compare(m, a.name, c.name, opts));
+  });
   return out;
 }
 
@@ -425,7 +426,8 @@ export function tableMdd(
     .filter((r) => !r.baseline)
     .map((r) => r.n)
     .sort((a, b) => a - b);
-  const n = ns.length % 2 ? ns[ns.length >> 1] : (ns[ns.length / 2 - 1] + ns[ns.length / 2]) / 2;
+  const at = (k: number) => ns[k] ?? Number.NaN; // NaN when no row is outside the baseline
+  const n = ns.length % 2 ? at(ns.length >> 1) : (at(ns.length / 2 - 1) + at(ns.length / 2)) / 2;
   const base = { sigma: m.sigma, df: m.df, nA: n, ...opts };
   return { pair: mdd({ ...base, nC: n }), baseline: mdd(base), n };
 }

@@ -27,6 +27,7 @@ import {
   ratio,
   rankRows,
 } from './stats.ts';
+import { compare, fitTable, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
 
 /** One run as the store reads it: its meta.json and its cell files. */
 export interface RunSnapshot {
@@ -74,8 +75,13 @@ export interface TableRow {
   label: string;
   runId: string;
   status: RowStatus;
-  /** 1 + rows significantly faster; null unless status is 'ranked'. */
+  /** 1 + rows significantly faster (the best rank it can have); null unless status is 'ranked'. */
   rank: number | null;
+  /**
+   * Its rank as a range (ranked rows of a table with a model): best = 1 + rows significantly
+   * faster, worst = N − rows significantly slower (table-model.ts `rankRanges`); null otherwise.
+   */
+  rankRange: { best: number; worst: number } | null;
   /** Geometric mean of the trials (requests completed ÷ window seconds). */
   figure: number;
   /** [low, high] containing `figure`; null when kind is 'none'. */
@@ -129,6 +135,8 @@ export interface SummaryData {
     pm: number | null;
     /** true when the fastest row is NOT significantly faster (the rank test). */
     tied: boolean;
+    /** The model's verdict of fastest vs this row; null without a model (the older per-pair rule). */
+    verdict: Verdict | null;
     rank: number;
   }[];
 }
@@ -150,8 +158,15 @@ export interface RankedTable {
   otherRuns: OtherRunRow[];
   /** null when fewer than 2 rows are ranked. */
   summary: SummaryData | null;
-  /** NOISE_THRESHOLD used for the ranks. */
+  /** NOISE_THRESHOLD used for the ranks (only without a model). */
   noiseThreshold: number;
+  /**
+   * The table's model (analysis/table-model.ts), when ≥ 2 ranked rows and the baseline have
+   * common rounds: σ of the per-round log-ratios to the baseline (pooled), its df, rounds per
+   * row, and the minimum detectable difference (90% power, two-sided 5%) between two rows
+   * (`pair`) and against the baseline; null otherwise (ranks then use the per-pair rule).
+   */
+  model: { sigma: number; df: number; rounds: number; mdd: { pair: number; baseline: number } } | null;
 }
 
 /** Options of buildTables. */
@@ -206,6 +221,7 @@ function makeRow(c: CellResult, baselineCell: CellResult | null, baseline: strin
     runId: c.runId,
     status: failed ? 'failed' : notRanked ? 'not-ranked' : 'ranked',
     rank: null,
+    rankRange: null,
     figure: e.figure,
     interval: e.interval,
     kind: e.kind,
@@ -224,22 +240,48 @@ function makeRow(c: CellResult, baselineCell: CellResult | null, baseline: strin
 }
 
 /** The summary data of ranked rows (already ranked), with the rank test. */
-export function summaryData(rows: TableRow[], threshold = NOISE_THRESHOLD): SummaryData | null {
+export function summaryData(
+  rows: TableRow[],
+  threshold = NOISE_THRESHOLD,
+  model: TableModel | null = null,
+): SummaryData | null {
   const ranked = rows.filter((r) => r.status === 'ranked' && r.rank !== null);
   if (ranked.length < 2) return null;
-  const top = [...ranked].sort((a, b) => a.rank! - b.rank! || b.figure - a.figure)[0];
+  const top = [...ranked].sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0) || b.figure - a.figure)[0];
+  if (!top) return null;
   return {
     fastest: top.label,
     comparisons: ranked
       .filter((r) => r !== top)
       .map((r) => {
+        if (model) {
+          const c = compare(model, top.label, r.label);
+          const q: RatioEstimate = {
+            figure: c.ratio,
+            interval: c.ci,
+            kind: 'ci95',
+            n: Math.min(modelRow(model, top.label), modelRow(model, r.label)),
+            paired: true,
+            df: Number.isFinite(c.df) ? c.df : null,
+            estimator: MODEL_ESTIMATOR,
+          };
+          return {
+            label: r.label,
+            ratio: q,
+            pm: (c.ci[1] - c.ci[0]) / 2,
+            tied: c.verdict !== 'faster',
+            verdict: c.verdict,
+            rank: r.rank ?? 1,
+          };
+        }
         const q = ratio(top.cell, r.cell);
         return {
           label: r.label,
           ratio: q,
           pm: q.interval ? (q.interval[1] - q.interval[0]) / 2 : null,
           tied: !isSignificant(q, threshold),
-          rank: r.rank!,
+          verdict: null,
+          rank: r.rank ?? 1,
         };
       }),
   };
@@ -283,6 +325,78 @@ function otherRunRows(
   );
 }
 
+/** How a model-based ratio was computed, for the reader. */
+const MODEL_ESTIMATOR =
+  'table model: per-round log-ratio to the baseline of the same round, residual variance pooled over the table (analysis/table-model.ts)';
+
+/** Rounds behind a row of the model (0 for the baseline). */
+function modelRow(m: TableModel, name: string): number {
+  return m.rows.find((r) => r.name === name)?.n ?? 0;
+}
+
+/** The per-round log-ratios of `c` to the baseline cell `b`, over their common rounds. */
+function roundLogRatios(c: CellResult, b: CellResult): number[] {
+  const cs = c.stats;
+  const bs = b.stats;
+  if (!cs || !bs) return [];
+  const base = new Map(bs.rounds.map((r, i) => [r, bs.trialRps[i] ?? 0]));
+  const out: number[] = [];
+  cs.rounds.forEach((r, i) => {
+    const x = cs.trialRps[i] ?? 0;
+    const y = base.get(r) ?? 0;
+    if (x > 0 && y > 0) out.push(Math.log(x / y));
+  });
+  return out;
+}
+
+/**
+ * The table's model over its ranked rows: each non-baseline row's per-round log-ratios to the
+ * baseline row (same run, same rounds), σ pooled (table-model.ts `fitTable`). Null when the
+ * baseline is not a ranked row, fewer than 2 rows are ranked, or no row has 2 common rounds.
+ */
+export function tableModel(
+  rankable: TableRow[],
+  baseline: string,
+): { fit: TableModel; summary: NonNullable<RankedTable['model']> } | null {
+  const base = rankable.find((r) => r.label === baseline);
+  if (!base || rankable.length < 2) return null;
+  const rows = rankable
+    .filter((r) => r !== base)
+    .map((r) => ({ name: r.label, d: roundLogRatios(r.cell, base.cell) }))
+    .filter((r) => r.d.length > 0);
+  if (!rows.some((r) => r.d.length >= 2)) return null;
+  const fit = fitTable({ baseline, rows });
+  if (!(fit.df > 0)) return null;
+  const m = tableMdd(fit);
+  return { fit, summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, mdd: { pair: m.pair, baseline: m.baseline } } };
+}
+
+/** Ranks, rank ranges and ratios to the baseline of the ranked rows, from the model. */
+function applyModel(fit: TableModel, rankable: TableRow[]): void {
+  const ranges = new Map(rankRanges(fit).map((r) => [r.name, r]));
+  for (const r of rankable) {
+    const range = ranges.get(r.label);
+    const f = fit.rows.find((x) => x.name === r.label);
+    if (!range || !f) {
+      r.status = 'not-ranked';
+      r.notRanked = { reason: 'few-trials', trials: r.trials, detail: 'no round in common with the baseline' };
+      continue;
+    }
+    r.rank = range.best;
+    r.rankRange = { best: range.best, worst: range.worst };
+    if (!f.baseline)
+      r.vsBaseline = {
+        figure: f.ratio,
+        interval: f.ci,
+        kind: 'ci95',
+        n: f.n,
+        paired: true,
+        df: Number.isFinite(f.df) ? f.df : null,
+        estimator: MODEL_ESTIMATOR,
+      };
+  }
+}
+
 /**
  * Builds every ranked table from the store's snapshot of runs. Each (machine × scenario ×
  * profile × driver × Node major) group is ranked in its latest run (by startedAt) that has cells
@@ -318,22 +432,30 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
   const tables: RankedTable[] = [];
   for (const [id, g] of groups) {
     const ordered = [...g.byRun.values()].sort((a, b) => byTime(a.meta, b.meta));
-    const latest = ordered[ordered.length - 1];
+    const latest = ordered.at(-1);
+    if (!latest) continue; // a group holds at least one run's cells
     const baseline = baselineOf(g.key.scenario, opts.scenarios);
     // One cell per label (a run holds one per label; keep the last written if not).
     const cells = [...new Map(latest.cells.map((c) => [c.label, c])).values()];
     const baseCell = cells.find((c) => c.label === baseline) ?? null;
     const rows = cells.map((c) => makeRow(c, baseCell, baseline));
     const rankable = rows.filter((r) => r.status === 'ranked');
-    const ranks = rankRows(rankable.map((r) => r.cell));
-    rankable.forEach((r, i) => {
-      r.rank = ranks[i];
-    });
+    const model = tableModel(rankable, baseline);
+    if (model) applyModel(model.fit, rankable);
+    else {
+      const ranks = rankRows(rankable.map((r) => r.cell));
+      rankable.forEach((r, i) => {
+        r.rank = ranks[i] ?? null;
+      });
+    }
     const statusOrder: Record<RowStatus, number> = { ranked: 0, 'not-ranked': 1, failed: 2 };
+    // Rows by figure within their status (with a model: by the ratio to the baseline, the
+    // figure the ranks come from), so a row never sits above a row with a higher figure.
+    const key = (r: TableRow) => (model ? (r.vsBaseline?.figure ?? r.figure) : -(r.rank ?? 0));
     rows.sort(
       (a, b) =>
         statusOrder[a.status] - statusOrder[b.status] ||
-        (a.rank ?? 0) - (b.rank ?? 0) ||
+        key(b) - key(a) ||
         b.figure - a.figure ||
         a.label.localeCompare(b.label),
     );
@@ -348,8 +470,9 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
       baselineRow: rows.find((r) => r.isBaseline) ?? null,
       rows,
       otherRuns,
-      summary: summaryData(rows),
+      summary: summaryData(rows, NOISE_THRESHOLD, model?.fit ?? null),
       noiseThreshold: NOISE_THRESHOLD,
+      model: model?.summary ?? null,
     });
   }
   const scenarioOrder = (opts.scenarios ?? []).map((s) => s.name);

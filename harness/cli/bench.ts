@@ -170,8 +170,8 @@ async function benchRun(
       );
   } else {
     const composeOnly = chosen.filter((m) => m.composeOnly);
-    if (names.length && composeOnly.length) {
-      const m = composeOnly[0];
+    const [m] = composeOnly;
+    if (names.length && m) {
       throw new UserError(
         `${m.name} runs only under Docker Compose (no npm distribution). Start it with \`npx just compose-up ${m.name}\`, then bench it with \`npx just bench ${m.name} --url http://127.0.0.1:<port>\` (ports: compose/README.md).`,
       );

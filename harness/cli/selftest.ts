@@ -1,30 +1,37 @@
 /**
- * `just selftest`: a benchmark of the harness itself (not a test), reporting two figures
- * (issue 11, item 7):
+ * `just selftest`: a benchmark of the harness itself (not a test). It certifies what the report
+ * claims about its own resolution (issue "Resolution", item 1), from ONE measured run:
  *
- * - False-change rate: two back-to-back runs (A, B) of the same contenders in the same profile
- *   (default: node-http, express, fastify, hono and the fixture over the simple REST scenarios,
- *   those whose file says `"reference": true`; profile `quick`), then `compare` (report/compare-runs.ts)
- *   → the share of matched cells it calls improved or regressed. Target ≤ 5%.
- * - Detection power: the fixture `selftest-burn` (contenders/_selftest/: node:http that spins the
- *   CPU for BURN_US_<SCENARIO> µs per request) is calibrated from the faster of runs A and B (its
- *   requests/s R per scenario) so that
- *   the burn costs `slowdown` (default 10%) of them: burn = (1/(1 − slowdown) − 1) / R seconds.
- *   A third run (C) measures it with the burn; the share of its cells that `compare` B → C calls
- *   regressed is the power. Target ≥ 90%. B → C's other cells give a second false-change sample.
+ * - The fixture `selftest-burn` (contenders/_selftest/: node:http that spins the CPU for
+ *   BURN_US_<SCENARIO> µs per request) runs as K identical copies (manifest variants `copy-2` …,
+ *   default K = 10) beside slowed copies — 3 with a burn calibrated to cost 10% of its requests/s
+ *   (`slow10-*`), 3 at 5% (`slow5-*`) — and the scenario's baseline (node-http), all in the same
+ *   group and interleaved rounds of the `quick` profile, over the simple REST scenarios.
+ * - The table model (analysis/tables.ts `tableModel`, the report's own ranking rule) then judges
+ *   every pair: K(K−1)/2 null pairs of identical copies per scenario (a verdict 'faster' or
+ *   'slower' is a false difference; target ≤ 5%, its 95% interval's upper end ≤ 8%), and each
+ *   slowed copy against each identical copy (a verdict 'slower' is a detection: the power at 10%
+ *   and at 5%; target ≥ 90% at 10%). Intervals: Clopper–Pearson (exact binomial). The pairs share
+ *   rows, so they are not independent: the interval treats them as if they were and is narrower
+ *   than an interval over independent tables would be — said in the record.
+ * - A pilot run (the fixture and the baseline, 3 rounds) calibrates the burns first: burn =
+ *   (1/(1 − s) − 1) / R seconds for the fixture's requests/s R.
  *
- * Both figures, the run ids and the burns are printed and written to results/selftest/<run C>.json
- * through the store. Exit 0 unless a run fails or is interrupted.
+ * Runs go to `<results>/selftest/runs/` (never shadowing the bake-off's tables); the record, with
+ * the run ids, counts, rates, intervals, the run's median minimum detectable difference and the
+ * wall time, to `<results>/selftest/<run>.json` through the store. Exit 0 unless a run fails.
  */
 import path from 'node:path';
-import { loadManifests } from '../core/manifest.ts';
+import { loadManifests, type Manifest } from '../core/manifest.ts';
+import fQuantile from '@stdlib/stats-base-dists-f-quantile';
+import { buildTables, tableModel } from '../analysis/tables.ts';
+import { compare } from '../analysis/table-model.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { CONTENDERS_DIR } from '../core/paths.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT } from '../core/exit-codes.ts';
 import { readRun, writeSelftest } from '../store/runs.ts';
-import type { CellResult } from '../store/results.ts';
-import { compareRuns } from '../report/compare-runs.ts';
+import type { CellResult, RunMeta } from '../store/results.ts';
 import { bench, type BenchOpts, type Globals } from './bench.ts';
 
 /**
@@ -34,13 +41,12 @@ import { bench, type BenchOpts, type Globals } from './bench.ts';
  */
 export const SELFTEST_FIXTURES = path.join(CONTENDERS_DIR, '_selftest');
 export const SELFTEST_FIXTURE = 'selftest-burn';
-const DEFAULT_CONTENDERS = ['node-http', 'express', 'fastify', 'hono'];
 
 export interface SelftestOpts {
-  contenders?: string[];
   scenario?: string[];
   profile: string;
-  slowdown: string;
+  /** K identical copies of the fixture (default 10: 45 null pairs per scenario). */
+  copies?: string;
   seed?: string;
 }
 
@@ -52,15 +58,15 @@ export function burnMicros(rps: number, slowdown: number): number {
 const figure = (c: CellResult) => c.stats?.rps.figure ?? c.load?.requestsPerSec.mean ?? 0;
 
 /**
- * The self-test's validated inputs: `--slowdown` (a fraction in (0, 0.5)), `--seed` (an integer;
- * random when absent), the fixture's manifest, the contenders (default DEFAULT_CONTENDERS) and the
- * scenarios (default: the contract's simple REST routes, scenario files with `"reference": true`),
- * kept to those the fixture serves. Throws UserError on a bad value or a missing fixture.
+ * The self-test's validated inputs: `--copies` K (2–30), `--seed` (an integer; random when absent),
+ * the fixture's manifest, and the scenarios (default: the contract's simple REST routes, scenario
+ * files with `"reference": true`), kept to those the fixture serves. Throws UserError on a bad
+ * value or a missing fixture.
  */
 function selftestInputs(g: Globals, o: SelftestOpts) {
-  const slowdown = Number(o.slowdown);
-  if (!(slowdown > 0 && slowdown < 0.5))
-    throw new UserError(`--slowdown must be a fraction such as 0.1, got '${o.slowdown}'`);
+  const copies = Number(o.copies ?? 10);
+  if (!Number.isInteger(copies) || copies < 2 || copies > 30)
+    throw new UserError(`--copies must be a whole number from 2 to 30, got '${o.copies}'`);
   const seed = o.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(o.seed);
   if (!Number.isInteger(seed)) throw new UserError(`--seed must be an integer, got '${o.seed}'`);
   const all = loadScenarios(g.scenariosDir);
@@ -69,140 +75,202 @@ function selftestInputs(g: Globals, o: SelftestOpts) {
     all.map((s) => s.name),
   ).find((m) => m.name === SELFTEST_FIXTURE);
   if (!fixture) throw new UserError(`the self-test fixture ${SELFTEST_FIXTURE} is missing from ${SELFTEST_FIXTURES}`);
-  const contenders = o.contenders?.length ? o.contenders : DEFAULT_CONTENDERS;
   const wanted = o.scenario?.length ? o.scenario : all.filter((s) => s.reference).map((s) => s.name);
   const scenarios = wanted.filter((s) => fixture.scenarios.includes(s));
   if (!scenarios.length) throw new UserError(`the fixture supports ${fixture.scenarios.join(', ')} only`);
-  return { slowdown, seed, fixture, contenders, scenarios };
+  return { copies, seed, fixture, scenarios };
+}
+
+/** The burn per request (µs, per scenario) that costs `slowdown` of the fixture's requests/s in `cells`. */
+function calibrateBurns(cells: CellResult[], slowdown: number): Record<string, number> {
+  const burns: Record<string, number> = {};
+  for (const c of cells.filter((x) => x.contender === SELFTEST_FIXTURE && x.variant === null && x.status === 'ok'))
+    burns[c.scenario] = Math.round(burnMicros(figure(c), slowdown) * 100) / 100;
+  return burns;
+}
+
+/** `BURN_US_<SCENARIO>` variables of a burn table. */
+const burnEnv = (burns: Record<string, number>) =>
+  Object.fromEntries(Object.entries(burns).map(([s, us]) => [`BURN_US_${s.toUpperCase()}`, String(us)]));
+
+/** The fixture with K − 1 identical copies and 3 copies slowed by 10% and by 5% (manifest variants). */
+function withCopies(
+  fixture: Manifest,
+  copies: number,
+  b10: Record<string, number>,
+  b5: Record<string, number>,
+): Manifest {
+  const variants: Manifest['variants'] = {};
+  for (let i = 2; i <= copies; i++) variants[`copy-${i}`] = { description: 'an identical copy', env: {} };
+  for (let i = 1; i <= SLOW_COPIES; i++) {
+    variants[`slow10-${i}`] = { description: 'burns 10% of its requests/s', env: burnEnv(b10) };
+    variants[`slow5-${i}`] = { description: 'burns 5% of its requests/s', env: burnEnv(b5) };
+  }
+  return { ...fixture, variants };
+}
+
+const SLOW_COPIES = 3;
+
+/** Counts of one kind of pair: `hits` of `pairs` with its Clopper–Pearson 95% interval. */
+export interface PairShare {
+  pairs: number;
+  hits: number;
+  rate: number | null;
+  ci95: [number, number] | null;
 }
 
 /**
- * The burn per request (µs, per scenario) that costs `slowdown` of the fixture's requests/s,
- * calibrated from the faster of runs A and B per scenario: the least disturbed measurement of the
- * server's capacity (a busy host lowers R, which would make the burn too large).
+ * The Clopper–Pearson (exact) 95% interval of `x` successes in `n` trials, from the F quantile
+ * (Clopper & Pearson 1934; the beta–F relation, e.g. Agresti, "Categorical Data Analysis" §1.4).
  */
-function calibrateBurns(cells: CellResult[], slowdown: number): Record<string, number> {
-  const fastest = new Map<string, number>();
-  for (const c of cells.filter((x) => x.contender === SELFTEST_FIXTURE && x.status === 'ok'))
-    fastest.set(c.scenario, Math.max(fastest.get(c.scenario) ?? 0, figure(c)));
-  const burns: Record<string, number> = {};
-  for (const [scenario, rps] of fastest) burns[scenario] = Math.round(burnMicros(rps, slowdown) * 100) / 100;
-  return burns;
+export function clopperPearson(x: number, n: number, alpha = 0.05): [number, number] {
+  if (!(n > 0) || x < 0 || x > n) throw new UserError(`clopperPearson: need 0 ≤ x ≤ n and n > 0, got ${x} of ${n}`);
+  const lo = x === 0 ? 0 : x / (x + (n - x + 1) * fQuantile(1 - alpha / 2, 2 * (n - x + 1), 2 * x));
+  const f = x === n ? 0 : fQuantile(1 - alpha / 2, 2 * (x + 1), 2 * (n - x));
+  const hi = x === n ? 1 : ((x + 1) * f) / (n - x + (x + 1) * f);
+  return [lo, hi];
+}
+
+const share = (hits: number, pairs: number): PairShare => ({
+  pairs,
+  hits,
+  rate: pairs ? hits / pairs : null,
+  ci95: pairs ? clopperPearson(hits, pairs) : null,
+});
+
+/** The pair verdicts of one run's tables: null pairs (identical copies), and each slowed copy vs each identical copy. */
+export function judgePairs(
+  snapshot: { meta: RunMeta; cells: CellResult[] },
+  scenarios: { name: string; baseline?: string }[],
+): { nulls: PairShare; power10: PairShare; power5: PairShare; mdds: number[] } {
+  let nulls = [0, 0];
+  let p10 = [0, 0];
+  let p5 = [0, 0];
+  const mdds: number[] = [];
+  const isCopy = (l: string) => l === SELFTEST_FIXTURE || l.startsWith(`${SELFTEST_FIXTURE} +copy-`);
+  for (const t of buildTables([snapshot], { scenarios, runId: snapshot.meta.runId })) {
+    const rankable = t.rows.filter((r) => r.status === 'ranked');
+    const m = tableModel(rankable, t.baseline)?.fit;
+    if (!m) continue;
+    if (t.model) mdds.push(t.model.mdd.pair);
+    const labels = m.rows.map((r) => r.name);
+    const copies = labels.filter(isCopy);
+    for (let i = 0; i < copies.length; i++)
+      for (let j = i + 1; j < copies.length; j++) {
+        const v = compare(m, copies[i] ?? '', copies[j] ?? '').verdict;
+        nulls = [(nulls[0] ?? 0) + (v === 'faster' || v === 'slower' ? 1 : 0), (nulls[1] ?? 0) + 1];
+      }
+    for (const slow of labels.filter((l) => l.includes(' +slow')))
+      for (const c of copies) {
+        const hit = compare(m, slow, c).verdict === 'slower' ? 1 : 0;
+        if (slow.includes('+slow10-')) p10 = [(p10[0] ?? 0) + hit, (p10[1] ?? 0) + 1];
+        else p5 = [(p5[0] ?? 0) + hit, (p5[1] ?? 0) + 1];
+      }
+  }
+  return {
+    nulls: share(nulls[0] ?? 0, nulls[1] ?? 0),
+    power10: share(p10[0] ?? 0, p10[1] ?? 0),
+    power5: share(p5[0] ?? 0, p5[1] ?? 0),
+    mdds,
+  };
 }
 
 /** Runs the self-test; returns the exit code. */
 export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal): Promise<number> {
-  const { slowdown, seed, fixture, contenders, scenarios } = selftestInputs(g, o);
+  const { copies, seed, fixture, scenarios } = selftestInputs(g, o);
   const log = (l: string) => process.stderr.write(`selftest: ${l}\n`);
   const t0 = performance.now();
+  const own: Globals = { ...g, resultsDir: path.join(g.resultsDir, 'selftest') };
   const common: BenchOpts = {
     scenario: scenarios,
     profile: o.profile,
     host: '127.0.0.1',
     upstreamDelay: '0',
-    variants: false,
+    variants: true,
     fidelity: false,
   };
-  const names = [...contenders, SELFTEST_FIXTURE];
-  const run = async (label: string, s: number, extra = fixture) => {
-    log(`run ${label} of 3 (${names.join(', ')} × ${scenarios.join(', ')}, profile ${o.profile}, shuffle seed ${s})`);
-    const summary = await bench(g, names, { ...common, seed: String(s) }, ['selftest', `run-${label}`], signal, [
-      extra,
-    ]);
-    return readRun(g.resultsDir, summary.runId, 'run', true);
-  };
-  const a = await run('A', seed);
-  const b = await run('B', seed + 1);
-  const burns = calibrateBurns([...a.cells, ...b.cells], slowdown);
-  log(`burn per request (µs) for a ${slowdown * 100}% cost: ${JSON.stringify(burns)}`);
-  const env = Object.fromEntries(Object.entries(burns).map(([s, us]) => [`BURN_US_${s.toUpperCase()}`, String(us)]));
-  const c = await run('C', seed + 2, { ...fixture, env: { ...fixture.env, ...env } });
-
+  log(`pilot: ${SELFTEST_FIXTURE} and the baseline × ${scenarios.join(', ')}, 3 rounds (calibrates the burns)`);
+  const pilotSummary = await bench(
+    own,
+    [SELFTEST_FIXTURE],
+    { ...common, variants: false, rounds: '3', seed: String(seed) },
+    ['selftest', 'pilot'],
+    signal,
+    [fixture],
+  );
+  if (signal.aborted) return EXIT.interrupted;
+  const pilot = readRun(own.resultsDir, pilotSummary.runId, 'run', true);
+  const b10 = calibrateBurns(pilot.cells, 0.1);
+  const b5 = calibrateBurns(pilot.cells, 0.05);
+  log(`burns per request (µs): 10% ${JSON.stringify(b10)}; 5% ${JSON.stringify(b5)}`);
+  const copied = withCopies(fixture, copies, b10, b5);
+  log(
+    `main run: ${copies} identical copies, ${SLOW_COPIES} at 10% and ${SLOW_COPIES} at 5% × ${scenarios.join(', ')}, profile ${o.profile}`,
+  );
+  const mainSummary = await bench(
+    own,
+    [SELFTEST_FIXTURE],
+    { ...common, seed: String(seed + 1) },
+    ['selftest', 'main'],
+    signal,
+    [copied],
+  );
+  if (signal.aborted) return EXIT.interrupted;
+  const main = readRun(own.resultsDir, mainSummary.runId, 'run', true);
   const scen = loadScenarios(g.scenariosDir).map((x) => ({ name: x.name, baseline: x.baseline }));
-  const ab = compareRuns(a, b, undefined, { scenarios: scen });
-  const bc = compareRuns(b, c, undefined, { scenarios: scen });
-  const changed = ab.changes.filter((x) => x.verdict !== 'no change');
-  // Cells compared by their ratio to the run's baseline (drift cancels) vs the baseline's own
-  // cells, compared by absolute requests/s (host-sensitive: a busier host moves them).
-  const ratioCells = ab.changes.filter((x) => x.basis === 'ratio-to-baseline');
-  const ratioChanged = ratioCells.filter((x) => x.verdict !== 'no change');
-  const others = bc.changes.filter((x) => !x.cellId.startsWith(`${SELFTEST_FIXTURE}__`));
-  const othersChanged = others.filter((x) => x.verdict !== 'no change');
-  const burned = bc.changes.filter((x) => x.cellId.startsWith(`${SELFTEST_FIXTURE}__`));
-  const regressed = burned.filter((x) => x.verdict === 'regressed');
-  const rate = (n: number, d: number) => (d ? n / d : null);
+  const j = judgePairs({ meta: main.meta, cells: main.cells }, scen);
+  const sorted = [...j.mdds].sort((a, b) => a - b);
+  const medianMdd = sorted.length
+    ? ((sorted[(sorted.length - 1) >> 1] ?? 0) + (sorted[sorted.length >> 1] ?? 0)) / 2
+    : null;
   const record = {
     kind: 'bakeoff-selftest',
+    version: 2,
     at: new Date().toISOString(),
+    design:
+      'in-run copies: identical copies and slowed copies of the fixture in one run, judged pair by pair by the table model',
     profile: o.profile,
-    contenders,
     fixture: SELFTEST_FIXTURE,
     scenarios,
     seed,
-    runs: { a: a.meta.runId, b: b.meta.runId, c: c.meta.runId },
-    slowdown,
-    burnUs: burns,
-    falseChange: {
-      compare: `${a.meta.runId} → ${b.meta.runId}`,
-      cells: ab.changes.length,
-      changed: changed.length,
-      rate: rate(changed.length, ab.changes.length),
-      changedCells: changed.map((x) => ({ cellId: x.cellId, change: x.change, verdict: x.verdict, basis: x.basis })),
-      ratioToBaseline: {
-        cells: ratioCells.length,
-        changed: ratioChanged.length,
-        rate: rate(ratioChanged.length, ratioCells.length),
-      },
-      target: 0.05,
-      secondSample: {
-        compare: `${b.meta.runId} → ${c.meta.runId} (cells other than the fixture)`,
-        cells: others.length,
-        changed: othersChanged.length,
-        rate: rate(othersChanged.length, others.length),
-      },
-    },
-    power: {
-      compare: `${b.meta.runId} → ${c.meta.runId} (the fixture's cells)`,
-      cells: burned.length,
-      regressed: regressed.length,
-      rate: rate(regressed.length, burned.length),
-      perCell: burned.map((x) => ({ cellId: x.cellId, change: x.change, verdict: x.verdict })),
-      target: 0.9,
-    },
+    copies,
+    slowCopies: SLOW_COPIES,
+    runs: { pilot: pilot.meta.runId, main: main.meta.runId },
+    burnUs: { slowdown10: b10, slowdown5: b5 },
+    falseDifference: { ...j.nulls, target: 0.05, targetUpper: 0.08 },
+    power10: { ...j.power10, target: 0.9 },
+    power5: j.power5,
+    medianMddPair: medianMdd,
+    mddPerTable: j.mdds,
+    note: 'pairs share rows (each copy is in K − 1 null pairs), so they are not independent; the Clopper–Pearson interval treats them as independent and is narrower than one over independent tables',
     wallMs: performance.now() - t0,
   };
-  const file = writeSelftest(g.resultsDir, c.meta.runId, record);
+  const file = writeSelftest(g.resultsDir, main.meta.runId, record);
   process.stdout.write(summaryText(record, file));
-  return signal.aborted ? EXIT.interrupted : EXIT.ok;
-}
-
-/** A share of cells with its counts; `rate` null when there were no cells. */
-interface Share {
-  rate: number | null;
-  changed: number;
-  cells: number;
+  return EXIT.ok;
 }
 
 /** What the printed summary reads of the self-test's record. */
 interface SelftestRecord {
-  runs: { a: string; b: string; c: string };
-  slowdown: number;
+  runs: { pilot: string; main: string };
   wallMs: number;
-  falseChange: Share & { ratioToBaseline: Share; secondSample: Share };
-  power: { rate: number | null; regressed: number; cells: number };
+  falseDifference: PairShare;
+  power10: PairShare;
+  power5: PairShare;
+  medianMddPair: number | null;
 }
 
 /** The figures printed at the end of a self-test, from its record (the file `writeSelftest` wrote). */
 function summaryText(r: SelftestRecord, file: string): string {
   const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
-  const f = r.falseChange;
+  const iv = (s: PairShare) => (s.ci95 ? ` (95% CI ${pct(s.ci95[0])}–${pct(s.ci95[1])})` : '');
   return [
     '',
-    `false-change rate: ${pct(f.rate)} (${f.changed} of ${f.cells} cells called changed; runs ${r.runs.a} → ${r.runs.b}; target ≤ 5%)`,
-    `  of which cells compared by their ratio to the baseline: ${pct(f.ratioToBaseline.rate)} (${f.ratioToBaseline.changed} of ${f.ratioToBaseline.cells}); the rest are the baseline's own host-sensitive absolute comparisons`,
-    `  second sample:   ${pct(f.secondSample.rate)} (${f.secondSample.changed} of ${f.secondSample.cells} non-fixture cells; ${r.runs.b} → ${r.runs.c})`,
-    `detection power:   ${pct(r.power.rate)} (${r.power.regressed} of ${r.power.cells} ${SELFTEST_FIXTURE} cells called regressed at a ${r.slowdown * 100}% injected cost; ${r.runs.b} → ${r.runs.c}; target ≥ 90%)`,
-    `wall time ${Math.round(r.wallMs / 1000)} s; record: ${file}`,
+    `false-difference rate: ${pct(r.falseDifference.rate)}${iv(r.falseDifference)} — ${r.falseDifference.hits} of ${r.falseDifference.pairs} pairs of identical copies called different (target ≤ 5%, upper end ≤ 8%)`,
+    `power at a 10% slowdown: ${pct(r.power10.rate)}${iv(r.power10)} — ${r.power10.hits} of ${r.power10.pairs} pairs called slower (target ≥ 90%)`,
+    `power at a 5% slowdown:  ${pct(r.power5.rate)}${iv(r.power5)} — ${r.power5.hits} of ${r.power5.pairs} pairs`,
+    `median minimum detectable difference between two rows: ${pct(r.medianMddPair)} (90% power)`,
+    `runs ${r.runs.pilot} (pilot), ${r.runs.main} (main); wall time ${Math.round(r.wallMs / 1000)} s; record: ${file}`,
     '',
   ].join('\n');
 }

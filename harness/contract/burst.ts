@@ -64,7 +64,7 @@ export async function burstCheck(o: BurstOptions): Promise<BurstResult> {
     reasons.set(r, (reasons.get(r) ?? 0) + 1);
   };
   const pick = (i: number) =>
-    o.variants?.length ? o.variants[i % o.variants.length] : { request: o.request, params: o.params };
+    (o.variants?.length ? o.variants[i % o.variants.length] : undefined) ?? { request: o.request, params: o.params };
   const worker = async () => {
     while (next < total && failed < STOP_AFTER && !o.signal?.aborted && performance.now() < deadline) {
       const v = pick(next++);

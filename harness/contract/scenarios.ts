@@ -246,9 +246,10 @@ export function randomParams(s: Scenario, rt: RuntimeValues = {}): ParamValues {
  */
 export function loadVariants(s: Scenario, rt: RuntimeValues = {}): RequestVariant[] | undefined {
   const picked = Object.entries(s.params).filter(([, p]) => isPicked(p));
-  if (picked.length === 0) return undefined;
+  const [first] = picked;
+  if (!first) return undefined;
   const base = loadParams(s, rt);
-  const rows = fromValue(s, picked[0][0], 'database.sampleUsers', rt) as unknown[];
+  const rows = fromValue(s, first[0], 'database.sampleUsers', rt) as unknown[];
   return rows.map((row) => {
     const params: ParamValues = { ...base };
     for (const [k] of picked) params[k] = row;
@@ -263,7 +264,7 @@ export function hasRandomParams(s: Scenario): boolean {
 
 /** The value of `{{name}}` or `{{name.path.to.field}}`. */
 function paramValue(params: ParamValues, ref: string): unknown {
-  const [k, ...rest] = ref.split('.');
+  const [k = '', ...rest] = ref.split('.'); // split always yields at least one part
   let cur: unknown = params[k];
   for (const key of rest) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
   return cur;
@@ -272,7 +273,8 @@ function paramValue(params: ParamValues, ref: string): unknown {
 function substitute(value: unknown, params: ParamValues, encode: (s: string) => string): unknown {
   if (typeof value === 'string') {
     const whole = /^\{\{(\w+(?:\.\w+)*)\}\}$/.exec(value);
-    if (whole) return paramValue(params, whole[1]);
+    const ref = whole?.[1];
+    if (ref !== undefined) return paramValue(params, ref);
     return value.replace(/\{\{(\w+(?:\.\w+)*)\}\}/g, (_, k: string) => encode(String(paramValue(params, k))));
   }
   if (Array.isArray(value)) return value.map((v) => substitute(v, params, encode));

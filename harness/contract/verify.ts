@@ -86,8 +86,8 @@ export class ContractChecker {
     const ct = headerValue(res.headers['content-type']);
     if (!ct) fail(`no content-type header, expected '${s.response.contentType}; charset=utf-8'`);
     else {
-      const [media, ...paramsRaw] = ct.split(';').map((x) => x.trim());
-      const charset = paramsRaw.map((p) => p.split('=')).find(([k]) => k.toLowerCase() === 'charset')?.[1];
+      const [media = '', ...paramsRaw] = ct.split(';').map((x) => x.trim());
+      const charset = paramsRaw.map((p) => p.split('=')).find(([k]) => k?.toLowerCase() === 'charset')?.[1];
       if (media.toLowerCase() !== s.response.contentType)
         fail(`content-type '${ct}', expected '${s.response.contentType}; charset=utf-8'`);
       else if (charset?.replace(/"/g, '').toLowerCase() !== 'utf-8')
@@ -184,7 +184,8 @@ export async function verifyScenario(
   s: Scenario,
   rt: RuntimeValues = {},
 ): Promise<Verdict> {
-  const paramSets: ParamValues[] = [loadParams(s, rt)];
+  const loadSet = loadParams(s, rt);
+  const paramSets: ParamValues[] = [loadSet];
   const picked = Object.values(s.params).some((p) => 'pick' in p);
   if (hasRandomParams(s)) for (let i = 0; i < (picked ? RANDOM_PICKS : 1); i++) paramSets.push(randomParams(s, rt));
   const verdicts: Verdict[] = [];
@@ -202,7 +203,7 @@ export async function verifyScenario(
   }
   if (s.response.body.deterministic && verdicts.every((v) => v.level !== 'fail')) {
     try {
-      const again = await fetchOnce(baseUrl, buildRequest(s, paramSets[0], rt.paths));
+      const again = await fetchOnce(baseUrl, buildRequest(s, loadSet, rt.paths));
       if (again.body.toString() !== bodies[0])
         verdicts.push({
           level: 'fail',

@@ -24,7 +24,7 @@ export function suggest(name: string, valid: readonly string[], max = 3): string
     })
     .filter((x) => x.ok && x.v !== name)
     .sort((a, b) => a.d - b.d || a.i - b.i)
-    .filter((x, _, all) => all[0].d > 0 || x.d === 0)
+    .filter((x, _, all) => (all[0]?.d ?? 0) > 0 || x.d === 0)
     .slice(0, max)
     .map((x) => x.v);
 }

@@ -35,8 +35,11 @@ const HOOKS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'autocanno
 const MAX_SAMPLES = 20_000;
 
 const [configPath, outPath] = process.argv.slice(2);
+if (configPath === undefined || outPath === undefined)
+  throw new Error('usage: autocannon-worker <job.json> <out.json>');
 const job: AutocannonJob = JSON.parse(fs.readFileSync(configPath, 'utf8'));
-const scenario = loadScenarios(job.scenariosDir).find((s) => s.name === job.scenario)!;
+const scenario = loadScenarios(job.scenariosDir).find((s) => s.name === job.scenario);
+if (!scenario) throw new Error(`autocannon-worker: no scenario named ${job.scenario} in ${job.scenariosDir}`);
 const shared = loadSharedSchemas(job.scenariosDir);
 const workers = Math.max(1, Math.min(job.workers ?? 1, job.connections));
 const variants = job.variants && job.variants.length > 1 ? job.variants.map((v) => v.request) : null;
@@ -95,7 +98,7 @@ const instance = autocannon(
     // autocannon's typings lack hook file paths (what worker threads need) and setupRequest's real signature.
     requests: [request as unknown as autocannon.Request],
   },
-  (err: Error | null, result: any) => {
+  (err: Error | null, result: autocannon.Result) => {
     if (err) {
       console.error(err.stack ?? String(err));
       process.exit(1);

@@ -55,7 +55,8 @@ export function checkSamples(
     if (r.transferEncoding !== null) headers['transfer-encoding'] = r.transferEncoding;
     let firstReason: string | undefined;
     let ok = false;
-    for (const p of r.variant !== undefined && params[r.variant] ? [params[r.variant]] : params) {
+    const own = r.variant !== undefined ? params[r.variant] : undefined;
+    for (const p of own ? [own] : params) {
       const v = checker.checkResponse(s, p, { status: r.status, headers, body: r.body });
       if (v.level !== 'fail') {
         ok = true;
@@ -75,7 +76,7 @@ export function checkSamples(
 export function coresOf(cpus: string | null): number {
   if (!cpus) return os.availableParallelism();
   return cpus.split(',').reduce((n, part) => {
-    const [a, b] = part.split('-').map(Number);
+    const [a = Number.NaN, b] = part.split('-').map(Number); // split yields at least one part
     return n + (b === undefined ? 1 : b - a + 1);
   }, 0);
 }

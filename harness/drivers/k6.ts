@@ -145,7 +145,8 @@ export function k6Executor(p: K6Profile, rate: number | null, durationS?: number
       ...base,
       executor: 'ramping-vus',
       startVUs: 0,
-      stages: p.stages!.map((s) => ({ duration: `${s.durationS}s`, target: s.target })),
+      // profiles.ts gives every ramping-vus profile its stages
+      stages: (p.stages ?? []).map((s) => ({ duration: `${s.durationS}s`, target: s.target })),
       gracefulRampDown: `${p.timeoutS}s`,
     };
   }
@@ -165,8 +166,14 @@ export function k6Executor(p: K6Profile, rate: number | null, durationS?: number
   return { ...base, executor: 'constant-vus', vus: p.vus ?? 50, duration: `${durationS ?? p.durationS}s` };
 }
 
+/** The part of k6's handleSummary JSON (k6 v1) that parseK6Summary reads; any field may be missing. */
+export interface K6Summary {
+  metrics?: Record<string, { values?: Record<string, number> } | undefined>;
+  state?: { testRunDurationMs?: number };
+}
+
 /** Parses k6's handleSummary JSON (k6 v1) into a LoadOutput. `firstMismatch` comes from the script's stderr. */
-export function parseK6Summary(summary: any, firstMismatch?: string): LoadOutput {
+export function parseK6Summary(summary: K6Summary, firstMismatch?: string): LoadOutput {
   const m = summary.metrics ?? {};
   const v = (name: string) => m[name]?.values ?? {};
   const count = (name: string) => Number(v(name).count ?? 0);
@@ -216,7 +223,7 @@ export async function runK6Summary(
   signal?: AbortSignal,
   onSpawn?: (pid: number) => void,
   limitS = 900,
-): Promise<{ summary: unknown; firstMismatch?: string }> {
+): Promise<{ summary: K6Summary; firstMismatch?: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-k6-'));
   try {
     const summaryPath = path.join(dir, 'summary.json');

@@ -43,7 +43,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
+import { type Argv, onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { coresOf } from './checks.ts';
 import { cacheBin, versionAtLeast } from './k6.ts';
 import { childCpuMeter, type OpenLoopDriver, type OpenLoopOutput, type OpenLoopStep } from './open-loop-base.ts';
@@ -162,7 +162,7 @@ export function ohaRequestArgs(job: LoadJob, dir: string): { args: string[]; not
   const args = ['-m', first.method];
   for (const [k, v] of Object.entries(first.headers)) args.push('-H', `${k}: ${v}`);
   const sameExcept = (key: 'path' | 'body') =>
-    variants!.every(
+    (variants ?? []).every(
       (r) =>
         r.method === first.method &&
         JSON.stringify(r.headers) === JSON.stringify(first.headers) &&
@@ -201,7 +201,7 @@ export function ohaRequestArgs(job: LoadJob, dir: string): { args: string[]; not
 /** The whole oha command line of a step (without taskset), writing its JSON to `outFile`. */
 export function ohaArgv(bin: string, job: LoadJob, o: OpenLoopStep, dir: string, outFile: string) {
   const req = ohaRequestArgs(job, dir);
-  const argv = [
+  const argv: Argv = [
     bin,
     '-z',
     `${Math.max(1, Math.round(o.durationS * 1000))}ms`,

@@ -32,13 +32,13 @@ export function allowedCores(): number[] {
       .readFileSync('/proc/self/status', 'utf8')
       .split('\n')
       .find((l) => l.startsWith('Cpus_allowed_list:'));
-    if (line) {
-      return line
-        .split(':')[1]
+    const list = line?.split(':')[1];
+    if (list !== undefined) {
+      return list
         .trim()
         .split(',')
         .flatMap((part) => {
-          const [a, b] = part.split('-').map(Number);
+          const [a = Number.NaN, b] = part.split('-').map(Number); // split yields at least one part
           return b === undefined ? [a] : Array.from({ length: b - a + 1 }, (_, i) => a + i);
         });
     }
@@ -57,7 +57,7 @@ export function cpuList(cores: number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < cores.length; ) {
     let j = i;
-    while (j + 1 < cores.length && cores[j + 1] === cores[j] + 1) j++;
+    while (j + 1 < cores.length && cores[j + 1] === (cores[j] ?? Number.NaN) + 1) j++;
     if (j - i >= 2) parts.push(`${cores[i]}-${cores[j]}`);
     else for (let k = i; k <= j; k++) parts.push(String(cores[k]));
     i = j + 1;

@@ -46,9 +46,10 @@ export function withCpuProf(argv: readonly string[], o: CpuProfOptions): string[
   if (!Number.isInteger(interval) || interval <= 0) {
     throw new RangeError(`cpu profile interval must be a positive integer number of µs, got ${interval}`);
   }
-  if (argv.length === 0 || path.basename(argv[0]) !== 'node') return null;
+  const [program] = argv;
+  if (program === undefined || path.basename(program) !== 'node') return null;
   return [
-    argv[0],
+    program,
     '--cpu-prof',
     `--cpu-prof-dir=${path.resolve(o.dir)}`,
     `--cpu-prof-interval=${interval}`,
@@ -88,11 +89,12 @@ export function findCpuProfile(dir: string, pid?: number): FoundProfile {
     })
     .filter((f) => f !== null)
     .sort((a, b) => b.mtime - a.mtime);
-  if (files.length === 0) {
+  const [newest] = files;
+  if (!newest) {
     return {
       ok: false,
       reason: `no profile: no .cpuprofile${pid === undefined ? '' : ` of pid ${pid}`} in ${dir} (Node writes it only on a graceful exit; the process was probably killed, or its event loop was blocked when the stop signal came)`,
     };
   }
-  return { ok: true, file: files[0].file };
+  return { ok: true, file: newest.file };
 }

@@ -129,12 +129,14 @@ export function engineProblem(contenderDir: string, version: string, rootDir = R
     }
   };
   const queue: [string, string][] = Object.keys({ ...own.dependencies }).map((d) => [rel, d]);
-  while (queue.length) {
-    const [from, name] = queue.shift()!;
+  for (;;) {
+    const next = queue.shift();
+    if (!next) break;
+    const [from, name] = next;
     const key = resolve(from, name);
-    if (!key || seen.has(key)) continue;
+    const entry = key === undefined ? undefined : pkgs[key];
+    if (!key || !entry || seen.has(key)) continue;
     seen.add(key);
-    const entry = pkgs[key];
     const p = check(`${name}@${entry.version}`, entry.engines);
     if (p) return p;
     for (const d of Object.keys(entry.dependencies ?? {})) queue.push([key, d]);

@@ -70,7 +70,8 @@ export function describePortHolder(port: number): string | undefined {
     }
     for (const line of text.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols.length > 9 && cols[1].endsWith(`:${hex}`) && cols[3] === '0A') inodes.add(cols[9]);
+      const inode = cols[9];
+      if (inode !== undefined && cols[1]?.endsWith(`:${hex}`) && cols[3] === '0A') inodes.add(inode);
     }
   }
   if (!inodes.size) return undefined;
@@ -83,7 +84,8 @@ export function describePortHolder(port: number): string | undefined {
   for (const pid of pids) {
     for (const target of fdTargets(pid)) {
       const m = /^socket:\[(\d+)\]$/.exec(target);
-      if (m && inodes.has(m[1])) {
+      const inode = m?.[1];
+      if (inode !== undefined && inodes.has(inode)) {
         let cmd = '';
         try {
           cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
@@ -123,9 +125,9 @@ function ipv6(hex: string): string {
   if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 255 && bytes[11] === 255)
     return `::ffff:${bytes.slice(12).join('.')}`;
   const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16));
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
   // Shorten the longest run of zero groups (RFC 5952).
-  let best = [-1, 0];
+  let best: [start: number, length: number] = [-1, 0];
   for (let i = 0; i < 8; ) {
     if (groups[i] !== '0') {
       i++;
@@ -160,9 +162,11 @@ function listeningInodes(): Map<string, { address: string; port: number }> {
     }
     for (const line of text.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols.length <= 9 || cols[3] !== '0A') continue;
-      const [addr, port] = cols[1].split(':');
-      out.set(cols[9], { address: decode(addr), port: Number.parseInt(port, 16) });
+      const local = cols[1];
+      const inode = cols[9];
+      if (cols.length <= 9 || cols[3] !== '0A' || local === undefined || inode === undefined) continue;
+      const [addr = '', port = ''] = local.split(':');
+      out.set(inode, { address: decode(addr), port: Number.parseInt(port, 16) });
     }
   }
   return out;

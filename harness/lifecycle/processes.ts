@@ -391,7 +391,7 @@ export function spawnTracked(cmd: string, args: string[], opts: SpawnOptions = {
   }
   const guard = cmd === 'setpriv' || args.includes('setpriv') ? [] : orphanGuardPrefix();
   const wrap = cgroup ? ['sh', '-c', CGROUP_WRAPPER, 'bench-cgroup', cgroup] : [];
-  const [c, ...a] = [...guard, ...wrap, cmd, ...args];
+  const [c = cmd, ...a] = [...guard, ...wrap, cmd, ...args]; // never empty: `cmd` is in it
   const env = { ...(opts.env ?? process.env), BENCH_PROC_TOKEN: token };
   const child = spawn(c, a, { ...opts, env, detached: true });
   live.add(child);
@@ -548,7 +548,12 @@ export function runTracked(
   });
 }
 
+/** A command line: the program, then its arguments. */
+export type Argv = [command: string, ...args: string[]];
+
 /** Prefixes argv with `taskset -c <cpus>` when `cpus` is set. */
+export function pinnedCommand(cpus: string | null, argv: Argv): Argv;
+export function pinnedCommand(cpus: string | null, argv: string[]): string[];
 export function pinnedCommand(cpus: string | null, argv: string[]): string[] {
   return cpus ? ['taskset', '-c', cpus, ...argv] : argv;
 }

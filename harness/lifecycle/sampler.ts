@@ -123,7 +123,7 @@ export class Sampler {
     };
     const rm = avg(rss);
     const slope = slopeOf(s);
-    const half = s[s.length - 1].t / 2;
+    const half = (s.at(-1)?.t ?? 0) / 2; // s is not empty here
     const secondHalf = s.filter((x) => x.t >= half);
     const cpuAvg = avg(cpu);
     const cpuSeconds = (cpuAvg / 100) * durationS;

@@ -28,7 +28,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Manifest } from '../core/manifest.ts';
 import { UserError } from '../core/errors.ts';
 import { fetchOnce } from '../contract/http.ts';
-import { hasExited, isTracked, pinnedCommand, spawnTracked, stopGroup, trackedProcesses } from './processes.ts';
+import {
+  type Argv,
+  hasExited,
+  isTracked,
+  pinnedCommand,
+  spawnTracked,
+  stopGroup,
+  trackedProcesses,
+} from './processes.ts';
 import { describePortHolder, isPortFree, listeningAddresses, waitPortFree, type Listener } from './ports.ts';
 import { capLog } from './logs.ts';
 
@@ -120,9 +128,14 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   }
   fs.mkdirSync(path.dirname(o.logFile), { recursive: true });
   const fd = fs.openSync(o.logFile, 'a');
-  const argv = m.start.map((a, i) => (i === 0 && a === 'node' ? o.nodePath : a));
+  const [program, ...programArgs] = m.start;
+  if (program === undefined) throw new Error(`${m.name}: contender.json "start" is empty`); // the manifest schema forbids it
+  const argv: Argv = [program === 'node' ? o.nodePath : program, ...programArgs];
   const env: Record<string, string> = {};
-  for (const k of PASS_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  for (const k of PASS_ENV) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
   Object.assign(env, m.env, o.env, {
     NODE_ENV: 'production',
     HOST: o.host,
@@ -168,7 +181,9 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     await sleep(10);
   }
   const startupMs = performance.now() - t0;
-  const offLoopback = offLoopbackListeners(child.pid!);
+  const pid = child.pid;
+  if (pid === undefined) throw new StartError(`${m.name} could not be started (no process id)`, logTail(o.logFile));
+  const offLoopback = offLoopbackListeners(pid);
   if (offLoopback.length) {
     await stopGroup(child, 1000);
     await waitPortFree(o.port, o.host, 2000);
@@ -180,7 +195,7 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   }
   return {
     child,
-    pid: child.pid!,
+    pid,
     port: o.port,
     baseUrl,
     startupMs,

@@ -123,7 +123,10 @@ export function formatComparison(compare: Claim['compare'], v: number): string {
 }
 
 /** The contender of a label ("nestjs-express-axios +interceptor" → "nestjs-express-axios"). */
-const contenderOf = (label: string) => label.split(' +')[0].replace(/ \(external\)$/, '');
+const contenderOf = (label: string) => (label.split(' +')[0] ?? label).replace(/ \(external\)$/, '');
+
+/** The pair in ascending order (kept as given when equal or not comparable, like Array#sort). */
+const ascending = (x: number, y: number): [number, number] => (y < x ? [y, x] : [x, y]);
 
 /** The exact command that measures a claim in a profile. */
 export function measureCommand(claim: Claim, profile: string): string {
@@ -133,8 +136,9 @@ export function measureCommand(claim: Claim, profile: string): string {
 
 /** Accepts the store's snapshot, or a flat list of cells (grouped into runs by runId). */
 function asRuns(input: RunSnapshot[] | CellResult[]): RunSnapshot[] {
-  if (!input.length) return [];
-  if ('meta' in input[0]) return input as RunSnapshot[];
+  const [head] = input;
+  if (!head) return [];
+  if ('meta' in head) return input as RunSnapshot[];
   const by = new Map<string, CellResult[]>();
   for (const c of input as CellResult[]) by.set(c.runId, [...(by.get(c.runId) ?? []), c]);
   return [...by].map(([runId, cells]) => ({
@@ -203,7 +207,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[]): ClaimResult 
   const r = ratio(a, b);
   const ours = claimValue(claim, r.figure);
   const iv = r.interval ?? [r.figure, r.figure];
-  const ends = [claimValue(claim, iv[0]), claimValue(claim, iv[1])].sort((x, y) => x - y);
+  const ends = ascending(claimValue(claim, iv[0]), claimValue(claim, iv[1]));
   const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
   const [lo, hi] = [Math.min(...claim.expected), Math.max(...claim.expected)];
   const noEffect = claimValue(claim, 1);
@@ -220,7 +224,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[]): ClaimResult 
   const down = Boolean(b.resources?.clientBound);
   if (up || down) {
     // The claimed range in requests/s-ratio space, and where it lies from our interval.
-    const rr = [ratioForValue(claim, lo), ratioForValue(claim, hi)].sort((x, y) => x - y);
+    const rr = ascending(ratioForValue(claim, lo), ratioForValue(claim, hi));
     const reachable = (up && rr[1] > iv[0]) || (down && rr[0] < iv[1]);
     const canLeave = (up && Number.isFinite(rr[1])) || (down && rr[0] > 0);
     if ((verdict === 'refuted' || verdict === 'inconclusive') && reachable) verdict = 'inconclusive (client-bound)';

@@ -17,7 +17,7 @@ export function columns(rows: string[][], align: Align[] = [], indent = ''): str
       indent +
       r
         .map((cell, i) => {
-          const pad = ' '.repeat(w[i] - width(cell));
+          const pad = ' '.repeat((w[i] ?? 0) - width(cell)); // w has a width for every column
           return align[i] === 'right' ? pad + cell : cell + pad;
         })
         .join('  ')

@@ -452,7 +452,7 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
     });
   const atLeast = table.rows.filter((r) => r.cell.capacity?.verdict === 'at-least');
   if (atLeast.length) {
-    const drivers = [...new Set(atLeast.map((r) => r.cell.capacity!.driver))].join('/');
+    const drivers = [...new Set(atLeast.flatMap((r) => (r.cell.capacity ? [r.cell.capacity.driver] : [])))].join('/');
     notes.push({
       kind: 'capacity-lower-bound',
       labels: atLeast.map((r) => r.label),

@@ -9,6 +9,7 @@ import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
+import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues, type MeasurementNote, measurementNotes, trialKey, variantOverheads } from './issues.ts';
@@ -52,7 +53,9 @@ export interface ViewOptions {
 
 /** A ratio as "1.24× (95% CI 1.20–1.28)" (two decimals, bounds outward). */
 export function fmtTimes(e: Estimate): string {
-  const b = fmtBounds(e, { step: 0.01 });
+  // A 95% CI that excludes 1 prints with enough digits to show it ("1.003–1.19", never "1.00–1.19").
+  const excludes = e.kind === 'ci95' && e.interval && (e.interval[0] > 1 || e.interval[1] < 1);
+  const b = excludes && e.interval ? formatRatioInterval(e.interval, 'excludes-1') : fmtBounds(e, { step: 0.01 });
   return `${fmtFigure(e, { step: 0.01 })}×${b ? ` (${intervalName(e)} ${b})` : ` (${intervalName(e)})`}`;
 }
 
@@ -157,6 +160,13 @@ function rowView(r: TableRow): RowView {
     runId: r.runId,
     otherRun: false,
     rank: r.rank,
+    rankText: r.rankRange
+      ? r.rankRange.best === r.rankRange.worst
+        ? String(r.rankRange.best)
+        : `${r.rankRange.best}–${r.rankRange.worst}`
+      : r.rank === null
+        ? '–'
+        : String(r.rank),
     status: r.status === 'failed' ? 'failed' : r.status === 'not-ranked' ? 'not ranked' : 'ok',
     cellStatus: c.status,
     notRanked: notRankedText(r),
@@ -189,6 +199,7 @@ function otherRowView(r: OtherRunRow): RowView {
     runId: r.runId,
     otherRun: true,
     rank: null,
+    rankText: '–',
     status: r.failed ? 'failed' : 'other run',
     cellStatus: c.status,
     notRanked: `${r.vsBaseline ? `${fmtFigure(r.vsBaseline, { scale: 100 })}% of ${r.baseline} in run ${r.runId}${r.vsBaseline.interval ? ` (${intervalName(r.vsBaseline)} ${fmtBounds(r.vsBaseline, { scale: 100 })})` : ''}` : `no usable ${r.baseline} cell in run ${r.runId}`}; other run: ratio only, not ranked`,
@@ -219,7 +230,8 @@ function summarySentence(t: RankedTable): string | null {
   // A fastest capacity that is a lower bound (the open-loop driver was the limit) makes its ratios lower bounds too.
   const atLeast = cap && t.rows.some((r) => r.cell.label === s.fastest && r.cell.capacity?.verdict === 'at-least');
   const faster = s.comparisons.filter((c) => !c.tied);
-  const tied = s.comparisons.filter((c) => c.tied);
+  const tied = s.comparisons.filter((c) => c.tied && c.verdict !== 'equal within 5%');
+  const equal = s.comparisons.filter((c) => c.tied && c.verdict === 'equal within 5%');
   const parts: string[] = [];
   if (faster.length)
     parts.push(
@@ -227,9 +239,13 @@ function summarySentence(t: RankedTable): string | null {
         ? `sustained ${atLeast ? 'at least ' : ''}${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} the rate of \`${c.label}\``).join(', ')}`
         : `ran ${faster.map((c) => `${fmtTimes(estimateOf(c.ratio))} as fast as \`${c.label}\``).join(', ')}`,
     );
+  if (equal.length)
+    parts.push(
+      `is equal within 5% to ${equal.map((c) => `\`${c.label}\` (${fmtTimes(estimateOf(c.ratio))})`).join(', ')}`,
+    );
   if (tied.length)
     parts.push(
-      `${cap ? 'does not sustain a significantly higher rate than' : 'is not significantly faster than'} ${tied.map((c) => `\`${c.label}\` (${fmtTimes(estimateOf(c.ratio))})`).join(', ')}`,
+      `${s.comparisons.some((c) => c.verdict) ? 'is not resolved from' : cap ? 'does not sustain a significantly higher rate than' : 'is not significantly faster than'} ${tied.map((c) => `\`${c.label}\` (${fmtTimes(estimateOf(c.ratio))})`).join(', ')}`,
     );
   return `\`${s.fastest}\` ${parts.join('; it ')}.`;
 }
@@ -312,12 +328,24 @@ type RunView = ReportView['runs'][number];
 /** The capacity facts of a table whose cells have `capacity` (its first capacity row's SLO and driver), else null. */
 function tableCapacity(t: RankedTable): TableView['capacity'] {
   const caps = t.rows.map((r) => r.cell.capacity).filter((k) => k !== undefined);
-  if (!caps.length) return null;
+  const [first] = caps;
+  if (!first) return null;
   return {
-    sloP99Ms: caps[0].sloP99Ms,
-    driver: caps[0].driver,
+    sloP99Ms: first.sloP99Ms,
+    driver: first.driver,
     atLeast: caps.some((k) => k.verdict === 'at-least'),
   };
+}
+
+/**
+ * "Resolves 12% between two rows and 8% against `node-http` (90% power; noise σ 0.061 per round,
+ * 5 rounds, df 40)": the table model's minimum detectable differences; null without a model.
+ */
+function resolutionOf(t: RankedTable): string | null {
+  const m = t.model;
+  if (!m) return null;
+  const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+  return `Resolves ${pct(m.mdd.pair)} between two rows and ${pct(m.mdd.baseline)} against \`${t.baseline}\` (90% power, 5% two-sided; noise σ ${m.sigma.toFixed(3)} per round, ${m.rounds} rounds per row, df ${m.df}).`;
 }
 
 function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle: string): TableView {
@@ -333,6 +361,8 @@ function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle
     baseline: t.baseline,
     summary: summarySentence(t),
     margin: marginOf(t),
+    resolution: resolutionOf(t),
+    mddPair: t.model?.mdd.pair ?? null,
     notes: notesOf(t, all),
     variants: variantLines(t),
     rows: [...t.rows.map(rowView), ...t.otherRuns.map(otherRowView)],
@@ -358,7 +388,7 @@ function primaryTables(tables: TableView[]): TableView[] {
     ];
     const prev = best.get(t.scenario);
     const k = prev ? score.findIndex((x, j) => x !== prev.score[j]) : -1;
-    if (!prev || (k >= 0 && score[k] > prev.score[k])) best.set(t.scenario, { t, score });
+    if (!prev || (k >= 0 && (score[k] ?? 0) > (prev.score[k] ?? 0))) best.set(t.scenario, { t, score });
   });
   return tables.filter((t) => best.get(t.scenario)?.t === t);
 }
@@ -387,9 +417,10 @@ function matrixOf(primary: TableView[]): MatrixView {
   const cells: MatrixView['cells'] = {};
   const score = new Map<string, number[]>();
   for (const t of primary) {
-    cells[t.scenario] = {};
+    const row: MatrixView['cells'][string] = {};
+    cells[t.scenario] = row;
     for (const r of t.rows.filter((x) => !x.otherRun)) {
-      cells[t.scenario][r.label] = {
+      row[r.label] = {
         ratio: r.ratio,
         rank: r.rank,
         status: r.failed ? 'failed' : r.rank === null ? 'not ranked' : 'ok',
@@ -456,15 +487,17 @@ function capacityMatrixOf(tables: TableView[], ranked: RankedTable[]): CapacityM
   };
   const score = new Map<string, number[]>();
   for (const t of primary) {
-    const slo = t.capacity!.sloP99Ms;
+    if (!t.capacity) continue; // primary holds capacity tables only
+    const slo = t.capacity.sloP99Ms;
     out.scenarios.push(t.scenario);
     out.tableIds[t.scenario] = t.id;
     out.sloP99Ms[t.scenario] = slo;
     out.baselines[t.scenario] = t.baseline;
-    out.cells[t.scenario] = {};
+    const row: CapacityMatrixView['cells'][string] = {};
+    out.cells[t.scenario] = row;
     for (const r of t.rows.filter((x) => !x.otherRun)) {
       const k = r.capacity;
-      out.cells[t.scenario][r.label] = {
+      row[r.label] = {
         rps: k && r.rps && !r.failed ? r.rps : null,
         verdict: k?.verdict ?? null,
         ratio: r.ratio,
@@ -493,13 +526,13 @@ function nodeMatrixOf(tables: TableView[]): NodeMatrixView[] {
   for (const [key, ts] of groups) {
     const majors = [...new Set(ts.map((t) => t.nodeMajor))].sort((a, b) => a - b);
     if (majors.length < 2) continue;
-    const [profile, driver] = key.split('|');
+    const [profile = '', driver = ''] = key.split('|'); // keys are `${profile}|${driver}`
     const rowKeys = [
       ...new Set(ts.flatMap((t) => t.rows.filter((r) => !r.otherRun).map((r) => `${r.label}|${t.scenario}`))),
     ];
     const rows = rowKeys
       .map((k) => {
-        const [label, scenario] = k.split('|');
+        const [label = '', scenario = ''] = k.split('|'); // keys are `${label}|${scenario}`
         const cols = majors.map((m) => {
           const t = ts.find((x) => x.nodeMajor === m && x.scenario === scenario);
           const r = t?.rows.find((x) => !x.otherRun && x.label === label);
@@ -585,15 +618,24 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
   const ci = rows.filter((r) => r.rps?.kind === 'ci95').length;
   const noisy = rows.filter((r) => r.noisy).length;
   const bound = rows.filter((r) => r.clientBound).length;
+  const mdds = tables
+    .map((t) => t.mddPair)
+    .filter((x): x is number => x !== null && Number.isFinite(x))
+    .sort((a, b) => a - b);
+  const med = mdds.length ? (mdds[(mdds.length - 1) >> 1] ?? 0) / 2 + (mdds[mdds.length >> 1] ?? 0) / 2 : null;
   const parts = [
+    ...(med !== null
+      ? [
+          `median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'})`,
+        ]
+      : []),
     `${lo === hi ? lo : `${lo}–${hi}`} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`,
     `${noisy} noisy`,
     `${bound} client-bound (lower bounds)`,
-    fidelity.length
-      ? fidelity[fidelity.length - 1]
-          .replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
-          .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ')
-      : 'driver fidelity: not measured',
+    fidelity
+      .at(-1)
+      ?.replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
+      .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ') ?? 'driver fidelity: not measured',
   ];
   return `${parts.join(' · ')}.`;
 }
@@ -671,7 +713,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     runs: metas.map((m) => runView(m, snapshot.runs.find((r) => r.meta.runId === m.runId)?.cells.length ?? 0)),
     driverFallback: fallbackOf(tables, metas),
     certainty: certaintyOf(tables, fidelity),
-    rankRule: `Rank = 1 + the number of rows significantly faster (the ratio’s 95% CI lies wholly above 1 and the ratio is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}); equal ranks are ties.`,
+    rankRule: `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model (each row's per-round log-ratio to the baseline of the same round, noise pooled over the table; "significantly" = the ratio's 95% CI excludes 1); "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
     fidelity,
     winners,
     matrix: matrixOf(primary),

@@ -79,8 +79,10 @@ export interface RowView {
   runId: string;
   /** Measured in another run than the table's: shown only as a ratio to that run's own baseline, never ranked. */
   otherRun: boolean;
-  /** 1 + the number of rows significantly faster; null when not ranked. */
+  /** 1 + the number of rows significantly faster (its best possible rank); null when not ranked. */
   rank: number | null;
+  /** The rank as printed: "2", or a range "1–3" (best–worst possible, table-model.ts); "–" when not ranked. */
+  rankText: string;
   /** ok, failed (errors above the threshold), verify-failed, crashed, skipped, … */
   status: string;
   /** The cell's own status as recorded (ok, verify-failed, crashed, skipped, unsupported, …). */
@@ -122,6 +124,13 @@ export interface TableView {
   summary: string | null;
   /** The single fastest row's lead over the next significantly slower row, with its interval; null otherwise. */
   margin: string | null;
+  /**
+   * The table's resolution, one line: its minimum detectable difference (90% power) between two
+   * rows and against the baseline, at its measured noise; null without a model.
+   */
+  resolution: string | null;
+  /** The minimum detectable difference between two rows (0.1 = 10%); null without a model. */
+  mddPair: number | null;
   /** "Measurement notes": client-bound, noisy, few trials (from the analysis' measurementNotes). */
   notes: string[];
   /** Variant overheads against the same contender without the variant, with their interval. */

@@ -18,7 +18,9 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   const failed = list.find((r) => r.status !== 'ok');
   const lost = [...new Set(list.flatMap((r) => r.servicesLost ?? []))];
   const extra = lost.length ? { servicesLost: lost } : {};
-  const { round: _round, capacitySearch: _search, ...last } = list[list.length - 1];
+  const lastTrial = list.at(-1);
+  if (!lastTrial) throw new Error('aggregateTrials: no trials to aggregate');
+  const { round: _round, capacitySearch: _search, ...last } = lastTrial;
   const capacity = summarizeCapacity(list);
   if (capacity) {
     // A capacity cell: the figure is over the searches that found a rate; the latency of the

@@ -18,7 +18,7 @@ import { Sampler } from '../lifecycle/sampler.ts';
 import type { CapacitySearch, CapacityStep, CapacitySummary, CellResult } from '../store/results.ts';
 import { judgeStep, searchCapacity } from './capacity-search.ts';
 import { loadJob } from './jobs.ts';
-import type { Entry, GroupContext, OpenLoopChoice } from './scheduler-types.ts';
+import { type Entry, type GroupContext, liveServer, type OpenLoopChoice } from './scheduler-types.ts';
 import { runWindow, stopSampler } from './window.ts';
 import type { CellSpec } from './plan.ts';
 
@@ -79,7 +79,7 @@ export async function runCapacityRound(
   const p = e.cell.profile;
   const out = await runWindow(e, ctx, p.durationS ?? 1, false);
   if (typeof out === 'string' || ctx.signal.aborted || !out.load) return { out, search: null, error: null };
-  const s = e.server!;
+  const s = liveServer(e);
   const peakRps = out.load.durationS > 0 ? out.load.requests.total / out.load.durationS : out.load.requestsPerSec.mean;
   const slo = sloOf(e.cell);
   const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
@@ -155,7 +155,8 @@ export async function runCapacityRound(
  */
 export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null {
   const searches = trials.map((t) => t.capacitySearch).filter((x): x is CapacitySearch => Boolean(x));
-  if (!searches.length) return null;
+  const [firstSearch] = searches;
+  if (!firstSearch) return null;
   const found = searches.filter((x) => x.rps !== null && (x.verdict === 'met' || x.verdict === 'at-least'));
   const never = searches.filter((x) => x.verdict === 'never').length;
   const est = found.length ? geometricEstimate(found.map((x) => x.rps as number)) : null;
@@ -168,8 +169,8 @@ export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null 
         ? 'never'
         : 'interrupted';
   return {
-    sloP99Ms: searches[0].sloP99Ms,
-    driver: searches[0].driver,
+    sloP99Ms: firstSearch.sloP99Ms,
+    driver: firstSearch.driver,
     verdict,
     rps: est ? { figure: est.figure, interval: est.interval, kind: est.kind } : null,
     peakRps: { figure: peak.figure, interval: peak.interval, kind: peak.kind },

@@ -126,7 +126,9 @@ export async function searchCapacity(o: {
   // 3. Bisect (geometric midpoint) between the pass and the lowest failure (or the peak).
   for (;;) {
     const top = (hi as CapacityStep | null)?.rate ?? peak;
-    const bottom = (lo as CapacityStep | null)!.rate;
+    const bottomStep = lo as CapacityStep | null; // set: step 1 ended on a pass
+    if (!bottomStep) break;
+    const bottom = bottomStep.rate;
     if (top / bottom <= shape.precision) break;
     const s = await run(Math.sqrt(top * bottom));
     if (!s) break;

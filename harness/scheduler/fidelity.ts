@@ -42,13 +42,14 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 export function describeFidelity(f: DriverFidelity): string {
   const where = `\`${f.cell.label}\` · ${f.cell.scenario} (${f.cell.profile}, ${f.connections} connections, ${f.threads} client thread${f.threads === 1 ? '' : 's'})`;
   if (f.status !== 'ok') return `driver fidelity not measured on ${where}: ${f.reason}`;
-  const ref = f.drivers.find((d) => d.driver === f.reference)!;
+  const ref = f.drivers.find((d) => d.driver === f.reference);
+  if (!ref) return `driver fidelity on ${where}: no ${f.reference} runs recorded`;
   const parts = f.drivers
     .filter((d) => d.driver !== f.reference)
-    .map(
-      (d) =>
-        `${d.driver} ${Math.floor(d.fidelity! * 100)}% (${fmt(median(d.rps))} req/s)${d.fidelity! < FIDELITY_TARGET ? ' — the bottleneck at this load' : ''}`,
-    );
+    .map((d) => {
+      const fidelity = d.fidelity ?? Number.NaN; // set on every driver when status is ok
+      return `${d.driver} ${Math.floor(fidelity * 100)}% (${fmt(median(d.rps))} req/s)${fidelity < FIDELITY_TARGET ? ' — the bottleneck at this load' : ''}`;
+    });
   return `driver fidelity on ${where}, share of ${ref.driver} ${ref.version ?? ''}'s ${fmt(median(ref.rps))} req/s: ${parts.join('; ')} (medians of ${ref.rps.length} × ${f.runS} s, ABBA order)`;
 }
 
@@ -159,21 +160,22 @@ export async function measureFidelity(o: {
       });
       const rps = out.durationS > 0 ? out.requests.total / out.durationS : 0;
       rec.runs.push({ driver: name, rps, errors: out.errors + out.timeouts + out.non2xx });
-      rec.drivers.find((d) => d.driver === name)!.rps.push(rps);
+      rec.drivers.find((d) => d.driver === name)?.rps.push(rps); // rec.drivers has one entry per name of `order`
     }
     const errors = rec.runs.reduce((s, r) => s + r.errors, 0);
     if (errors > 0)
       throw new Error(
         `${errors} errors/timeouts/non-2xx during the fidelity runs (${rec.runs.map((r) => `${r.driver} ${r.errors}`).join(', ')})`,
       );
-    const ref = median(rec.drivers.find((d) => d.driver === 'wrk')!.rps);
+    const wrkRuns = rec.drivers.find((d) => d.driver === 'wrk');
+    const ref = wrkRuns ? median(wrkRuns.rps) : Number.NaN;
     if (!(ref > 0)) throw new Error('wrk measured 0 requests/s');
     for (const d of rec.drivers) d.fidelity = median(d.rps) / ref;
     rec.status = 'ok';
   } catch (e) {
     if (o.signal.aborted) throw e;
     rec.status = 'error';
-    rec.reason = (e as Error).message.split('\n')[0].slice(0, 300);
+    rec.reason = ((e as Error).message.split('\n')[0] ?? '').slice(0, 300);
   } finally {
     await server?.stop();
   }

@@ -18,7 +18,7 @@ import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
 import { roundOrders } from './rounds.ts';
-import { StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
+import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
 import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
@@ -29,8 +29,9 @@ export function groupPlan(
   rounds: number,
   mode: 'bench' | 'verify',
 ): { ms: number; windows: number } {
-  if (!cells.length) return { ms: 0, windows: 0 };
-  const p = cells[0].profile;
+  const [firstCell] = cells;
+  if (!firstCell) return { ms: 0, windows: 0 };
+  const p = firstCell.profile;
   const setup = cells.length * ESTIMATE.server;
   if (mode === 'verify') return { ms: setup, windows: 0 };
   const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
@@ -217,7 +218,7 @@ async function measureWindow(e: Entry, round: number, ctx: GroupContext, ops: Gr
     ctx.progress.close();
     return false; // an interrupted window is not a trial
   }
-  const died = e.server!.exitInfo();
+  const died = liveServer(e).exitInfo();
   const wide = died ? null : loopbackBreach(e, `round ${round}`);
   const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
   const trial: CellResult =
@@ -303,7 +304,8 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   const entries = makeEntries(cells, ctx, ext);
   const ops = groupOps(entries, ctx, ext);
   const plan = groupPlan(cells, ctx.rounds, ctx.mode);
-  const first = cells[0];
+  const [first] = cells;
+  if (!first) throw new Error('runGroup: a group needs at least one cell');
   ctx.progress.step(
     `${first.scenario.name} · ${first.profile.name} · ${ctx.driverName} · Node ${first.node.major}: ${ctx.mode === 'verify' ? 'starting and verifying' : 'starting, verifying (contract + burst) and warming'} ${cells.length} server(s)`,
   );
@@ -320,7 +322,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
         });
       return entries.map((e) => e.final).filter((c): c is CellResult => c !== null);
     }
-    const p = cells[0].profile;
+    const p = first.profile;
     if (p.warmupS > 0) await warmUp(ctx, ops, p);
     ctx.progress.advance(plan.ms - cells.length * ESTIMATE.server - cells.length * ctx.rounds * windowMs(p));
     const shape = p.driver !== 'k6' ? p.capacity : undefined;

@@ -11,7 +11,11 @@ export function shuffle<T>(xs: readonly T[], rnd: () => number): T[] {
   const a = [...xs];
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
+    // swap a[i] and a[j] (j ≤ i < a.length); slices keep the element type exact
+    const ai = a.slice(i, i + 1);
+    const aj = a.slice(j, j + 1);
+    a.splice(i, 1, ...aj);
+    a.splice(j, 1, ...ai);
   }
   return a;
 }

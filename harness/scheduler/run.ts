@@ -323,7 +323,8 @@ async function closeRun(run: Run, failed: boolean): Promise<void> {
   const { writer } = run;
   const wallMs = performance.now() - run.t0;
   const over = overheadOf(run.results);
-  writer?.updateMeta({ design: { ...writer.meta.design!, wallMs, ...(over ? { overheadMs: over } : {}) } });
+  const design = writer?.meta.design; // written when the run started
+  if (design) writer?.updateMeta({ design: { ...design, wallMs, ...(over ? { overheadMs: over } : {}) } });
   writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
 }
 
@@ -370,5 +371,7 @@ function overheadOf(cells: CellResult[]): { median: number; max: number; cells: 
     .map((r) => r.overheadMs?.total)
     .filter((x): x is number => x !== undefined)
     .sort((a, b) => a - b);
-  return xs.length ? { median: xs[Math.floor(xs.length / 2)], max: xs[xs.length - 1], cells: xs.length } : null;
+  const median = xs[Math.floor(xs.length / 2)];
+  const max = xs.at(-1);
+  return median !== undefined && max !== undefined ? { median, max, cells: xs.length } : null;
 }

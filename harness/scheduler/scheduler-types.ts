@@ -170,6 +170,12 @@ export interface GroupContext {
   log: (line: string) => void;
 }
 
+/** The running server of `e`. Throws Error when it has none (only started entries are measured). */
+export function liveServer(e: Entry): TargetHandle {
+  if (!e.server) throw new Error(`${e.label}: no running server`);
+  return e.server;
+}
+
 /** One cell of a running group: its server, verdict, timings, trials and final result. */
 export interface Entry {
   cell: CellSpec;

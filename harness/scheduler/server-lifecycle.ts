@@ -41,7 +41,7 @@ export function localLifecycle(o: LocalOptions): Lifecycle {
           port: o.port ?? (await freePort(o.host)),
           upstreamUrl: o.services.upstreamUrl() ?? NO_UPSTREAM,
           env: {
-            ...(cell.variant ? m.variants[cell.variant].env : {}),
+            ...(cell.variant ? m.variants[cell.variant]?.env : {}), // cell.variant is a key of m.variants (plan)
             ...(needsDatabase(cell) && db?.url ? { DATABASE_URL: db.url } : {}),
           },
           cpus: o.cpuPlan.server,

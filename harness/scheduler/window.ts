@@ -14,7 +14,7 @@ import { Sampler } from '../lifecycle/sampler.ts';
 import { describeListeners, LOOPBACK_RULE, offLoopbackListeners } from '../lifecycle/server.ts';
 import type { CellResult } from '../store/results.ts';
 import { loadJob, runtimeValues } from './jobs.ts';
-import type { Entry, GroupContext } from './scheduler-types.ts';
+import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
 
 /**
  * A burst request with no answer within max(this, the profile's request timeout) fails the cell
@@ -26,7 +26,7 @@ export const BURST_TIMEOUT_MS = 5000;
 
 /** Contract check and (bench mode) the concurrency burst; sets `e.verification` and `base.startupMs`. */
 export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
-  const s = e.server!;
+  const s = liveServer(e);
   e.base.startupMs = s.startupMs;
   const t0 = performance.now();
   const rt = runtimeValues(e.cell, ctx.db);
@@ -80,7 +80,7 @@ export async function runWindow(
   durationS: number,
   warmup: boolean,
 ): Promise<Partial<CellResult> | string> {
-  const s = e.server!;
+  const s = liveServer(e);
   const p = e.cell.profile;
   const rate = ctx.rate(e.cell);
   const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;

@@ -74,7 +74,7 @@ export async function openDatabase(o: {
   if (o.external && !process.env.DATABASE_URL) {
     const all = seed.generateUsers().map(({ id, name, email }) => ({ id, name, email }));
     const firstUsers = all.slice(0, 10);
-    const sampleUsers = seed.sampleUserIds().map((id) => all[id - 1]);
+    const sampleUsers = seed.sampleUserIds().flatMap((id) => all.slice(id - 1, id)); // ids are 1..USER_COUNT
     o.log(
       'external target: expected graphql-users rows come from the users fixture definition (set DATABASE_URL to read them from the database)',
     );

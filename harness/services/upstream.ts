@@ -30,8 +30,8 @@ export async function startUpstream(opts: { host: string; cpus: string | null; d
   while (Date.now() < end) {
     if (child.exitCode !== null) break;
     try {
-      if ((await fetchOnce(url, { method: 'GET', path: '/data' }, 1000)).status === 200) {
-        return { url, pid: child.pid!, stop: () => stopGroup(child, 1000) };
+      if ((await fetchOnce(url, { method: 'GET', path: '/data' }, 1000)).status === 200 && child.pid !== undefined) {
+        return { url, pid: child.pid, stop: () => stopGroup(child, 1000) };
       }
     } catch {
       /* not yet */

@@ -22,7 +22,7 @@ export interface SeedUser {
   createdAt: string;
 }
 
-const FIRST = [
+const FIRST: readonly [string, ...string[]] = [
   'Ada',
   'Alan',
   'Grace',
@@ -54,7 +54,7 @@ const FIRST = [
   'Shafi',
   'Leslie',
 ];
-const LAST = [
+const LAST: readonly [string, ...string[]] = [
   'Lovelace',
   'Turing',
   'Hopper',
@@ -87,6 +87,11 @@ const LAST = [
   'Lamport',
 ];
 
+/** One name of a non-empty list, drawn with `r` in [0, 1). */
+function pickName(names: readonly [string, ...string[]], r: number): string {
+  return names[Math.floor(r * names.length)] ?? names[0];
+}
+
 /** ASCII-only, lower-case local part of an e-mail address from a name. */
 function slug(s: string): string {
   return s
@@ -106,8 +111,8 @@ export function generateUsers(): SeedUser[] {
   const rand = mulberry32(SEED);
   const users: SeedUser[] = [];
   for (let id = 1; id <= USER_COUNT; id++) {
-    const first = FIRST[Math.floor(rand() * FIRST.length)];
-    const last = LAST[Math.floor(rand() * LAST.length)];
+    const first = pickName(FIRST, rand());
+    const last = pickName(LAST, rand());
     const createdAt = new Date((YEAR_START + Math.floor(rand() * YEAR_SECONDS)) * 1000).toISOString();
     users.push({ id, name: `${first} ${last}`, email: `${slug(first)}.${slug(last)}.${id}@example.com`, createdAt });
   }

@@ -491,7 +491,7 @@ export function readValidated<S extends z.ZodType>(
   const r = schema.safeParse(data);
   if (!r.success) {
     const i = r.error.issues[0];
-    return bad(`incomplete: ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+    return bad(`incomplete: ${i?.path.length ? i.path.join('.') : '(top level)'}: ${i?.message ?? 'invalid'}`);
   }
   return r.data;
 }

@@ -299,7 +299,7 @@ export function reportFiles(resultsDir: string): { markdown: string; html: strin
 /** The newest complete run's id, or null. */
 export function latestCompleteRun(resultsDir: string): string | null {
   const done = listRuns(resultsDir).filter((r) => r.state === 'complete');
-  return done.length ? done[done.length - 1].runId : null;
+  return done.at(-1)?.runId ?? null;
 }
 
 /**

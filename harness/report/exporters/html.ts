@@ -172,7 +172,7 @@ function pageData(v: ReportView, contenders: string[]): PageData {
               .filter((r) => !r.otherRun && r.capacity?.curve.length)
               .map((r) => ({
                 label: r.label,
-                points: r.capacity!.curve.map((p): [number, number, number] => [p.rate, p.p99, p.pass ? 1 : 0]),
+                points: (r.capacity?.curve ?? []).map((p): [number, number, number] => [p.rate, p.p99, p.pass ? 1 : 0]),
               })),
           }
         : null,
@@ -242,7 +242,7 @@ function overviewSection(v: ReportView): string {
 <p class="certainty"><strong>How sure:</strong> ${md(v.certainty)} <span class="sub">${esc(v.rankRule)}</span></p>
 ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driverFallback)}</p>` : ''}
 <div class="overview-grid">
-<div>${oneShape && v.winners.length ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
+<div>${oneShape && v.winners[0] ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
 <div><div class="scroll"><table class="heatmap" aria-label="% of each scenario's baseline"><thead>${head}</thead><tbody>
 ${body}
 </tbody></table></div>
@@ -254,7 +254,7 @@ ${v.capacity ? capacityOverview(v.capacity) : ''}
 
 /** The overview's capacity block: sustainable req/s at p99 ≤ each scenario's SLO (coloured by % of baseline), then the ranking lines. */
 function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
-  const head = `<tr><th class="who">contender</th>${m.scenarios.map((s) => `<th class="num">${esc(s)}<div class="sub">p99 ≤ ${esc(fmtSlo(m.sloP99Ms[s]))} ms</div></th>`).join('')}</tr>`;
+  const head = `<tr><th class="who">contender</th>${m.scenarios.map((s) => `<th class="num">${esc(s)}<div class="sub">p99 ≤ ${esc(fmtSlo(m.sloP99Ms[s] ?? Number.NaN))} ms</div></th>`).join('')}</tr>`;
   const body = m.contenders
     .map((c) => {
       const tds = m.scenarios.map((s) => {
@@ -269,7 +269,7 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
         const iv = fmtBounds(x.rps);
         const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
         const col = x.ratio ? heatColor(x.ratio.figure) : { bg: '#fff', fg: '#1d2430' };
-        const title = `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s])} ms${iv ? ` (${intervalName(x.rps)} ${iv})` : ''}${pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : ''}`;
+        const title = `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms${iv ? ` (${intervalName(x.rps)} ${iv})` : ''}${pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : ''}`;
         return `<td data-label="${esc(c)}" data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
@@ -378,7 +378,7 @@ function boardTable(t: TableView): string {
         r.notRanked && !r.otherRun ? `<span class="sub">${esc(r.notRanked)}</span>` : '',
       ].join(' ');
       const lead = [
-        `<td class="num" data-v="${r.rank ?? ''}">${r.rank ?? '–'}</td>`,
+        `<td class="num" data-v="${r.rank ?? ''}">${esc(r.rankText)}</td>`,
         `<td><span class="swatch" data-label="${esc(r.label)}"></span><code title="${esc(r.displayName)} · run ${esc(r.runId)}">${esc(r.label)}</code>${r.isBaseline ? ' <span class="tag">baseline</span>' : ''}</td>`,
       ];
       if (t.capacity)
@@ -434,6 +434,7 @@ function groupSection(t: TableView): string {
 <h3>${esc(t.scenario)} · ${esc(t.profile)} · ${esc(t.driver)} · Node ${t.nodeMajor}</h3>
 <p class="sub">${esc(t.scenarioTitle)} · run <code>${esc(t.runId)}</code> · ${esc(t.machine)} · baseline <code>${esc(t.baseline)}</code></p>
 ${t.summary ? `<p class="summary">${md(t.summary)}</p>` : ''}
+${t.resolution ? `<p class="resolution">${md(t.resolution)}</p>` : ''}
 ${t.notes.length ? `<div class="notes"><strong>Measurement notes</strong><ul>${t.notes.map((n) => `<li>${md(n)}</li>`).join('')}</ul></div>` : ''}
 ${t.variants.length ? `<div class="notes"><strong>Variant overhead</strong><ul>${t.variants.map((n) => `<li>${md(n)}</li>`).join('')}</ul></div>` : ''}
 ${charts}
@@ -483,7 +484,7 @@ function nodeMatrixSection(v: ReportView): string {
             `<h3>${esc(m.profile)} · ${esc(m.driver)}</h3><div class="scroll"><table class="nodes sortable"><thead><tr>${th('contender')}${th('scenario')}${m.majors.map((x) => th(`Node ${x} (req/s · p99 ms)`, true)).join('')}</tr></thead><tbody>${m.rows
               .map(
                 (r) =>
-                  `<tr data-label="${esc(r.label)}" data-scenario="${esc(r.scenario)}"><td><code>${esc(r.label)}</code></td><td>${esc(r.scenario)}</td>${r.cols.map((c) => `<td class="num" data-v="${esc((c ?? '').split(' ')[0].replace(/,/g, ''))}">${esc(c ?? '–')}</td>`).join('')}</tr>`,
+                  `<tr data-label="${esc(r.label)}" data-scenario="${esc(r.scenario)}"><td><code>${esc(r.label)}</code></td><td>${esc(r.scenario)}</td>${r.cols.map((c) => `<td class="num" data-v="${esc(((c ?? '').split(' ')[0] ?? '').replace(/,/g, ''))}">${esc(c ?? '–')}</td>`).join('')}</tr>`,
               )
               .join('')}</tbody></table></div>`,
         )

@@ -83,7 +83,7 @@ function capacityOverview(m: CapacityMatrixView): string[] {
   const out = [
     '**Sustainable requests/s at p99 ≤ SLO** (open loop; per scenario its SLO; bold = rank 1; in brackets the interval; · % of the scenario’s baseline; ≥ the open-loop driver reached its limit, a lower bound; never = not even the lowest rate held the SLO; † not ranked):',
     '',
-    `| contender | ${m.scenarios.map((s) => `[${s}](#${m.tableIds[s]}) (p99 ≤ ${fmtSlo(m.sloP99Ms[s])} ms)`).join(' | ')} |`,
+    `| contender | ${m.scenarios.map((s) => `[${s}](#${m.tableIds[s]}) (p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms)`).join(' | ')} |`,
     `|---|${m.scenarios.map(() => '---:').join('|')}|`,
   ];
   for (const c of m.contenders)
@@ -110,14 +110,14 @@ function rowLine(r: RowView): string {
   const res = r.resources;
   const rps = r.rps ? `${fmtFigure(r.rps)}` : '–';
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
-  return `| ${r.rank ?? '–'} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
+  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
 }
 
 /** One row of a capacity table: the capacity column set (capacity-text.ts). */
 function capacityRowLine(r: RowView): string {
   const k = r.capacity;
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
-  return `| ${r.rank ?? '–'} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${sustainableText(r.rps, k?.verdict ?? null)} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${k ? fmtFigure(k.peakRps) : '–'} | ${kneeText(k?.knee ?? null)} | ${p99CapText(k?.p99AtCapacityMs ?? null)} | ${k ? stepsText(k) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
+  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${sustainableText(r.rps, k?.verdict ?? null)} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${k ? fmtFigure(k.peakRps) : '–'} | ${kneeText(k?.knee ?? null)} | ${p99CapText(k?.p99AtCapacityMs ?? null)} | ${k ? stepsText(k) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
 }
 
 /** The header lines of a table: the capacity column set when the table's cells have `capacity`. */
@@ -142,6 +142,7 @@ export function tableMarkdown(t: TableView): string[] {
     '',
   ];
   if (t.summary) out.push(t.summary, '');
+  if (t.resolution) out.push(escapeMd(t.resolution), '');
   const shown = tableRows(t);
   if (shown.length) {
     out.push(...tableHead(t));

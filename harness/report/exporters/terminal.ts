@@ -63,7 +63,7 @@ function overview(v: ReportView): string[] {
   out.push(
     ...columns(
       rows,
-      rows[0].map((_, i) => (i === 0 ? 'left' : 'right')),
+      (rows[0] ?? []).map((_, i) => (i === 0 ? 'left' : 'right')),
       '  ',
     ),
   );
@@ -77,7 +77,9 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>): string[] {
   const out = [
     '  Sustainable requests/s at p99 ≤ SLO (open loop; interval in brackets; · % of baseline; * = rank 1; ≥ driver at its limit, a lower bound; † not ranked):',
   ];
-  const rows: string[][] = [['contender', ...m.scenarios.map((s) => `${s} (p99 ≤ ${fmtSlo(m.sloP99Ms[s])} ms)`)]];
+  const rows: string[][] = [
+    ['contender', ...m.scenarios.map((s) => `${s} (p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms)`)],
+  ];
   for (const c of m.contenders)
     rows.push([
       c,
@@ -93,7 +95,7 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>): string[] {
   out.push(
     ...columns(
       rows,
-      rows[0].map((_, i) => (i === 0 ? 'left' : 'right')),
+      (rows[0] ?? []).map((_, i) => (i === 0 ? 'left' : 'right')),
       '  ',
     ),
   );
@@ -120,7 +122,7 @@ function columnSet(t: TableView): { head: string[]; align: Align[]; cells: (r: R
       ],
       align: ['right', 'left', 'right', 'left', 'right', 'right', 'right', 'right', 'left'],
       cells: (r) => [
-        r.rank === null ? '–' : String(r.rank),
+        r.rankText,
         r.label,
         sustainableText(r.rps, r.capacity?.verdict ?? null),
         iv(r),
@@ -135,7 +137,7 @@ function columnSet(t: TableView): { head: string[]; align: Align[]; cells: (r: R
     head: ['#', 'contender', 'requests/s', 'interval', 'p99 ms', 'flags'],
     align: ['right', 'left', 'right', 'left', 'right', 'left'],
     cells: (r) => [
-      String(r.rank),
+      r.rankText,
       r.label,
       r.rps ? fmtFigure(r.rps) : '–',
       iv(r),
@@ -160,6 +162,7 @@ function table(t: TableView): string[] {
     ]);
   out.push(...columns(rows, set.align, '  '));
   if (t.summary) out.push(`  ${plain(t.summary)}`);
+  if (t.resolution) out.push(`  ${plain(t.resolution)}`);
   for (const n of t.notes) out.push(`  note: ${plain(n)}`);
   for (const n of t.variants) out.push(`  variant: ${plain(n)}`);
   out.push('');

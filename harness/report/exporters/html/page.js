@@ -55,7 +55,7 @@
     '#e03131',
   ];
   /** @param {string} label */
-  const color = (label) => PALETTE[Math.max(0, data.contenders.indexOf(label)) % PALETTE.length];
+  const color = (label) => PALETTE[Math.max(0, data.contenders.indexOf(label)) % PALETTE.length] ?? '#1d2430';
   /** @param {number} n */
   const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
   /** @param {number} n */
@@ -139,6 +139,7 @@
         trigger: 'item',
         formatter: (p) => {
           const one = Array.isArray(p) ? p[0] : p;
+          if (!one) return '';
           const r = rows[one.dataIndex ?? 0];
           if (!r) return '';
           if (r.failed) return `<b>${esc(r.label)}</b><br>failed: not ranked`;
@@ -190,17 +191,18 @@
             const lo = api.value(1);
             const hi = api.value(2);
             if (typeof lo !== 'number' || typeof hi !== 'number' || Number.isNaN(lo)) return null;
-            const a = api.coord([lo, api.value(0)]);
-            const b = api.coord([hi, api.value(0)]);
+            // api.coord gives [x, y]
+            const [ax = Number.NaN, ay = Number.NaN] = api.coord([lo, api.value(0)]);
+            const [bx = Number.NaN, by = Number.NaN] = api.coord([hi, api.value(0)]);
             const size = api.size?.([0, 1]);
-            const h = (Array.isArray(size) ? size[1] : 16) * 0.22;
+            const h = ((Array.isArray(size) ? size[1] : 16) ?? 16) * 0.22;
             const style = { stroke: '#1d2430', lineWidth: 1.4 };
             return {
               type: 'group',
               children: [
-                { type: 'line', shape: { x1: a[0], y1: a[1], x2: b[0], y2: b[1] }, style },
-                { type: 'line', shape: { x1: a[0], y1: a[1] - h, x2: a[0], y2: a[1] + h }, style },
-                { type: 'line', shape: { x1: b[0], y1: b[1] - h, x2: b[0], y2: b[1] + h }, style },
+                { type: 'line', shape: { x1: ax, y1: ay, x2: bx, y2: by }, style },
+                { type: 'line', shape: { x1: ax, y1: ay - h, x2: ax, y2: ay + h }, style },
+                { type: 'line', shape: { x1: bx, y1: by - h, x2: bx, y2: by + h }, style },
               ],
             };
           },
@@ -221,6 +223,7 @@
         trigger: 'item',
         formatter: (p) => {
           const one = Array.isArray(p) ? p[0] : p;
+          if (!one) return '';
           const r = withLat[one.dataIndex ?? 0];
           return r ? `<b>${esc(r.label)}</b><br>p50 ${fmtMs(r.p50 ?? 0)} ms<br>p99 ${fmtMs(r.p99 ?? 0)} ms` : '';
         },
@@ -312,9 +315,9 @@
           type: 'bar',
           barMaxWidth: 12,
           itemStyle: { color: '#5d6778' },
-          data: avg.map((v, i) => ({
-            value: clamp(v),
-            itemStyle: { color: color(use[i].label), opacity: dim(use[i]) },
+          data: use.map((r, i) => ({
+            value: clamp(avg[i] ?? null),
+            itemStyle: { color: color(r.label), opacity: dim(r) },
           })),
         },
         {
@@ -322,9 +325,9 @@
           type: 'bar',
           barMaxWidth: 12,
           itemStyle: { color: '#c3c8d0' },
-          data: peak.map((v, i) => ({
-            value: clamp(v),
-            itemStyle: { color: color(use[i].label), opacity: 0.4 * dim(use[i]) },
+          data: use.map((r, i) => ({
+            value: clamp(peak[i] ?? null),
+            itemStyle: { color: color(r.label), opacity: 0.4 * dim(r) },
           })),
         },
       ],
@@ -361,6 +364,7 @@
         trigger: 'item',
         formatter: (p) => {
           const one = Array.isArray(p) ? p[0] : p;
+          if (!one) return '';
           const c = curves[one.seriesIndex ?? -1];
           const pt = c?.points[one.dataIndex ?? 0];
           if (!c || !pt) return '';
@@ -536,8 +540,8 @@
   });
 
   // ---- sortable tables --------------------------------------------------------------------
-  /** @param {HTMLTableCellElement} td */
-  const sortValue = (td) => td.dataset.v ?? td.textContent?.trim() ?? '';
+  /** @param {HTMLTableCellElement | undefined} td */
+  const sortValue = (td) => td?.dataset.v ?? td?.textContent?.trim() ?? '';
   for (const table of all('table.sortable')) {
     const ths = /** @type {HTMLTableCellElement[]} */ (all('thead th', table));
     ths.forEach((th, col) => {
@@ -548,6 +552,7 @@
         for (const other of ths) if (other.hasAttribute('aria-sort')) other.setAttribute('aria-sort', 'none');
         th.setAttribute('aria-sort', dir);
         const body = /** @type {HTMLTableElement} */ (table).tBodies[0];
+        if (!body) return;
         const rows = [...body.rows];
         const numeric = th.classList.contains('num');
         // Empty cells (not measured, failed) stay at the bottom in both directions.

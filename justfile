@@ -50,7 +50,7 @@ baseline +args:
 export *args:
     @exec {{harness}} export "$@"
 
-# The harness's own noise: false-change rate of two back-to-back runs and detection power for a ~10% slowdown (a benchmark, ~15 min).
+# The harness's own resolution: 10 identical copies of a fixture and copies slowed 10% and 5%, in one run, judged pair by pair (false-difference rate, power; a benchmark, ~11 min).
 selftest *args:
     @exec {{harness}} selftest "$@"
 

@@ -18,6 +18,8 @@
  *   from averaged percentiles.
  */
 import * as hdr from 'hdr-histogram-js';
+import stdlibTCdf from '@stdlib/stats-base-dists-t-cdf';
+import stdlibTQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { mulberry32 } from '../core/prng.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
@@ -81,97 +83,22 @@ function variance(xs: number[]): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Student t quantile: the regularized incomplete beta by its continued fraction (Lentz's method,
-// Numerical Recipes §6.4), the t CDF from it, and the quantile by bisection (exact to ~1e-12).
+// Student t: quantile and CDF from @stdlib (stats-base-dists-t-*), not hand-rolled.
 
-function logGamma(x: number): number {
-  // Lanczos approximation (g = 7, n = 9), accurate to ~1e-15 for x > 0.
-  const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-  ] as const;
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const xx = x - 1;
-  const [c0, ...cs] = c;
-  let a = c0;
-  const t = xx + 7.5;
-  for (const [k, ck] of cs.entries()) a += ck / (xx + k + 1);
-  return 0.5 * Math.log(2 * Math.PI) + (xx + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
-function betaContinuedFraction(a: number, b: number, x: number): number {
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - ((a + b) * x) / (a + 1);
-  if (Math.abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 300; m++) {
-    const m2 = 2 * m;
-    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const del = d * c;
-    h *= del;
-    if (Math.abs(del - 1) < 1e-15) break;
-  }
-  return h;
-}
-
-/** The regularized incomplete beta function I_x(a, b), 0 ≤ x ≤ 1. */
-export function incompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const lbt = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x);
-  const bt = Math.exp(lbt);
-  return x < (a + 1) / (a + b + 2)
-    ? (bt * betaContinuedFraction(a, b, x)) / a
-    : 1 - (bt * betaContinuedFraction(b, a, 1 - x)) / b;
-}
-
-/** The CDF of Student's t with `df` (> 0, may be fractional, as Welch's) degrees of freedom. */
+/** The CDF of Student's t with `df` (> 0, may be fractional, as Welch's) degrees of freedom (@stdlib). */
 export function tCdf(t: number, df: number): number {
-  const x = df / (df + t * t);
-  const tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
+  return stdlibTCdf(t, df);
 }
 
 /**
- * The p-quantile of Student's t with `df` degrees of freedom (e.g. tQuantile(0.975, 4) =
- * 2.776445). Throws a RangeError for p outside (0, 1) or df ≤ 0.
+ * The p-quantile of Student's t with `df` degrees of freedom (@stdlib; e.g. tQuantile(0.975, 4)
+ * = 2.776445). Throws a RangeError for p outside (0, 1) or df ≤ 0.
  */
 export function tQuantile(p: number, df: number): number {
   if (!(p > 0 && p < 1)) throw new RangeError(`tQuantile: p must be in (0, 1), got ${p}`);
   if (!(df > 0)) throw new RangeError(`tQuantile: df must be > 0, got ${df}`);
-  if (p === 0.5) return 0;
-  if (p < 0.5) return -tQuantile(1 - p, df);
-  const key = `${p}|${df}`;
-  const hit = T_CACHE.get(key);
-  if (hit !== undefined) return hit;
-  let lo = 0;
-  let hi = 1;
-  while (tCdf(hi, df) < p) hi *= 2;
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1, hi); i++) {
-    const mid = (lo + hi) / 2;
-    if (tCdf(mid, df) < p) lo = mid;
-    else hi = mid;
-  }
-  const q = (lo + hi) / 2;
-  if (T_CACHE.size < 10_000) T_CACHE.set(key, q);
-  return q;
+  return stdlibTQuantile(p, df);
 }
-
-const T_CACHE = new Map<string, number>();
 
 // ---------------------------------------------------------------------------------------------
 // Cells

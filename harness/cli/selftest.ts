@@ -81,11 +81,16 @@ function selftestInputs(g: Globals, o: SelftestOpts) {
   return { copies, seed, fixture, scenarios };
 }
 
-/** The burn per request (µs, per scenario) that costs `slowdown` of the fixture's requests/s in `cells`. */
+/**
+ * The burn per request (µs, per scenario) that costs `slowdown` of the fixture's requests/s in
+ * `cells`, from its fastest round: the least disturbed measurement of its capacity (a busy host
+ * lowers R, which would make the burn, and so the planted slowdown, too large). The main run
+ * measures the slowdown the copies really had (`measuredSlowdown` in the record).
+ */
 function calibrateBurns(cells: CellResult[], slowdown: number): Record<string, number> {
   const burns: Record<string, number> = {};
   for (const c of cells.filter((x) => x.contender === SELFTEST_FIXTURE && x.variant === null && x.status === 'ok'))
-    burns[c.scenario] = Math.round(burnMicros(figure(c), slowdown) * 100) / 100;
+    burns[c.scenario] = Math.round(burnMicros(Math.max(figure(c), ...(c.stats?.trialRps ?? [])), slowdown) * 100) / 100;
   return burns;
 }
 
@@ -142,7 +147,15 @@ const share = (hits: number, pairs: number): PairShare => ({
 export function judgePairs(
   snapshot: { meta: RunMeta; cells: CellResult[] },
   scenarios: { name: string; baseline?: string }[],
-): { nulls: PairShare; power10: PairShare; power5: PairShare; mdds: number[] } {
+): {
+  nulls: PairShare;
+  power10: PairShare;
+  power5: PairShare;
+  mdds: number[];
+  /** The slowdown the slowed copies actually had, as measured in the run (mean over tables; 0.1 = 10%). */
+  measured: { slow10: number | null; slow5: number | null };
+} {
+  const gaps = { slow10: [] as number[], slow5: [] as number[] };
   let nulls = [0, 0];
   let p10 = [0, 0];
   let p5 = [0, 0];
@@ -160,6 +173,15 @@ export function judgePairs(
         const v = compare(m, copies[i] ?? '', copies[j] ?? '').verdict;
         nulls = [(nulls[0] ?? 0) + (v === 'faster' || v === 'slower' ? 1 : 0), (nulls[1] ?? 0) + 1];
       }
+    const meanLog = (pick: (l: string) => boolean) => {
+      const xs = m.rows.filter((r) => pick(r.name)).map((r) => r.logRatio);
+      return xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : null;
+    };
+    const base = meanLog(isCopy);
+    for (const k of ['slow10', 'slow5'] as const) {
+      const slow = meanLog((l) => l.includes(`+${k}-`));
+      if (base !== null && slow !== null) gaps[k].push(1 - Math.exp(slow - base));
+    }
     for (const slow of labels.filter((l) => l.includes(' +slow')))
       for (const c of copies) {
         const hit = compare(m, slow, c).verdict === 'slower' ? 1 : 0;
@@ -172,6 +194,10 @@ export function judgePairs(
     power10: share(p10[0] ?? 0, p10[1] ?? 0),
     power5: share(p5[0] ?? 0, p5[1] ?? 0),
     mdds,
+    measured: {
+      slow10: gaps.slow10.length ? gaps.slow10.reduce((a, x) => a + x, 0) / gaps.slow10.length : null,
+      slow5: gaps.slow5.length ? gaps.slow5.reduce((a, x) => a + x, 0) / gaps.slow5.length : null,
+    },
   };
 }
 
@@ -240,6 +266,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
     falseDifference: { ...j.nulls, target: 0.05, targetUpper: 0.08 },
     power10: { ...j.power10, target: 0.9 },
     power5: j.power5,
+    measuredSlowdown: j.measured,
     medianMddPair: medianMdd,
     mddPerTable: j.mdds,
     note: 'pairs share rows (each copy is in K − 1 null pairs), so they are not independent; the Clopper–Pearson interval treats them as independent and is narrower than one over independent tables',

@@ -1,0 +1,59 @@
+/**
+ * The self-test's judgement (harness/cli/selftest.ts): Clopper–Pearson intervals against known
+ * values, and the pair verdicts of a table of identical and slowed copies built from fixture cells
+ * (the measured runs themselves are a benchmark: `just selftest`, not a test).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mulberry32 } from '../harness/core/prng.ts';
+import { clopperPearson, judgePairs, SELFTEST_FIXTURE } from '../harness/cli/selftest.ts';
+import type { CellResult } from '../harness/store/results.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
+
+const close = (a: number, b: number, tol: number) => Math.abs(a - b) <= tol;
+
+test('Clopper–Pearson: exact binomial intervals match published values; 0 and n are one-sided', () => {
+  // 5 of 100: 1.64%–11.28% (e.g. R's binom.test(5, 100)$conf.int).
+  const [lo, hi] = clopperPearson(5, 100);
+  assert.ok(close(lo, 0.0164, 5e-4) && close(hi, 0.1128, 5e-4), `${lo} ${hi}`);
+  assert.deepEqual(
+    clopperPearson(0, 10).map((x) => Math.round(x * 1e4) / 1e4),
+    [0, 0.3085],
+  );
+  assert.deepEqual(
+    clopperPearson(10, 10).map((x) => Math.round(x * 1e4) / 1e4),
+    [0.6915, 1],
+  );
+  assert.throws(() => clopperPearson(3, 2), /need 0 ≤ x ≤ n/);
+});
+
+test('judgePairs: identical copies are rarely called different; copies 10% slower are called slower', () => {
+  const rand = mulberry32(7);
+  const rounds = 5;
+  // A per-round host factor shared by every row (cancels in the ratios) plus 2% noise per window.
+  const host = Array.from({ length: rounds }, () => 1 + 0.3 * (rand() - 0.5));
+  const row = (label: string, speed: number): CellResult =>
+    makeCell({
+      label,
+      scenario: 'ping',
+      trials: host.map((h) => 50_000 * speed * h * Math.exp(0.02 * (rand() + rand() + rand() - 1.5))),
+    });
+  const cells = [
+    row('node-http', 1),
+    row(SELFTEST_FIXTURE, 0.98),
+    ...Array.from({ length: 5 }, (_, i) => row(`${SELFTEST_FIXTURE} +copy-${i + 2}`, 0.98)),
+    ...Array.from({ length: 3 }, (_, i) => row(`${SELFTEST_FIXTURE} +slow10-${i + 1}`, 0.98 * 0.9)),
+    ...Array.from({ length: 3 }, (_, i) => row(`${SELFTEST_FIXTURE} +slow5-${i + 1}`, 0.98 * 0.95)),
+  ];
+  const meta = makeMeta({ runId: 'st' });
+  const j = judgePairs({ meta, cells: cells.map((c) => ({ ...c, runId: 'st' })) }, [
+    { name: 'ping', baseline: 'node-http' },
+  ]);
+  assert.equal(j.nulls.pairs, 15, '6 copies: 15 null pairs');
+  assert.equal(j.power10.pairs, 18, '3 slowed × 6 copies');
+  assert.equal(j.power5.pairs, 18);
+  assert.ok((j.nulls.rate ?? 1) <= 0.2, `false differences ${j.nulls.hits} of ${j.nulls.pairs}`);
+  assert.ok((j.power10.rate ?? 0) >= 0.8, `power at 10%: ${j.power10.hits} of ${j.power10.pairs}`);
+  assert.ok(j.nulls.ci95 && j.nulls.ci95[0] <= (j.nulls.rate ?? 0) && (j.nulls.rate ?? 0) <= j.nulls.ci95[1]);
+  assert.equal(j.mdds.length, 1);
+});

@@ -30,7 +30,7 @@ bench-all *args:
 capacity *args:
     @exec {{harness}} bench-all --profile capacity "$@"
 
-# Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report: just leaderboard [--run ID]
+# Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report; one run: just leaderboard --run ID [--out DIR] (into results/reports/<run-id>/)
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"
 

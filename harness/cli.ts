@@ -22,11 +22,11 @@ import { loadScenarios } from './contract/scenarios.ts';
 import { DEFAULT_PROFILE, measuredSeconds, PROFILES, type Profile } from './core/profiles.ts';
 import { K6_VERSION } from './drivers/k6.ts';
 import { doctorReport, installTools } from './drivers/tools.ts';
-import { bench, load, verify } from './cli/bench.ts';
+import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
-import { compareRuns } from './report/compare-runs.ts';
+import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
 import { exportCommand, leaderboardCommand } from './cli/report.ts';
 import { renderCompare } from './report/exporters/compare-format.ts';
 import { describePortHolder, isPortFree } from './lifecycle/ports.ts';
@@ -142,7 +142,7 @@ function versionString(): string {
   return `${version} (commit ${commit})`;
 }
 
-function leaderboard(g: Globals, opts: { run?: string }): void {
+function leaderboard(g: Globals, opts: { run?: string; out?: string }): void {
   process.stdout.write(leaderboardCommand(g, opts, (l) => process.stderr.write(`${l}\n`)));
 }
 
@@ -262,7 +262,10 @@ const benchOptions = (c: Command) =>
     .option('--duration <s>', "override the profile's window seconds (one measured trial)")
     .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
     .option('--slo-p99 <ms>', "capacity profile: the p99 objective in ms (default: each scenario's sloP99Ms)")
-    .option('--rate <rps>', "k6-rate: requests/s (default: half the cell's latest autocannon quick requests/s)")
+    .option(
+      '--rate <rps>',
+      "k6-rate profile: the constant arrival rate in requests/s (k6 constant-arrival-rate; default: half the cell's latest quick requests/s)",
+    )
     .option(
       '--rounds <n>',
       "rounds: measured windows per cell (one trial each), interleaved across contenders (default: the profile's; quick: 5)",
@@ -299,10 +302,14 @@ benchOptions(program.command('bench-all').description('verify and measure every 
 program
   .command('leaderboard')
   .description(
-    'write results/LEADERBOARD.md and results/leaderboard.html (overview first: winners, % of baseline, how sure) and print the terminal report',
+    'write results/LEADERBOARD.md and results/leaderboard.html (overview first: winners, % of baseline, how sure) and print the terminal report; with --run, one run into results/reports/<run-id>/ (never over the committed report)',
   )
   .option('--run <id>', 'render one run only (a run id or a unique prefix of one)')
-  .action((opts: { run?: string }) => leaderboard(globals(), opts));
+  .option(
+    '--out <dir>',
+    'with --run: the folder for its LEADERBOARD.md and leaderboard.html (default results/reports/<run-id>/)',
+  )
+  .action((opts: { run?: string; out?: string }) => leaderboard(globals(), opts));
 program
   .command('verify')
   .description('contract check only, no load')
@@ -314,7 +321,7 @@ program
 program
   .command('tools')
   .description(
-    `install or build every optional tool it can: k6 v${K6_VERSION} (Go build into the tool cache), and as root Debian's wrk and chromium; otherwise print the command`,
+    `install or build every optional tool it can: k6 v${K6_VERSION} (Go build into the tool cache), oha (cargo build into the tool cache; the capacity profile's open-loop driver), and as root Debian's wrk and chromium; otherwise print the command`,
   )
   .option('--check', 'only list the tools and what a missing one costs (= doctor)')
   .action((opts: { check?: boolean }) => {
@@ -343,6 +350,7 @@ program
   .option('--fail-on-regression', 'exit 1 when any cell regressed (for CI)')
   .option('--format <format>', 'md or json (schema bakeoff-compare v1)', 'md')
   .option('--out <file>', 'also write the report to a file (in --format)')
+  .option('--verbose', 'list every cell that was not compared (only in one run, or failed in one) by its id')
   .action((runA: string | undefined, runB: string | undefined, opts) => {
     const g = globals();
     const threshold = Number(opts.threshold);
@@ -365,13 +373,16 @@ program
     const cmp = compareRuns(oldRun, newRun, threshold, { scenarios, names: { old: oldName, new: newRef } });
     if (opts.format !== 'md' && opts.format !== 'json')
       throw new UserError(`--format must be md or json, got '${opts.format}'`);
-    const md = renderCompare(cmp, opts.format);
+    // Nothing shared (e.g. two profiles): say why and exit 2, never "0 cells … no change" with exit 0.
+    if (cmp.changes.length === 0) {
+      if (opts.verbose) process.stderr.write(renderCompare(cmp, 'md', { verbose: true }));
+      throw new UserError(
+        `${nothingToCompare(cmp, oldRun, newRun)}${opts.failOnRegression ? ' With --fail-on-regression: nothing was checked, so this is not a pass.' : ''}`,
+      );
+    }
+    const md = renderCompare(cmp, opts.format, { verbose: !!opts.verbose });
     process.stdout.write(md);
     if (opts.out) writeFileAtomic.sync(opts.out, md);
-    if (opts.failOnRegression && cmp.changes.length === 0)
-      throw new UserError(
-        `--fail-on-regression compared 0 cells (${oldName} and ${newRef} share no ok cell): nothing was checked, so this is not a pass`,
-      );
     if (opts.failOnRegression && cmp.counts.regressed > 0) process.exitCode = 1;
   });
 program
@@ -427,7 +438,11 @@ const EXAMPLES: Record<string, string[]> = {
     'npx just bench hasura --url http://127.0.0.1:18090',
   ],
   'bench-all': ['npx just bench-all', 'npx just bench-all --profile pipelined --wait'],
-  leaderboard: ['npx just leaderboard', 'npx just leaderboard --run 2026-01-01T00-00-00Z'],
+  leaderboard: [
+    'npx just leaderboard',
+    'npx just leaderboard --run 2026-01-01T00-00-00Z',
+    'npx just leaderboard --run 2026-01-01T00-00-00Z --out /tmp/one-run',
+  ],
   verify: ['npx just verify', 'npx just verify fastify hono'],
   tools: ['npx just tools'],
   doctor: ['npx just doctor'],
@@ -445,9 +460,36 @@ const EXAMPLES: Record<string, string[]> = {
   list: ['npx just list'],
   new: ['npx just new my-stack'],
 };
+/** The exit codes each command can return (bench, bench-all and selftest: all of EXIT_HELP). */
+const EXIT_HELP_BY_COMMAND: Record<string, string> = {
+  verify: [
+    'Exit codes:',
+    '  0    every contender passed its contract checks',
+    '  1    a verification failed',
+    '  2    usage or bad input (unknown option or name, bad manifest, another run holds the lock, a full or read-only folder)',
+    '  3    a contender failed to build or start, or crashed',
+    '  130  interrupted (Ctrl-C)',
+    '  70   internal error of the harness (a bug; please report it with the printed stack)',
+  ].join('\n'),
+  compare: [
+    'Exit codes:',
+    '  0    compared (also when cells regressed, unless --fail-on-regression)',
+    '  1    --fail-on-regression and a cell regressed',
+    '  2    usage or bad input (unknown run or baseline, an incomplete run, no cell shared by the two runs, a full or read-only folder)',
+    '  70   internal error of the harness (a bug; please report it with the printed stack)',
+  ].join('\n'),
+};
+const SHORT_EXIT_HELP = [
+  'Exit codes:',
+  '  0    ok',
+  '  2    usage or bad input (unknown option or name, a full or read-only folder)',
+  '  70   internal error of the harness (a bug; please report it with the printed stack)',
+].join('\n');
+const exitHelpFor = (name: string) =>
+  EXIT_HELP_BY_COMMAND[name] ?? (['bench', 'bench-all', 'selftest'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
 for (const c of program.commands) {
   const ex = EXAMPLES[c.name()];
-  if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${EXIT_HELP}\n`);
+  if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${exitHelpFor(c.name())}\n`);
 }
 program.addHelpText(
   'after',
@@ -462,6 +504,9 @@ for (const c of program.commands)
 program.hook('preAction', async (_root, cmd) => {
   if (!LOCKED.has(cmd.name())) return;
   const opts = cmd.opts();
+  // Names and options first: a typo is exit 2 with "did you mean" at once, never a wait for the lock.
+  const names = Array.isArray(cmd.processedArgs[0]) ? (cmd.processedArgs[0] as string[]) : [];
+  precheckCommand(globals(), cmd.name(), names, opts);
   // A busy fixed port is bad input: refuse before any run folder exists.
   if (opts.port !== undefined && !opts.url && !(await isPortFree(opts.port, opts.host))) {
     const who = describePortHolder(opts.port);

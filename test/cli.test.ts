@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { FIXTURES, ROOT, readCells, runCli, tmpDir } from './helpers.ts';
 import { supportedMajors } from '../harness/lifecycle/node-runtime.ts';
+import { acquireRunLock } from '../harness/lifecycle/lock.ts';
 
 const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at /, 'no stack trace');
 
@@ -97,6 +98,36 @@ test('unknown contender, scenario and profile: did you mean, and the valid list 
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, message);
     noStack(r.stderr);
+  }
+});
+
+test('names are checked before the machine lock: with a run in progress, a typo says "did you mean" and --wait does not wait', async () => {
+  const file = path.join(tmpDir('lock-names'), 'run.lock');
+  const held = await acquireRunLock({ runId: 'test-holder', file, command: ['bench-all'] });
+  // Safety net only: if the CLI waited for the lock, release it after 60 s so the test ends (and fails below).
+  const safety = setTimeout(() => held.release(), 60_000);
+  try {
+    const cases: [string[], RegExp][] = [
+      [['bench', 'fastfy'], /unknown contender 'fastfy'\. Did you mean 'fastify'\?/],
+      [['bench', 'fastify', '--scenario', 'jsno'], /unknown scenario 'jsno'\. Did you mean 'json'\?/],
+      [['bench-all', '--profile', 'quik'], /unknown profile 'quik'\. Did you mean 'quick'\?/],
+      [['verify', 'nodehttp'], /unknown contender 'nodehttp'\. Did you mean 'node-http'\?/],
+    ];
+    for (const [args, message] of cases)
+      for (const wait of [[], ['--wait']]) {
+        const r = await runCli([...args, ...wait], { BENCH_LOCK_FILE: file });
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.doesNotMatch(r.stderr, /another bake-off run holds this machine|waiting for the run lock/);
+        noStack(r.stderr);
+      }
+    // A valid name still meets the lock.
+    const busy = await runCli(['bench', 'fastify'], { BENCH_LOCK_FILE: file });
+    assert.equal(busy.code, 2, busy.stderr);
+    assert.match(busy.stderr, /another bake-off run holds this machine/);
+  } finally {
+    clearTimeout(safety);
+    held.release();
   }
 });
 

@@ -152,3 +152,36 @@ test('the CLI compares two runs, saves baselines, and fails on a regression when
   assert.equal(saved.length, 1, 'the baseline holds run-1’s cell');
   assert.deepEqual(saved, readRun(results, 'run-1').cells);
 });
+
+test('compare of two runs with no shared group says why (profiles, drivers, Node versions) and exits 2; --verbose lists the cells', async () => {
+  const results = tmpDir('compare-none');
+  const write = (id: string, cells: CellResult[]) => {
+    const { schemaVersion, runId, startedAt, finishedAt, state, harnessPid, ...init } = makeMeta({ runId: id });
+    const w = openRun(results, init, id);
+    for (const c of cells) w.writeCell({ ...c, runId: id });
+    w.finish('complete');
+  };
+  const many = (profile: string, nodeMajor: number) =>
+    Array.from({ length: 40 }, (_, i) =>
+      cell(`c${i}`, rounds(1000), { profile, node: { version: `v${nodeMajor}.0.0`, major: nodeMajor } }),
+    );
+  write('run-quick', many('quick', 24));
+  write('run-smoke', many('smoke', 22));
+  const r = await runCli(['--results-dir', results, 'compare', 'run-quick', 'run-smoke']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, '', 'no "0 cells … no change" report');
+  assert.match(r.stderr, /^error: compared 0 cells: run-quick and run-smoke share no cell measured ok in both/);
+  assert.match(r.stderr, /run-quick has profile quick, driver \w+, Node v24\.\d+\.\d+; run-smoke has profile smoke/);
+  assert.doesNotMatch(r.stderr, /c1__json/, 'no cell ids without --verbose');
+  assert.ok(r.stderr.length < 1000, `short: ${r.stderr.length} characters`);
+  const v = await runCli(['--results-dir', results, 'compare', 'run-quick', 'run-smoke', '--verbose']);
+  assert.equal(v.code, 2);
+  assert.match(v.stderr, /Not compared: c0__json__\w+__quick__node24 \(not in the new run\)/);
+  // A comparison with some unmatched cells: their count by default, their ids with --verbose.
+  write('run-more', [...many('quick', 24), cell('extra', rounds(1000))]);
+  const some = await runCli(['--results-dir', results, 'compare', 'run-quick', 'run-more']);
+  assert.equal(some.code, 0, some.stderr);
+  assert.match(some.stdout, /Not compared: 1 cells \(1 not in the old run\); --verbose lists them\./);
+  const someV = await runCli(['--results-dir', results, 'compare', 'run-quick', 'run-more', '--verbose']);
+  assert.match(someV.stdout, /Not compared: extra__json__\w+__quick__node24 \(not in the old run\)/);
+});

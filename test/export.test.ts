@@ -99,21 +99,37 @@ test('export --format csv and md; --out writes the file', async () => {
   assert.match(fs.readFileSync(out, 'utf8'), /^# Leaderboard[\s\S]*## Overview/);
 });
 
-test('leaderboard --run renders one run into LEADERBOARD.md and leaderboard.html and prints the terminal report', async () => {
+test('leaderboard --run renders one run into results/reports/<id>/, never over the committed LEADERBOARD.md', async () => {
   const dir = resultsDir();
+  const committed = path.join(dir, 'LEADERBOARD.md');
+  fs.writeFileSync(committed, 'committed report\n');
   const r = await cli(dir, 'leaderboard', '--run', NEW);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Overview\n {2}How sure: /);
-  assert.match(r.stdout, /wrote .*LEADERBOARD\.md and .*leaderboard\.html/);
-  const md = fs.readFileSync(path.join(dir, 'LEADERBOARD.md'), 'utf8');
+  const runDir = path.join(dir, 'reports', NEW);
+  assert.ok(
+    r.stdout.includes(`wrote ${path.join(runDir, 'LEADERBOARD.md')} and ${path.join(runDir, 'leaderboard.html')}`),
+  );
+  assert.equal(fs.readFileSync(committed, 'utf8'), 'committed report\n', 'the committed report is untouched');
+  assert.ok(!fs.existsSync(path.join(dir, 'leaderboard.html')), 'no results/leaderboard.html written');
+  const md = fs.readFileSync(path.join(runDir, 'LEADERBOARD.md'), 'utf8');
+  assert.match(md, /^# Leaderboard/);
   assert.doesNotMatch(md, /koa|aaaa/, 'the other run is left out');
-  assert.match(fs.readFileSync(path.join(dir, 'leaderboard.html'), 'utf8'), /^<!doctype html>/);
+  assert.match(fs.readFileSync(path.join(runDir, 'leaderboard.html'), 'utf8'), /^<!doctype html>/);
+  // --out DIR (created) instead of the default folder.
+  const out = path.join(dir, 'elsewhere', 'one');
+  const o = await cli(dir, 'leaderboard', '--run', OLD.slice(0, 10), '--out', out);
+  assert.equal(o.code, 0, o.stderr);
+  assert.match(fs.readFileSync(path.join(out, 'LEADERBOARD.md'), 'utf8'), /koa/);
+  assert.equal(fs.readFileSync(committed, 'utf8'), 'committed report\n');
+  // --out without --run is a usage error; plain leaderboard writes the committed files.
+  const bad = await cli(dir, 'leaderboard', '--out', out);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^error: --out is for a one-run report/);
   const all = await cli(dir, 'leaderboard');
   assert.equal(all.code, 0, all.stderr);
-  assert.match(
-    fs.readFileSync(path.join(dir, 'LEADERBOARD.md'), 'utf8'),
-    /`koa` \(run `2026-11-21T00-00-00Z-aaaa`\): \d+%/,
-  );
+  assert.match(fs.readFileSync(committed, 'utf8'), /`koa` \(run `2026-11-21T00-00-00Z-aaaa`\): \d+%/);
+  assert.ok(fs.existsSync(path.join(dir, 'leaderboard.html')));
 });
 
 test('compare --format json: the comparison as data (schema bakeoff-compare v1)', async () => {

@@ -84,6 +84,43 @@ function seconds(flag: string, v: string | boolean | undefined): number | undefi
 }
 
 /**
+ * The checks of names and options that need no server, run BEFORE the machine lock is taken
+ * (cli.ts preAction), so that `bench fastfy` says "Did you mean 'fastify'" at once instead of
+ * "another run holds this machine" or waiting with --wait. `command` is the CLI command
+ * (bench, bench-all, verify, selftest). Throws the same UserError (exit 2) the command itself
+ * would; with --json it also emits the run-end event first, as bench() does.
+ */
+export function precheckCommand(g: Globals, command: string, names: string[], opts: Partial<BenchOpts>): void {
+  try {
+    if (command === 'verify') {
+      selectContenders(load(g).manifests, names);
+      return;
+    }
+    if (command === 'selftest') {
+      getProfile(opts.profile ?? 'quick');
+      return;
+    }
+    withOverrides(getProfile(opts.profile ?? 'quick'), opts as BenchOpts);
+    const { scenarios, manifests } = load(g);
+    selectContenders(manifests, names);
+    selectScenarios(scenarios, opts.scenario ?? []);
+    if (opts.node) parseMajors(opts.node);
+  } catch (e) {
+    if (e instanceof UserError && opts.json)
+      createProgressSink({ json: true, quiet: opts.quiet }).emit({
+        event: 'run-end',
+        runId: null,
+        exitCode: e.exitCode,
+        interrupted: false,
+        cells: 0,
+        wallMs: 0,
+        error: e.message,
+      });
+    throw e;
+  }
+}
+
+/**
  * `bench <contender…>` / `bench-all`; returns the summary (exit code set on process.exitCode).
  * `sink`: where progress goes (default: from `--quiet`/`--json`, on stderr/stdout).
  */

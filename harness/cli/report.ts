@@ -1,18 +1,18 @@
 /**
- * The report commands of the CLI: `leaderboard [--run ID]` (writes LEADERBOARD.md and
+ * The report commands of the CLI: `leaderboard [--run ID [--out DIR]]` (writes LEADERBOARD.md and
  * leaderboard.html, prints the terminal report) and `export --format json|csv|md|html|terminal
  * [--run ID] [--out FILE]`, both through the exporter registry (report/exporters/exporter-registry.ts)
  * over one snapshot read from the store.
  *
- * Output paths: results/LEADERBOARD.md and results/leaderboard.html, from the store
- * (store/runs.ts `reportFiles`).
+ * Output paths: results/LEADERBOARD.md and results/leaderboard.html, or for one run
+ * results/reports/<run-id>/ (or --out DIR), from the store (store/runs.ts `reportFiles`, `runReportDir`).
  */
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { loadScenarios } from '../contract/scenarios.ts';
-import { asStorageError } from '../core/errors.ts';
+import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
-import { listRuns, readTrials, reportFiles } from '../store/runs.ts';
+import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS } from '../report/exporters/exporter-registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
@@ -50,21 +50,28 @@ function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void)
 }
 
 /**
- * `leaderboard [--run ID]`: writes the Markdown and HTML reports, returns the terminal report.
- * StorageError (exit 2) when the results folder refuses the write.
+ * `leaderboard [--run ID [--out DIR]]`: writes the Markdown and HTML reports, returns the terminal report.
+ * Plain `leaderboard` writes results/LEADERBOARD.md and results/leaderboard.html; with `--run` the
+ * files go to `out` (default results/reports/<run-id>/, created), never over the committed report.
+ * UserError (exit 2) for `--out` without `--run`; StorageError (exit 2) when the folder refuses the write.
  */
-export function leaderboardCommand(g: Dirs, opts: { run?: string }, log: (l: string) => void): string {
+export function leaderboardCommand(g: Dirs, opts: { run?: string; out?: string }, log: (l: string) => void): string {
+  if (opts.out !== undefined && !opts.run)
+    throw new UserError(
+      '--out is for a one-run report (--run ID); plain `leaderboard` writes results/LEADERBOARD.md and results/leaderboard.html',
+    );
   const snapshot = snapshotFor(g, opts.run, log);
   const runId = opts.run ? snapshot.runs[0]?.meta.runId : undefined;
-  const out = reportFiles(g.resultsDir);
+  const dir = runId ? path.resolve(opts.out ?? runReportDir(g.resultsDir, runId)) : g.resultsDir;
+  const out = reportFiles(dir);
   const md = EXPORTERS.md.render(snapshot, { runId });
   const html = EXPORTERS.html.render(snapshot, { runId });
   try {
-    mkdirp(g.resultsDir);
+    mkdirp(dir);
     writeFileAtomic.sync(out.markdown, md);
     writeFileAtomic.sync(out.html, html);
   } catch (e) {
-    throw asStorageError(e, 'results', g.resultsDir) ?? e;
+    throw (runId && opts.out ? asStorageError(e, 'output', dir) : asStorageError(e, 'results', g.resultsDir)) ?? e;
   }
   return `${EXPORTERS.terminal.render(snapshot, { runId })}wrote ${out.markdown} and ${out.html}\n`;
 }

@@ -230,8 +230,43 @@ function geo(xs: number[]): number {
   return xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : Number.NaN;
 }
 
+/**
+ * What a run measured, for the "nothing to compare" message: its profile(s), driver(s) and Node
+ * version(s) from its cells (falling back to meta.json's Node version), e.g.
+ * "profile quick, driver wrk, Node 24.11.0"; "no cells" for an empty run.
+ */
+export function describeRunGroups(run: RunInput): string {
+  const uniq = (xs: string[]) => [...new Set(xs)].sort();
+  const plural = (word: string, xs: string[]) => `${word}${xs.length > 1 ? 's' : ''} ${xs.join(', ')}`;
+  if (!run.cells.length) return 'no cells';
+  const nodes = uniq(run.cells.map((c) => c.node?.version ?? run.meta.node?.version ?? '?'));
+  return [
+    plural('profile', uniq(run.cells.map((c) => c.profile))),
+    plural('driver', uniq(run.cells.map((c) => c.driver))),
+    `Node ${nodes.join(', ')}`,
+  ].join(', ');
+}
+
+/**
+ * The one-line reason two runs gave nothing to compare (no cell measured ok in both), naming each
+ * run's profile(s), driver(s) and Node version(s): `compare` exits 2 with it (cells are compared
+ * only within the same scenario × profile × driver × Node major).
+ */
+export function nothingToCompare(c: Comparison, oldRun: RunInput, newRun: RunInput): string {
+  return (
+    `compared 0 cells: ${c.a} and ${c.b} share no cell measured ok in both. ` +
+    `${c.a} has ${describeRunGroups(oldRun)}; ${c.b} has ${describeRunGroups(newRun)}. ` +
+    'Cells compare only within the same scenario, profile, driver and Node major: compare two runs of the same profile (--verbose lists the unmatched cells).'
+  );
+}
+
+/** Options of renderComparison: `verbose` lists every unmatched cell id (otherwise only their count). */
+export interface RenderCompareOptions {
+  verbose?: boolean;
+}
+
 /** The comparison as Markdown (also printed by `just compare`). */
-export function renderComparison(c: Comparison): string {
+export function renderComparison(c: Comparison, opts: RenderCompareOptions = {}): string {
   const lines = [
     `# ${c.b} vs ${c.a}`,
     '',
@@ -250,7 +285,16 @@ export function renderComparison(c: Comparison): string {
     lines.push(
       `| ${ch.label} | ${ch.scenario} | ${ch.basis === 'absolute' ? 'req/s (host-sensitive)' : `ratio to ${ch.baseline}`} | ${fig(ch, ch.old)} | ${fig(ch, ch.new)} | ${pct(ch.change)}${ch.interval ? ` (${pct(ch.interval[0])} … ${pct(ch.interval[1])}${ch.kind === 'range' ? ', range' : ''})` : ' (no interval)'} | ${ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`} |`,
     );
-  if (c.unmatched.length)
+  if (c.unmatched.length && opts.verbose)
     lines.push('', `Not compared: ${c.unmatched.map((u) => `${u.cellId} (${u.reason})`).join(', ')}`);
+  else if (c.unmatched.length) {
+    const why = new Map<string, number>();
+    for (const u of c.unmatched) {
+      const k = /^not in the (old|new) run$/.test(u.reason) ? u.reason : 'failed in one run';
+      why.set(k, (why.get(k) ?? 0) + 1);
+    }
+    const parts = [...why].map(([k, n]) => `${n} ${k}`).join(', ');
+    lines.push('', `Not compared: ${c.unmatched.length} cells (${parts}); --verbose lists them.`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -296,6 +296,14 @@ export function reportFiles(resultsDir: string): { markdown: string; html: strin
   return { markdown: path.join(resultsDir, 'LEADERBOARD.md'), html: path.join(resultsDir, 'leaderboard.html') };
 }
 
+/**
+ * The default folder of a one-run report (`leaderboard --run ID`): `<resultsDir>/reports/<run-id>/`,
+ * so a one-run report never overwrites the committed `LEADERBOARD.md`. The folder is not created here.
+ */
+export function runReportDir(resultsDir: string, runId: string): string {
+  return path.join(resultsDir, 'reports', runId.replace(/[^\w.-]/g, '_'));
+}
+
 /** The newest complete run's id, or null. */
 export function latestCompleteRun(resultsDir: string): string | null {
   const done = listRuns(resultsDir).filter((r) => r.state === 'complete');

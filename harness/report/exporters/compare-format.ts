@@ -56,7 +56,7 @@ export function comparisonJson(c: Comparison): string {
   )}\n`;
 }
 
-/** The comparison in `format` ('md' or 'json'). */
-export function renderCompare(c: Comparison, format: CompareFormat): string {
-  return format === 'json' ? comparisonJson(c) : renderComparison(c);
+/** The comparison in `format` ('md' or 'json'); `verbose` lists every unmatched cell in md (JSON always has them). */
+export function renderCompare(c: Comparison, format: CompareFormat, opts: { verbose?: boolean } = {}): string {
+  return format === 'json' ? comparisonJson(c) : renderComparison(c, opts);
 }

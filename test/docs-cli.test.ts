@@ -1,0 +1,124 @@
+// Docs and help agree (issue 26): every `npx just` command in README's Commands table is a
+// justfile recipe and, when the recipe calls the harness, a command in `--help`; every option of
+// README's bench options table is in `bench --help` (or the global help); every `export` format
+// in `export --help` is in README; each command's help lists only the exit codes it can return.
+// Real CLI processes (test/helpers.ts runCli); nothing starts a server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, runCli } from './helpers.ts';
+
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const JUSTFILE = fs.readFileSync(path.join(ROOT, 'justfile'), 'utf8');
+
+/** The first cells of README's Commands table (rows starting with `npx just`). */
+function commandRows(): string[] {
+  return README.split('\n')
+    .filter((l) => l.startsWith('| `npx just '))
+    .map((l) => l.split(' | ')[0] ?? '');
+}
+
+/** Recipe name → body lines, from the justfile. */
+function recipes(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let cur: string[] | null = null;
+  for (const line of JUSTFILE.split('\n')) {
+    const m = /^([a-z][\w-]*)(?:\s[^:=]*)?:(?!=)/.exec(line);
+    if (m?.[1]) {
+      cur = [];
+      out.set(m[1], cur);
+    } else if (cur && /^\s+\S/.test(line)) cur.push(line);
+    else if (!line.trim().startsWith('#')) cur = null;
+  }
+  return out;
+}
+
+/** Command names listed under "Commands:" in a help text. */
+function helpCommands(help: string): Set<string> {
+  const section = help.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '';
+  return new Set(section.split('\n').map((l) => l.trim().split(/\s/)[0] ?? ''));
+}
+
+test('every `npx just` command in the README is a justfile recipe, and a harness command when the recipe calls one', async () => {
+  const help = await runCli(['--help']);
+  assert.equal(help.code, 0, help.stderr);
+  const cli = helpCommands(help.stdout);
+  assert.ok(cli.has('bench') && cli.has('leaderboard'), [...cli].join(' '));
+  const book = recipes();
+  const named = commandRows().flatMap((cell) => [...cell.matchAll(/`npx just ([a-z][\w-]*)/g)].map((m) => m[1] ?? ''));
+  assert.ok(named.length >= 15, named.join(' '));
+  for (const name of named) {
+    const body = book.get(name);
+    assert.ok(body, `README names \`npx just ${name}\`, which is not a justfile recipe`);
+    for (const line of body) {
+      const m = /\{\{harness\}\} ([a-z][\w-]*)/.exec(line);
+      if (m?.[1]) assert.ok(cli.has(m[1]), `recipe ${name} calls harness command '${m[1]}', missing from --help`);
+    }
+    if (cli.has(name)) continue;
+    assert.ok(
+      body.some((l) => /\{\{harness\}\}|npm |docker|tsc|biome|node /.test(l)),
+      `recipe ${name}: neither a harness command nor a tool call`,
+    );
+  }
+});
+
+test("every option in README's bench options table is in `bench --help` (folders: in the global help)", async () => {
+  const bench = await runCli(['bench', '--help']);
+  const root = await runCli(['--help']);
+  assert.equal(bench.code, 0, bench.stderr);
+  const table = README.split('Options of `bench` and `bench-all`:')[1]?.split('\n\n')[1] ?? '';
+  const options = [
+    ...new Set(
+      table
+        .split('\n')
+        .map((l) => l.split(' | ')[0] ?? '')
+        .flatMap((cell) => [...cell.matchAll(/`(-{1,2}[a-z][\w-]*)/g)].map((m) => m[1] ?? '')),
+    ),
+  ];
+  assert.ok(options.length >= 20, options.join(' '));
+  for (const o of options) {
+    const inHelp = new RegExp(`(^|[\\s,])${o}\\b`, 'm');
+    assert.ok(
+      inHelp.test(bench.stdout) || inHelp.test(root.stdout),
+      `README's ${o} is in neither bench --help nor --help`,
+    );
+  }
+});
+
+test('every format of `export --help` is listed in the README export row', async () => {
+  const r = await runCli(['export', '--help']);
+  assert.equal(r.code, 0, r.stderr);
+  const line = r.stdout.split('\n').find((l) => l.includes('--format <format>')) ?? '';
+  const formats = (/--format <format>\s+(.+?)\s+\(default/.exec(line)?.[1] ?? '').split(/,\s*|\s+or\s+/);
+  assert.deepEqual(formats, ['json', 'csv', 'md', 'html', 'terminal']);
+  const row = commandRows().find((c) => c.startsWith('| `npx just export')) ?? '';
+  for (const f of formats)
+    assert.match(row, new RegExp(`[ |\\\\]${f}[\\\\| \\[]`), `README export row lacks ${f}: ${row}`);
+});
+
+test("help texts: each command's exit codes are only those it returns; tools names oha; --rate is k6-rate's arrival rate", async () => {
+  const help = async (...cmd: string[]) => {
+    const r = await runCli([...cmd, '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('Exit codes:')[1] ?? '';
+  };
+  for (const cmd of ['bench', 'bench-all', 'selftest'])
+    assert.match(await help(cmd), /0 +every cell measured[\s\S]* 3 +cells failed/);
+  for (const cmd of ['list', 'new', 'leaderboard', 'export', 'baseline', 'tools', 'doctor']) {
+    const codes = await help(cmd);
+    assert.doesNotMatch(codes, /every cell measured|verification failed|\n {2}[13] |\n {2}130 /, cmd);
+    assert.match(codes, /\n {2}0 +ok\n {2}2 +usage or bad input[\s\S]*\n {2}70 /, cmd);
+  }
+  const compare = await help('compare');
+  assert.match(compare, /\n {2}1 +--fail-on-regression and a cell regressed/);
+  assert.doesNotMatch(compare, /every cell measured|\n {2}3 /);
+  const verify = await help('verify');
+  assert.doesNotMatch(verify, /every cell measured|compare/);
+  const tools = await runCli(['tools', '--help']);
+  assert.match(tools.stdout, /oha \(cargo build/);
+  const bench = await runCli(['bench', '--help']);
+  const rate = bench.stdout.slice(bench.stdout.indexOf('--rate'), bench.stdout.indexOf('--rounds'));
+  assert.match(rate.replace(/\s+/g, ' '), /k6-rate profile: the constant arrival rate in requests\/s/);
+  assert.doesNotMatch(rate, /autocannon/);
+});

@@ -332,14 +332,21 @@ async function commonStudy(servers: Map<string, ServerHandle>): Promise<unknown>
   return { pairs: ra.length, commonModeR: r, windows: ws };
 }
 
-async function duetStudy(servers: Map<string, ServerHandle>, out: string): Promise<unknown> {
+/** The reference server (node-http) and the partners started beside it, by name. */
+function pairsOf(servers: Map<string, ServerHandle>): { a: ServerHandle; partners: [string, ServerHandle][] } {
   const a = servers.get('node-http');
   if (!a) throw new Error('node-http not started');
-  const partners = ['node-http#2', 'express', 'loopback4', 'nestjs-graphql-mercurius'].filter((p) => servers.has(p));
-  const results = [];
-  for (const p of partners) {
+  const partners = ['node-http#2', 'express', 'loopback4', 'nestjs-graphql-mercurius'].flatMap((p) => {
     const b = servers.get(p);
-    if (!b) continue;
+    return b ? [[p, b] as [string, ServerHandle]] : [];
+  });
+  return { a, partners };
+}
+
+async function duetStudy(servers: Map<string, ServerHandle>, out: string): Promise<unknown> {
+  const { a, partners } = pairsOf(servers);
+  const results = [];
+  for (const [p, b] of partners) {
     const duet: number[] = [];
     const duetWindows: Window[] = [];
     for (let i = 0; i < 20; i++) {
@@ -419,13 +426,9 @@ async function duetStudy(servers: Map<string, ServerHandle>, out: string): Promi
  * neighbours, without the duet's shared-core interference.
  */
 async function sandwichStudy(servers: Map<string, ServerHandle>): Promise<unknown> {
-  const a = servers.get('node-http');
-  if (!a) throw new Error('node-http not started');
-  const partners = ['node-http#2', 'express', 'loopback4', 'nestjs-graphql-mercurius'].filter((p) => servers.has(p));
+  const { a, partners } = pairsOf(servers);
   const results = [];
-  for (const p of partners) {
-    const b = servers.get(p);
-    if (!b) continue;
+  for (const [p, b] of partners) {
     const pair = async (len: number, n: number) => {
       const d: number[] = [];
       const dEff: number[] = [];

@@ -32,6 +32,23 @@ function oneErrorLine(stderr: string): string {
   return lines[0] ?? '';
 }
 
+/** A one-window smoke bench of node-http into `results` (no baseline, variants or fidelity). */
+const benchArgs = (results: string) => [
+  '--results-dir',
+  results,
+  'bench',
+  'node-http',
+  '--profile',
+  'smoke',
+  '--scenario',
+  'ping',
+  '--rounds',
+  '1',
+  '--no-fidelity',
+  '--no-baseline',
+  '--no-variants',
+];
+
 /** The RunInit of a default meta (fixtures.ts makeMeta). */
 function init() {
   const { schemaVersion, runId, startedAt, finishedAt, state, harnessPid, ...rest } = makeMeta();
@@ -105,21 +122,7 @@ test('bench with hostile meta.json files in its results folder: the named folder
   const results = tmpDir('hostile-cli');
   const victim = scratch();
   const runs = plantHostile(results, victim);
-  const r = await runCli([
-    '--results-dir',
-    results,
-    'bench',
-    'node-http',
-    '--profile',
-    'smoke',
-    '--scenario',
-    'ping',
-    '--rounds',
-    '1',
-    '--no-fidelity',
-    '--no-baseline',
-    '--no-variants',
-  ]);
+  const r = await runCli(benchArgs(results));
   assert.equal(r.code, 0, r.stderr);
   noStack(r.stderr);
   assert.equal(fs.readFileSync(path.join(victim, 'precious.txt'), 'utf8'), 'keep me');
@@ -229,24 +232,7 @@ test('a stale lock held by a zombie harness is taken over and its run marked aba
       startedAt: new Date().toISOString(),
     }),
   );
-  const r = await runCli(
-    [
-      '--results-dir',
-      results,
-      'bench',
-      'node-http',
-      '--profile',
-      'smoke',
-      '--scenario',
-      'ping',
-      '--rounds',
-      '1',
-      '--no-fidelity',
-      '--no-baseline',
-      '--no-variants',
-    ],
-    { BENCH_LOCK_FILE: file },
-  );
+  const r = await runCli(benchArgs(results), { BENCH_LOCK_FILE: file });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, new RegExp(`taking over the run lock left by pid ${z} \\(run run-killed,`));
   assert.equal(metaOf(run).state, 'abandoned');
@@ -307,22 +293,6 @@ function completeRun(results: string): RunMeta {
   w.finish('complete');
   return w.meta;
 }
-
-const benchArgs = (results: string) => [
-  '--results-dir',
-  results,
-  'bench',
-  'node-http',
-  '--profile',
-  'smoke',
-  '--scenario',
-  'ping',
-  '--rounds',
-  '1',
-  '--no-fidelity',
-  '--no-baseline',
-  '--no-variants',
-];
 
 test('RunWriter on a full disk: StorageError naming the folder, the run marked interrupted, later writes tried only', {
   skip: NOT_ROOT,

@@ -30,6 +30,7 @@ import {
   type ToolCheck,
 } from '../harness/scheduler/scheduler-types.ts';
 import { readRunAt, ROOT, tmpDir } from './helpers.ts';
+import { buildTables } from '../harness/analysis/tables.ts';
 import { listRuns } from '../harness/store/runs.ts';
 
 const SCENARIOS = loadScenarios(path.join(ROOT, 'scenarios'));
@@ -63,7 +64,15 @@ function manifest(name: string, patch: Record<string, unknown> = {}): Manifest {
  * Behaviour of one fake server: `wrongEvery` n → every n-th /json body is wrong (0 = never);
  * `wrong` → always; `rps`: its made-up requests/s in the first window (default 1,000).
  */
-type Behaviour = { wrong?: boolean; wrongEvery?: number; startFails?: boolean; crashAtWindow?: number; rps?: number };
+/** `cpuPerRequestUs`: the fake server's CPU-µs per request served (its `cpuUs()`; absent → null, as an external target). */
+type Behaviour = {
+  wrong?: boolean;
+  wrongEvery?: number;
+  startFails?: boolean;
+  crashAtWindow?: number;
+  rps?: number;
+  cpuPerRequestUs?: number;
+};
 
 /**
  * The machine the fakes pretend to be. `db`: the fake database (`ready` false → not ready with
@@ -181,7 +190,15 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
   const w: World = { windows: [], started: [], stopped: [], calls, starts: [], fidelity: [] } as unknown as World;
   const byUrl = new Map<
     string,
-    { label: string; died: AbortController; dead: string | null; b: Behaviour; n: number }
+    {
+      label: string;
+      died: AbortController;
+      dead: string | null;
+      b: Behaviour;
+      n: number;
+      served: number;
+      pids: number[];
+    }
   >();
   let measured = 0;
   let services: ServiceRefs | null = null;
@@ -215,6 +232,8 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         dead: null as string | null,
         b,
         n: 0,
+        served: 0,
+        pids: [] as number[],
       };
       byUrl.set(baseUrl, state);
       w.started.push(state.label);
@@ -224,6 +243,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         startupMs: 5,
         exitInfo: () => state.dead,
         died: state.died.signal,
+        cpuUs: () => (b.cpuPerRequestUs ? state.served * b.cpuPerRequestUs : null),
         async stop() {
           w.stopped.push(state.label);
           server.closeAllConnections();
@@ -252,6 +272,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         }
       }
       const rps = (s.b.rps ?? 1000) + 10 * s.n;
+      s.served += rps * o.durationS;
       return {
         driver: 'autocannon',
         requestsPerSec: { mean: rps, stddev: 0, samples: [rps] },
@@ -317,7 +338,17 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
   return w;
 }
 
-const QUICK = { ...getProfile('quick'), driver: 'autocannon', warmupS: 1, durationS: 1, rounds: 5 } as Profile;
+/** The quick shape with solo rounds only (the interleaved rounds have tests of their own below). */
+const QUICK = {
+  ...getProfile('quick'),
+  driver: 'autocannon',
+  warmupS: 1,
+  durationS: 1,
+  rounds: 5,
+  interleave: undefined,
+} as Profile;
+/** Two solo rounds, then five interleaved rounds of 1 s per server in 100 ms slices. */
+const PAIRED = { ...QUICK, rounds: 2, interleave: { rounds: 5, activeS: 1, sliceMs: 100 } } as Profile;
 
 function options(w: World, cells: CellSpec[], patch: Partial<RunOptions> = {}): RunOptions & { lines: string[] } {
   const lines: string[] = [];
@@ -720,4 +751,56 @@ test('every fake dependency is used: a plan with fanout, database, engine and k6
     'old·json:unsupported',
     'pg·json:ok',
   ]);
+});
+
+test('interleaved rounds: after the solo rounds, one paired trial per server and round; the model ranks on efficiency', async () => {
+  // CPU-µs per request served: b costs twice the baseline's, c 1.5×; the fake servers' rps differ little.
+  const cost = { 'node-http': 100, b: 200, c: 150 };
+  const w = world({
+    'node-http': { cpuPerRequestUs: cost['node-http'] },
+    b: { cpuPerRequestUs: cost.b },
+    c: { cpuPerRequestUs: cost.c },
+  });
+  const cells = planCells([manifest('node-http'), manifest('b'), manifest('c')], [json], PAIRED, [NODE]);
+  const s = await runPlan(options(w, cells));
+  const run = readRunAt(s.runDir);
+  const paired = run.trials.filter((t) => t.paired);
+  assert.equal(run.trials.length - paired.length, 6, 'two solo trials per cell');
+  assert.equal(paired.length, 15, 'five interleaved rounds × three servers');
+  for (const t of paired) {
+    assert.equal(t.paired.servers, 3);
+    assert.equal(t.load.latencyHistogramUs, null, 'a paused driver’s latency is never kept');
+    // (requests + 100 in flight) ÷ the CPU-seconds of exactly the requests served.
+    const c = cost[t.contender as keyof typeof cost];
+    assert.ok(Math.abs(t.paired.efficiency - ((t.paired.requests + 100) / (t.paired.requests * c)) * 1e6) < 1e-6);
+  }
+  for (const c of run.cells) {
+    assert.equal(c.stats.trials, 2, 'requests/s and latency come from the solo windows');
+    assert.deepEqual(c.stats.paired.rounds, [1, 2, 3, 4, 5]);
+    assert.equal(c.paired, undefined, 'a cell file is no paired trial');
+  }
+  const [t] = buildTables([{ meta: run.meta, cells: run.cells }], {});
+  assert.ok(t?.model, 'the table has a model');
+  const ratio = (label: string) => t.rows.find((r) => r.label === label)?.vsBaseline?.figure ?? Number.NaN;
+  // The ratios are the efficiency ratios (≈ cost ratios), not the solo requests/s (≈ 1).
+  assert.ok(Math.abs(ratio('b') - 0.5) < 0.02, `b: ${ratio('b')}`);
+  assert.ok(Math.abs(ratio('c') - 2 / 3) < 0.02, `c: ${ratio('c')}`);
+  assert.deepEqual(
+    t.rows.map((r) => r.label),
+    ['node-http', 'c', 'b'],
+    'rows by the modelled ratio',
+  );
+});
+
+test('interleaved rounds are skipped, with a note, when a server’s CPU time cannot be read', async () => {
+  const w = world({});
+  const cells = planCells([manifest('a'), manifest('b')], [json], PAIRED, [NODE]);
+  const o = options(w, cells);
+  const s = await runPlan(o);
+  assert.equal(read(s.runDir, 'trials').filter((t) => t.paired).length, 0);
+  assert.ok(
+    o.lines.some((l) => /interleaved rounds skipped: a server's CPU time cannot be read/.test(l)),
+    o.lines.join('\n'),
+  );
+  for (const c of read(s.runDir, 'cells')) assert.equal(c.stats.paired, undefined);
 });

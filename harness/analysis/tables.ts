@@ -205,14 +205,17 @@ function makeRow(c: CellResult, baselineCell: CellResult | null, baseline: strin
   const failed = skipped ? null : cellFailure(c);
   const lost = c.servicesLost ?? [];
   const trials = cellTrialCount(c);
+  // With interleaved rounds the ranking rests on them (≥ 5), not on the solo windows.
+  const paired = pairedRounds(c);
+  const enough = paired ? paired >= MIN_CI_TRIALS : trials >= MIN_CI_TRIALS && e.kind === 'ci95';
   const notRanked: TableRow['notRanked'] = skipped
     ? { reason: 'skipped', trials, detail: c.failure?.reason ?? c.status }
     : failed
       ? { reason: 'failed', trials, detail: failed }
       : lost.length
         ? { reason: 'services-lost', trials, detail: `${lost.join(', ')} went away during the measurement` }
-        : trials < MIN_CI_TRIALS || e.kind !== 'ci95'
-          ? { reason: 'few-trials', trials, detail: null }
+        : !enough
+          ? { reason: 'few-trials', trials: paired || trials, detail: null }
           : null;
   const usableBase = baselineCell && !cellFailure(baselineCell) && baselineCell.load ? baselineCell : null;
   return {
@@ -339,14 +342,33 @@ function roundLogRatios(c: CellResult, b: CellResult): number[] {
   const cs = c.stats;
   const bs = b.stats;
   if (!cs || !bs) return [];
-  const base = new Map(bs.rounds.map((r, i) => [r, bs.trialRps[i] ?? 0]));
+  // Interleaved rounds (scheduler/interleave.ts) when both cells have them: efficiency, measured
+  // beside each other; else the solo windows' requests/s of the same round.
+  const [xs, ys] =
+    cs.paired && bs.paired
+      ? [
+          { rounds: cs.paired.rounds, values: cs.paired.efficiency },
+          { rounds: bs.paired.rounds, values: bs.paired.efficiency },
+        ]
+      : [solo(cs), solo(bs)];
+  const base = new Map(ys.rounds.map((r, i) => [r, ys.values[i] ?? 0]));
   const out: number[] = [];
-  cs.rounds.forEach((r, i) => {
-    const x = cs.trialRps[i] ?? 0;
+  xs.rounds.forEach((r, i) => {
+    const x = xs.values[i] ?? 0;
     const y = base.get(r) ?? 0;
     if (x > 0 && y > 0) out.push(Math.log(x / y));
   });
   return out;
+}
+
+/** A cell's per-round figures: the paired efficiencies, or the solo requests/s. */
+function solo(s: NonNullable<CellResult['stats']>): { rounds: number[]; values: number[] } {
+  return { rounds: s.rounds, values: s.trialRps };
+}
+
+/** Interleaved rounds behind a cell (0 without them). */
+export function pairedRounds(c: CellResult): number {
+  return c.stats?.paired?.efficiency.length ?? 0;
 }
 
 /**
@@ -384,6 +406,9 @@ function applyModel(fit: TableModel, rankable: TableRow[]): void {
     }
     r.rank = range.best;
     r.rankRange = { best: range.best, worst: range.worst };
+    // With interleaved rounds, noisy = the row's rounds disagree much more than the table's
+    // others (the model's F test took it out of the pool), not the solo windows' spread.
+    if (pairedRounds(r.cell)) r.flags.noisy = fit.ownVariance.includes(r.label);
     if (!f.baseline)
       r.vsBaseline = {
         figure: f.ratio,

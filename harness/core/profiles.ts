@@ -59,6 +59,32 @@ export interface ConnectionProfile extends BaseProfile {
   fidelityS?: number;
   /** Set on the `capacity` profile: each round is a closed-loop peak window then an open-loop capacity search. */
   capacity?: CapacityShape;
+  /**
+   * Interleaved rounds that rank the cells (scheduler/interleave.ts), after the solo rounds: the
+   * solo rounds then give the absolute requests/s and the latency, the interleaved ones every
+   * ratio, rank and verdict of the table. Absent = the solo rounds rank (as before).
+   */
+  interleave?: InterleaveShape;
+}
+
+/**
+ * The shape of an interleaved round (issue "Resolution"; docs/noise.md measures why). Every live
+ * server of the group gets its own driver window at once, and all but one driver are paused
+ * (SIGSTOP) at any moment: the scheduler resumes them in turn for `sliceMs` each, in a seeded
+ * shuffled order per cycle, until each server had about `activeS` seconds of load. A server's
+ * figure in the round is its efficiency, requests completed ÷ its CPU-seconds (the cgroup's
+ * `cpu.stat`), so a slice that another server's draining requests shortened costs nothing; host
+ * speed that drifts over seconds hits every server of the round alike and cancels in the
+ * per-round ratios to the baseline. Latency is not taken from these windows (a paused driver's
+ * requests wait).
+ */
+export interface InterleaveShape {
+  /** Interleaved rounds (one paired figure per server each); `--paired-rounds` overrides. */
+  rounds: number;
+  /** Seconds of load per server per round (the round lasts about servers × activeS). */
+  activeS: number;
+  /** One slice of load, ms: short against the host's drift (~1 s here), long against a switch's cost. */
+  sliceMs: number;
 }
 
 /**
@@ -128,15 +154,17 @@ export const PROFILES: Profile[] = [
   {
     name: 'quick',
     driver: 'native',
-    description: 'the default bake-off: 100 connections, 1 s warm-up per server, 5 interleaved 1 s windows per cell',
+    description:
+      'the default bake-off: 100 connections, 1 s warm-up per server, 2 solo 1 s windows per cell (requests/s, latency), then 5 interleaved rounds of 1 s per cell in 100 ms slices (ranks and ratios)',
     source: 'project',
     connections: 100,
     pipelining: 1,
     warmupS: 1,
     durationS: 1,
     timeoutS: 10,
-    rounds: 5,
+    rounds: 2,
     fidelityS: 3,
+    interleave: { rounds: 5, activeS: 1, sliceMs: 100 },
   },
   {
     name: 'pipelined',

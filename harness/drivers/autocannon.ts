@@ -146,7 +146,10 @@ export const autocannonDriver: LoadDriver = {
       },
       o.cpus,
       o.signal,
-      o.onSpawn,
+      (pid) => {
+        o.onSpawn?.(pid);
+        o.onProcess?.(pid);
+      },
       o.onTick,
     );
   },

@@ -48,6 +48,12 @@ export interface WindowOptions {
   signal: AbortSignal;
   /** Called with the driver's PID once it runs (resource sampling). */
   onSpawn?: (pid: number) => void;
+  /**
+   * Called with the PID of EVERY process the window starts (wrk's main and checker processes,
+   * autocannon's worker), each the leader of its own process group: an interleaved round
+   * (scheduler/interleave.ts) pauses and resumes them with SIGSTOP/SIGCONT. Connection drivers only.
+   */
+  onProcess?: (pid: number) => void;
   scenario: Scenario;
   sharedSchemas: object[];
   /** constant-arrival-rate rate, requests/s (k6-rate), when resolved. */

@@ -4,7 +4,7 @@
  * description of a trial or cell for the progress log. Rates in requests/s, times in ms.
  */
 import { FAILED_REQUEST_SHARE, trialStats } from '../analysis/stats.ts';
-import type { CellResult } from '../store/results.ts';
+import type { CellResult, CellStats, PairedWindow } from '../store/results.ts';
 import { capacityTrials, summarizeCapacity } from './capacity-round.ts';
 
 /**
@@ -18,9 +18,13 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   const failed = list.find((r) => r.status !== 'ok');
   const lost = [...new Set(list.flatMap((r) => r.servicesLost ?? []))];
   const extra = lost.length ? { servicesLost: lost } : {};
-  const lastTrial = list.at(-1);
+  // Interleaved rounds (scheduler/interleave.ts) give the paired figures; the solo windows give
+  // requests/s and latency and stay the cell's `load`.
+  const solo = list.filter((r) => !r.paired);
+  const stats = (trials: CellResult[]): CellStats => withPaired(trialStats(trials.filter((r) => !r.paired)), trials);
+  const lastTrial = solo.at(-1) ?? list.at(-1);
   if (!lastTrial) throw new Error('aggregateTrials: no trials to aggregate');
-  const { round: _round, capacitySearch: _search, ...last } = lastTrial;
+  const { round: _round, capacitySearch: _search, paired: _paired, ...last } = lastTrial;
   const capacity = summarizeCapacity(list);
   if (capacity) {
     // A capacity cell: the figure is over the searches that found a rate; the latency of the
@@ -32,10 +36,10 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   if (!failed) {
     // A service that went away (the database) explains the errors: not the contender's failure.
     const underLoad = lost.length ? null : loadFailure(list);
-    const cell: CellResult = { ...last, ...extra, stats: trialStats(list) };
+    const cell: CellResult = { ...last, ...extra, stats: stats(list) };
     return underLoad ? { ...cell, status: 'load-failed', failure: { reason: underLoad, logTail: '' } } : cell;
   }
-  const { round: _r, capacitySearch: _s, ...f } = failed;
+  const { round: _r, capacitySearch: _s, paired: _p, ...f } = failed;
   const k = list.indexOf(failed) + 1;
   return {
     ...f,
@@ -45,12 +49,31 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
       ? capacityTrials(ok).length
         ? { stats: { ...trialStats(capacityTrials(ok)), latencyMs: null } }
         : {}
-      : ok.length
-        ? { stats: trialStats(ok) }
+      : ok.some((r) => !r.paired)
+        ? { stats: stats(ok) }
         : {}),
     failure:
       f.failure && planned > 1 ? { ...f.failure, reason: `trial ${k}/${planned}: ${f.failure.reason}` } : f.failure,
   };
+}
+
+/** `s` with the paired figures of the interleaved trials among `trials` (ok ones, in round order), if any. */
+function withPaired(s: CellStats, trials: CellResult[]): CellStats {
+  const p = trials.filter((t) => t.status === 'ok' && t.paired);
+  if (!p.length) return s;
+  return {
+    ...s,
+    paired: {
+      rounds: p.map((t, i) => t.round ?? i + 1),
+      efficiency: p.map((t) => t.paired?.efficiency ?? 0),
+    },
+  };
+}
+
+/** One line about a server's paired figure in an interleaved round, for the progress log. */
+export function describePaired(p: PairedWindow): string {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  return `${n(p.efficiency)} requests per CPU-second (${n(p.requests)} requests, ${p.serverCpuS.toFixed(2)} CPU-s, ${p.activeS.toFixed(2)} s unpaused)`;
 }
 
 /**

@@ -14,6 +14,7 @@ import { UserError } from '../core/errors.ts';
 import type { CellResult } from '../store/results.ts';
 import { aggregateTrials, describe } from './aggregate.ts';
 import { openLoopFor, runCapacityRound } from './capacity-round.ts';
+import { interleavedRoundMs, runInterleavedRound } from './interleave.ts';
 import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
@@ -35,7 +36,17 @@ export function groupPlan(
   const setup = cells.length * ESTIMATE.server;
   if (mode === 'verify') return { ms: setup, windows: 0 };
   const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
-  return { ms: setup + warm + cells.length * rounds * windowMs(p), windows: cells.length * rounds };
+  const il = interleaveOf(p);
+  const paired = il && cells.length > 1 ? il.rounds : 0;
+  return {
+    ms: setup + warm + cells.length * rounds * windowMs(p) + (il ? paired * interleavedRoundMs(cells.length, il) : 0),
+    windows: cells.length * rounds + paired,
+  };
+}
+
+/** The interleaved rounds of a connection profile (profiles.ts `InterleaveShape`), or null. */
+function interleaveOf(p: Profile) {
+  return p.driver !== 'k6' && !p.capacity ? (p.interleave ?? null) : null;
 }
 
 function windowMs(p: Profile): number {
@@ -275,6 +286,23 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
 }
 
 /**
+ * The profile's interleaved rounds (scheduler/interleave.ts), after the solo rounds, when the
+ * group has ≥ 2 live servers whose CPU time can be read (not an external target). Stops on an abort.
+ */
+async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
+  const il = interleaveOf(p);
+  if (!il || entries.length < 2) return;
+  if (ops.alive().some((e) => liveServer(e).cpuUs() === null)) {
+    ctx.progress.note("  interleaved rounds skipped: a server's CPU time cannot be read (external target)");
+    return;
+  }
+  for (let r = 1; r <= il.rounds; r++) {
+    if (ctx.signal.aborted) return;
+    if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail))) return;
+  }
+}
+
+/**
  * The end of a group, also after an abort or a throw: stops every server, aggregates each
  * unfinished entry's trials into its cell and, in bench mode, writes each cell and reports it.
  */
@@ -333,6 +361,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
         ops.finish(e, { status: 'skipped', logFile: null, failure: { reason: openLoop.note, logTail: '' } });
       }
     await runRounds(entries, ctx, ops, p, shape && openLoop ? { shape, openLoop } : null);
+    await runInterleaved(entries, ctx, ops, p);
   } finally {
     await closeGroup(entries, ctx, ops);
   }

@@ -37,6 +37,12 @@ export interface TargetHandle {
   exitInfo(): string | null;
   /** Aborts when the server dies (a running load window is stopped at once). */
   died: AbortSignal;
+  /**
+   * CPU time used so far by all of the server's processes, µs (lifecycle/processes.ts
+   * `cpuUsageUs`: the cgroup's cpu.stat); null when it cannot be read (an external target).
+   * Interleaved rounds (scheduler/interleave.ts) divide requests by its difference.
+   */
+  cpuUs(): number | null;
   /** Stops the server and waits until its port is free; resolves with the time it took, ms. */
   stop(): Promise<number>;
 }

@@ -9,6 +9,7 @@
 import { buildContender } from '../lifecycle/build.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { freePort } from '../lifecycle/ports.ts';
+import { cpuUsageUs } from '../lifecycle/processes.ts';
 import { logTail, StartError, startServer } from '../lifecycle/server.ts';
 import { needsDatabase } from './jobs.ts';
 import { StartFailure, type Lifecycle, type ServiceRefs } from './scheduler-types.ts';
@@ -57,6 +58,7 @@ export function localLifecycle(o: LocalOptions): Lifecycle {
           startupMs: s.startupMs,
           exitInfo: () => s.exitInfo(),
           died: died.signal,
+          cpuUs: () => cpuUsageUs(s.pid),
           async stop() {
             s.child.off('exit', onExit);
             return s.stop();
@@ -83,6 +85,7 @@ export function externalLifecycle(url: string): Lifecycle {
       startupMs: null,
       exitInfo: () => null,
       died: new AbortController().signal,
+      cpuUs: () => null,
       stop: async () => 0,
     }),
     logTail: () => '',

@@ -126,6 +126,12 @@ export interface CellResult {
   servicesLost?: string[];
   /** A trial of the `capacity` profile: its closed-loop peak and its open-loop search (scheduler/capacity-round.ts). */
   capacitySearch?: CapacitySearch;
+  /**
+   * A trial of an interleaved round (scheduler/interleave.ts): the server's efficiency beside the
+   * group's other servers. Its `load` keeps the requests, errors and body checks; its latency is
+   * not the server's (a paused driver's requests wait) and is never read.
+   */
+  paired?: PairedWindow;
   /** A cell of the `capacity` profile: its searches summarised (scheduler/capacity-round.ts `summarizeCapacity`). */
   capacity?: CapacitySummary;
   /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
@@ -228,6 +234,30 @@ export interface CellStats {
   spread: number;
   /** Trials disagree by more than the noise threshold: a measurement note, not a contender issue. */
   noisy: boolean;
+  /**
+   * The interleaved rounds (scheduler/interleave.ts), when the profile has them: each round's
+   * efficiency (requests per server CPU-second) and its round number. The table model ranks on
+   * these; `trialRps`/`rps` stay the solo windows' requests/s.
+   */
+  paired?: { rounds: number[]; efficiency: number[] };
+}
+
+/**
+ * One server's share of an interleaved round (profiles.ts `InterleaveShape`). Efficiency in
+ * requests per server CPU-second; times in seconds.
+ */
+export interface PairedWindow {
+  /** (requests + connections) ÷ serverCpuS: the requests in flight when the driver stopped were served too. */
+  efficiency: number;
+  /** Requests the driver completed in the window. */
+  requests: number;
+  /** CPU-seconds the server's processes used from the round's start until its drivers ended and it drained. */
+  serverCpuS: number;
+  /** Seconds the server's driver ran unpaused. */
+  activeS: number;
+  /** Servers interleaved in the round (this one included). */
+  servers: number;
+  sliceMs: number;
 }
 
 /** Resource use of one cell's measured window (lifecycle/sampler.ts). */

@@ -77,6 +77,16 @@ export const CellFileSchema = z
     failure: z.looseObject({ reason: z.string(), logTail: z.string() }).nullable(),
     target: z.looseObject({ kind: z.enum(['local', 'external']), url: z.string().nullable() }).optional(),
     cpuPlan: z.looseObject({ pinned: z.boolean() }),
+    paired: z
+      .looseObject({
+        efficiency: num.positive(),
+        requests: num,
+        serverCpuS: num,
+        activeS: num,
+        servers: num,
+        sliceMs: num,
+      })
+      .optional(),
     startedAt: z.string(),
     finishedAt: z.string(),
   })

@@ -1,0 +1,271 @@
+/**
+ * Interleaved rounds: the measurement that ranks (issue "Resolution"; profiles.ts
+ * `InterleaveShape`; docs/noise.md has the study behind it).
+ *
+ * Why. On this host the speed of the server core drifts by 5–20% over a second or two, so two
+ * solo windows measured seconds apart differ by that much whatever the stacks are. In an
+ * interleaved round every live server of the group gets its own driver window AT ONCE, and the
+ * scheduler keeps all drivers but one paused (SIGSTOP to each driver's process group): it resumes
+ * them in turn for `sliceMs` each (100 ms), in a new seeded shuffled order every cycle, until each
+ * server had about `activeS` seconds of load. Every server thus samples the same seconds of the
+ * host's drift, and the drift cancels in the per-round ratio to the baseline (the table model,
+ * analysis/table-model.ts).
+ *
+ * The figure of a server in a round is its efficiency: (requests completed + requests in flight
+ * when the driver stopped) ÷ the CPU-seconds of its processes (cgroup `cpu.stat`, µs) from the
+ * round's start until its drivers ended and it drained. Time-based figures would be wrong here:
+ * a paused driver's in-flight requests are still served during the next server's slice, and
+ * with CPU-seconds each server is charged exactly for its own work wherever it ran.
+ *
+ * What the figure means: requests per CPU-second of the contender's own processes. Work done
+ * elsewhere (the upstream mock of `fanout`, PostgreSQL) is not in it; the solo rounds' requests/s
+ * stays the absolute figure, and their latency the latency (a paused driver's requests wait, so
+ * latency from these windows is never read).
+ *
+ * Start: all drivers run together for `RAMP_MS` (they start, connect and send), then the slices
+ * begin; at the end every driver is resumed and stops at its own deadline (the same `windowS`).
+ * Times in ms unless named S.
+ */
+import type { ConnectionProfile, InterleaveShape } from '../core/profiles.ts';
+import { mulberry32 } from '../core/prng.ts';
+import type { LoadOutput } from '../drivers/driver-types.ts';
+import type { CellResult, PairedWindow } from '../store/results.ts';
+import { describePaired } from './aggregate.ts';
+import { loadJob, needsDatabase } from './jobs.ts';
+import { shuffle } from './rounds.ts';
+import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
+import { loopbackBreach } from './window.ts';
+
+/** All drivers run together this long before the first slice (they start and connect), ms. */
+export const RAMP_MS = 150;
+/** Wait after the last driver ended before the servers' CPU is read (they serve what was in flight), ms. */
+export const DRAIN_MS = 100;
+
+/** Sends `sig` to the process group `pid` leads (drivers are spawned as group leaders); ignores a gone group. */
+function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT'): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/**
+ * The pause/resume state of one round: which entry's drivers run, the driver processes of each
+ * entry, and each entry's unpaused time (ms). `register` is the drivers' `onProcess`.
+ */
+export class SliceGate {
+  private pids = new Map<Entry, number[]>();
+  private active: Entry | null = null;
+  private paused = false;
+  private since = 0;
+  readonly activeMs = new Map<Entry, number>();
+  private readonly now: () => number;
+
+  /** `now`: the clock, ms (a fake in tests). */
+  constructor(now: () => number = () => performance.now()) {
+    this.now = now;
+  }
+
+  /** A driver process of `e` started: paused at once when slicing has begun and `e` is not the active entry. */
+  register(e: Entry, pid: number): void {
+    this.pids.set(e, [...(this.pids.get(e) ?? []), pid]);
+    if (this.paused && this.active !== e) signalGroup(pid, 'SIGSTOP');
+  }
+
+  /** Pauses every entry but `e` (slicing begins on the first call) and resumes `e`. */
+  switchTo(e: Entry): void {
+    const t = this.now();
+    if (this.active) this.activeMs.set(this.active, (this.activeMs.get(this.active) ?? 0) + (t - this.since));
+    if (!this.paused) {
+      // First slice: every driver ran during the ramp; each is charged that time.
+      for (const x of this.pids.keys()) if (x !== this.active) this.activeMs.set(x, t - this.since);
+      for (const [x, ps] of this.pids) if (x !== e) for (const p of ps) signalGroup(p, 'SIGSTOP');
+      this.paused = true;
+    } else if (this.active && this.active !== e)
+      for (const p of this.pids.get(this.active) ?? []) signalGroup(p, 'SIGSTOP');
+    for (const p of this.pids.get(e) ?? []) signalGroup(p, 'SIGCONT');
+    this.active = e;
+    this.since = t;
+  }
+
+  /** Starts the clock (the ramp: everyone runs). */
+  start(): void {
+    this.since = this.now();
+  }
+
+  /** Resumes every driver (the end of the slices, an abort); the active entry's time is charged. */
+  releaseAll(): void {
+    const t = this.now();
+    if (this.active) this.activeMs.set(this.active, (this.activeMs.get(this.active) ?? 0) + (t - this.since));
+    this.active = null;
+    this.paused = false;
+    for (const ps of this.pids.values()) for (const p of ps) signalGroup(p, 'SIGCONT');
+  }
+}
+
+/** Seconds of one driver window in a round of `servers` servers: servers × activeS, whole seconds (wrk's -d). */
+export function roundWindowS(servers: number, shape: InterleaveShape): number {
+  return Math.max(1, Math.ceil(servers * shape.activeS));
+}
+
+/** The planned cost of one interleaved round of `servers` servers, ms (for the ETA). */
+export function interleavedRoundMs(servers: number, shape: InterleaveShape): number {
+  return servers < 2 ? 0 : roundWindowS(servers, shape) * 1000 + RAMP_MS + DRAIN_MS + 400;
+}
+
+/**
+ * The slice order of one round: cycles of the entries, each cycle in its own order drawn from a
+ * seeded PRNG (so a round is reproducible from the run's seed), consecutive cycles never giving
+ * the same entry two slices in a row.
+ */
+export function sliceOrder<T>(items: readonly T[], slices: number, seed: number): T[] {
+  const rnd = mulberry32(seed >>> 0);
+  const out: T[] = [];
+  while (out.length < slices) {
+    let cycle = shuffle(items, rnd);
+    if (cycle.length > 1 && cycle[0] === out.at(-1)) cycle = [...cycle.slice(1), ...cycle.slice(0, 1)];
+    out.push(...cycle);
+  }
+  return out.slice(0, slices);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The paired figure of one server in a round, or null when its CPU could not be read or it did no work. */
+export function pairedFigure(
+  out: LoadOutput,
+  inFlight: number,
+  cpuUs: number | null,
+  activeS: number,
+  servers: number,
+  sliceMs: number,
+): PairedWindow | null {
+  if (cpuUs === null || !(cpuUs > 0) || out.requests.total <= 0) return null;
+  const serverCpuS = cpuUs / 1e6;
+  return {
+    efficiency: (out.requests.total + inFlight) / serverCpuS,
+    requests: out.requests.total,
+    serverCpuS,
+    activeS,
+    servers,
+    sliceMs,
+  };
+}
+
+/**
+ * One interleaved round of the live entries (see the module docstring): writes one trial per
+ * entry (its `paired` figure; a crash, an off-loopback socket or a driver error makes an error
+ * trial and stops that server). Returns false when an abort interrupted the round (no trials).
+ */
+export async function runInterleavedRound(
+  entries: Entry[],
+  ctx: GroupContext,
+  round: number,
+  shape: InterleaveShape,
+  stop: (e: Entry) => Promise<void>,
+  tail: (e: Entry) => string,
+): Promise<boolean> {
+  const live = entries.filter((e) => !e.final && e.server);
+  if (live.length < 2) return true;
+  const first = live[0];
+  if (!first) return true;
+  const p = first.cell.profile as ConnectionProfile;
+  const windowS = roundWindowS(live.length, shape);
+  ctx.progress.window(
+    `interleaved round ${round}: ${live.length} servers, ${windowS} s in ${shape.sliceMs} ms slices`,
+    interleavedRoundMs(live.length, shape),
+  );
+  const gate = new SliceGate();
+  const cpu0 = new Map(live.map((e) => [e, liveServer(e).cpuUs()]));
+  gate.start();
+  const runs = live.map((e) => {
+    const s = liveServer(e);
+    return ctx.driver
+      .window(p, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
+        durationS: windowS,
+        warmup: false,
+        cpus: ctx.cpuPlan.client,
+        threads: ctx.cpuPlan.clientThreads,
+        signal: AbortSignal.any([ctx.signal, s.died]),
+        onProcess: (pid) => gate.register(e, pid),
+        scenario: e.cell.scenario,
+        sharedSchemas: ctx.sharedSchemas,
+        rate: null,
+      })
+      .then(
+        (out) => ({ out, error: null }),
+        (err: unknown) => ({ out: null, error: err instanceof Error ? err.message : String(err) }),
+      );
+  });
+  let ended = 0;
+  for (const r of runs) void r.then(() => ended++);
+  const t0 = performance.now();
+  const endAt = t0 + windowS * 1000;
+  await sleep(RAMP_MS);
+  const slices = Math.ceil((windowS * 1000 - RAMP_MS) / shape.sliceMs);
+  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round);
+  try {
+    for (const e of order) {
+      if (ctx.signal.aborted || ended > 0 || performance.now() >= endAt) break;
+      gate.switchTo(e);
+      await sleep(Math.min(shape.sliceMs, Math.max(0, endAt - performance.now())));
+    }
+  } finally {
+    gate.releaseAll();
+  }
+  const results = await Promise.all(runs);
+  ctx.progress.close();
+  if (ctx.signal.aborted) return false;
+  await sleep(DRAIN_MS);
+  const inFlight = p.connections * Math.max(1, p.pipelining);
+  for (const [i, e] of live.entries()) {
+    const r = results[i];
+    if (!r) continue;
+    const c0 = cpu0.get(e);
+    const c1 = liveServer(e).cpuUs();
+    const cpu = c0 === null || c0 === undefined || c1 === null ? null : c1 - c0;
+    const paired = r.out
+      ? pairedFigure(r.out, inFlight, cpu, (gate.activeMs.get(e) ?? 0) / 1000, live.length, shape.sliceMs)
+      : null;
+    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail);
+    e.trials.push(trial);
+    ctx.sink.writeTrial(trial, e.trials.length);
+    if (trial.status !== 'ok') await stop(e);
+  }
+  return true;
+}
+
+/** The trial of entry `e` in interleaved round `round` (the checks of a solo window: crash, loopback, database). */
+async function pairedTrial(
+  e: Entry,
+  ctx: GroupContext,
+  round: number,
+  out: LoadOutput | null,
+  paired: PairedWindow | null,
+  error: string | null,
+  tail: (e: Entry) => string,
+): Promise<CellResult> {
+  const died = liveServer(e).exitInfo();
+  const wide = died ? null : loopbackBreach(e, `interleaved round ${round}`);
+  const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
+  const stamp = { round, verification: e.verification, finishedAt: new Date().toISOString() };
+  if (out && paired && !died && !wide) {
+    // The latency of a paused driver is not the server's: the histogram is dropped, never read.
+    const load = { ...out, latencyHistogramUs: null, profile: e.cell.profile };
+    const trial: CellResult = { ...e.base, ...lost, load, paired, status: 'ok', ...stamp };
+    ctx.progress.note(`  ${e.label}: ${describePaired(paired)}`);
+    return trial;
+  }
+  const reason = died
+    ? `server ${died} during interleaved round ${round}`
+    : (wide ??
+      (error
+        ? `load driver failed in interleaved round ${round}: ${error}`
+        : `interleaved round ${round}: the server's CPU time could not be read, or it served no request`));
+  return { ...e.base, ...lost, status: died ? 'crashed' : 'error', failure: { reason, logTail: tail(e) }, ...stamp };
+}

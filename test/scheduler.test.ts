@@ -257,6 +257,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
   };
   w.driver = {
     name: 'autocannon',
+    interleaves: true, // the fake's windows are instant: nothing to pause
     probe: () => ({ name: 'autocannon', available: true, version: 'fake', why: '', install: '' }),
     async window(_p: Profile, job, o): Promise<LoadOutput> {
       const s = byUrl.get(job.url)!;

@@ -130,6 +130,7 @@ export function autocannonVersion(): string {
 /** autocannon behind the LoadDriver interface (connection profiles; always available: an npm dependency). */
 export const autocannonDriver: LoadDriver = {
   name: 'autocannon',
+  interleaves: false,
   probe(): DriverProbe {
     return { name: 'autocannon', available: true, version: autocannonVersion(), why: '', install: 'npm ci' };
   },

@@ -92,6 +92,12 @@ export interface LoadDriver {
   probe(): DriverProbe;
   /** Runs one window of profile `p`'s shape against `job.url`; rejects when the driver fails or `o.signal` aborts. */
   window(p: Profile, job: LoadJob, o: WindowOptions): Promise<LoadOutput>;
+  /**
+   * Its windows can be interleaved (scheduler/interleave.ts): it reports every process through
+   * `onProcess`, a paused process resumes cleanly, and SIGINT ends a window early with its results
+   * (wrk: yes; autocannon's worker exits on SIGINT without them; k6 profiles are not interleaved).
+   */
+  interleaves: boolean;
 }
 
 /** What one window gave. */

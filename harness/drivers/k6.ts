@@ -280,6 +280,7 @@ function k6Found(): { bin: string | null; why: string } {
 /** k6 behind the LoadDriver interface (k6 profiles only). */
 export const k6Driver: LoadDriver = {
   name: 'k6',
+  interleaves: false,
   probe(): DriverProbe {
     const f = k6Found();
     const install = `npx just tools (Go ≥ ${GO_FOR_K6} builds go.k6.io/k6@v${K6_VERSION} into ${cacheBin()})`;

@@ -438,6 +438,7 @@ export async function runWrkWindow(
 /** wrk behind the LoadDriver interface (connection profiles only). */
 export const wrkDriver: LoadDriver = {
   name: 'wrk',
+  interleaves: true,
   probe(): DriverProbe {
     const w = findWrk();
     return w

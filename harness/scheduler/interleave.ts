@@ -22,8 +22,10 @@
  * stays the absolute figure, and their latency the latency (a paused driver's requests wait, so
  * latency from these windows is never read).
  *
- * Start: all drivers run together for `RAMP_MS` (they start, connect and send), then the slices
- * begin; at the end every driver is resumed and stops at its own deadline (the same `windowS`).
+ * Start and end: each driver is paused as it starts unless its server has the first slice (a
+ * paused wrk starts, connects and sends when first resumed); after the last slice every driver is
+ * resumed and stopped at once with SIGINT (wrk then prints its results), so no driver runs alone
+ * or beside another. Interleaving needs a driver that stops gracefully on SIGINT: wrk.
  * Times in ms unless named S.
  */
 import type { ConnectionProfile, InterleaveShape } from '../core/profiles.ts';
@@ -36,13 +38,13 @@ import { shuffle } from './rounds.ts';
 import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
 import { loopbackBreach } from './window.ts';
 
-/** All drivers run together this long before the first slice (they start and connect), ms. */
-export const RAMP_MS = 150;
+/** Seconds a driver's own `-d` exceeds the round (the gate ends every driver with SIGINT before that). */
+const SLACK_S = 5;
 /** Wait after the last driver ended before the servers' CPU is read (they serve what was in flight), ms. */
 export const DRAIN_MS = 100;
 
 /** Sends `sig` to the process group `pid` leads (drivers are spawned as group leaders); ignores a gone group. */
-function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT'): void {
+function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGINT'): void {
   try {
     process.kill(-pid, sig);
   } catch {
@@ -56,12 +58,14 @@ function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT'): void {
 
 /**
  * The pause/resume state of one round: which entry's drivers run, the driver processes of each
- * entry, and each entry's unpaused time (ms). `register` is the drivers' `onProcess`.
+ * entry, and each entry's unpaused time (ms). `register` is the drivers' `onProcess`: a process
+ * is paused as it starts unless its entry is the active one (a paused wrk starts, connects and
+ * sends when it is first resumed). `finishAll` ends every driver gracefully (SIGCONT, then SIGINT:
+ * wrk stops and prints its results), whatever its own `-d`.
  */
 export class SliceGate {
   private pids = new Map<Entry, number[]>();
   private active: Entry | null = null;
-  private paused = false;
   private since = 0;
   readonly activeMs = new Map<Entry, number>();
   private readonly now: () => number;
@@ -71,51 +75,47 @@ export class SliceGate {
     this.now = now;
   }
 
-  /** A driver process of `e` started: paused at once when slicing has begun and `e` is not the active entry. */
+  /** A driver process of `e` started: paused at once unless `e` is the active entry. */
   register(e: Entry, pid: number): void {
     this.pids.set(e, [...(this.pids.get(e) ?? []), pid]);
-    if (this.paused && this.active !== e) signalGroup(pid, 'SIGSTOP');
+    if (this.active !== e) signalGroup(pid, 'SIGSTOP');
   }
 
-  /** Pauses every entry but `e` (slicing begins on the first call) and resumes `e`. */
+  /** Pauses the active entry's drivers (if another) and resumes `e`'s; the time is charged to the one that ran. */
   switchTo(e: Entry): void {
-    const t = this.now();
-    if (this.active) this.activeMs.set(this.active, (this.activeMs.get(this.active) ?? 0) + (t - this.since));
-    if (!this.paused) {
-      // First slice: every driver ran during the ramp; each is charged that time.
-      for (const x of this.pids.keys()) if (x !== this.active) this.activeMs.set(x, t - this.since);
-      for (const [x, ps] of this.pids) if (x !== e) for (const p of ps) signalGroup(p, 'SIGSTOP');
-      this.paused = true;
-    } else if (this.active && this.active !== e)
-      for (const p of this.pids.get(this.active) ?? []) signalGroup(p, 'SIGSTOP');
+    this.charge();
+    if (this.active && this.active !== e) for (const p of this.pids.get(this.active) ?? []) signalGroup(p, 'SIGSTOP');
     for (const p of this.pids.get(e) ?? []) signalGroup(p, 'SIGCONT');
     this.active = e;
-    this.since = t;
   }
 
-  /** Starts the clock (the ramp: everyone runs). */
-  start(): void {
-    this.since = this.now();
+  /** Ends the slices: every driver resumed and asked to stop now (SIGINT), the active one's time charged. */
+  finishAll(): void {
+    this.charge();
+    this.active = null;
+    for (const ps of this.pids.values())
+      for (const p of ps) {
+        signalGroup(p, 'SIGCONT');
+        signalGroup(p, 'SIGINT');
+      }
   }
 
-  /** Resumes every driver (the end of the slices, an abort); the active entry's time is charged. */
-  releaseAll(): void {
+  /** Charges the time since the last switch to the active entry. */
+  private charge(): void {
     const t = this.now();
     if (this.active) this.activeMs.set(this.active, (this.activeMs.get(this.active) ?? 0) + (t - this.since));
-    this.active = null;
-    this.paused = false;
-    for (const ps of this.pids.values()) for (const p of ps) signalGroup(p, 'SIGCONT');
+    this.since = t;
   }
 }
 
-/** Seconds of one driver window in a round of `servers` servers: servers × activeS, whole seconds (wrk's -d). */
-export function roundWindowS(servers: number, shape: InterleaveShape): number {
-  return Math.max(1, Math.ceil(servers * shape.activeS));
+/** The slices of one round of `servers` servers: about `activeS` seconds of load for each. */
+export function roundSlices(servers: number, shape: InterleaveShape): number {
+  return servers * Math.max(1, Math.round((shape.activeS * 1000) / shape.sliceMs));
 }
 
 /** The planned cost of one interleaved round of `servers` servers, ms (for the ETA). */
 export function interleavedRoundMs(servers: number, shape: InterleaveShape): number {
-  return servers < 2 ? 0 : roundWindowS(servers, shape) * 1000 + RAMP_MS + DRAIN_MS + 400;
+  return servers < 2 ? 0 : roundSlices(servers, shape) * shape.sliceMs + DRAIN_MS + 400;
 }
 
 /**
@@ -175,19 +175,21 @@ export async function runInterleavedRound(
   const first = live[0];
   if (!first) return true;
   const p = first.cell.profile as ConnectionProfile;
-  const windowS = roundWindowS(live.length, shape);
+  const slices = roundSlices(live.length, shape);
+  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round);
   ctx.progress.window(
-    `interleaved round ${round}: ${live.length} servers, ${windowS} s in ${shape.sliceMs} ms slices`,
+    `interleaved round ${round}: ${live.length} servers, ${((slices * shape.sliceMs) / 1000).toFixed(1)} s in ${shape.sliceMs} ms slices`,
     interleavedRoundMs(live.length, shape),
   );
   const gate = new SliceGate();
   const cpu0 = new Map(live.map((e) => [e, liveServer(e).cpuUs()]));
-  gate.start();
+  const [head] = order;
+  if (head) gate.switchTo(head); // before the launch: only the first slice's drivers start unpaused
   const runs = live.map((e) => {
     const s = liveServer(e);
     return ctx.driver
       .window(p, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
-        durationS: windowS,
+        durationS: Math.ceil((slices * shape.sliceMs) / 1000) + SLACK_S,
         warmup: false,
         cpus: ctx.cpuPlan.client,
         threads: ctx.cpuPlan.clientThreads,
@@ -204,19 +206,17 @@ export async function runInterleavedRound(
   });
   let ended = 0;
   for (const r of runs) void r.then(() => ended++);
-  const t0 = performance.now();
-  const endAt = t0 + windowS * 1000;
-  await sleep(RAMP_MS);
-  const slices = Math.ceil((windowS * 1000 - RAMP_MS) / shape.sliceMs);
-  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round);
+  // The round lasts slices × sliceMs of wall time: a late timer (a busy host) lengthens a slice,
+  // never the round; each server's share stays equal in expectation (the order is shuffled).
+  const endAt = performance.now() + slices * shape.sliceMs;
   try {
-    for (const e of order) {
+    for (const [i, e] of order.entries()) {
       if (ctx.signal.aborted || ended > 0 || performance.now() >= endAt) break;
-      gate.switchTo(e);
-      await sleep(Math.min(shape.sliceMs, Math.max(0, endAt - performance.now())));
+      if (i > 0) gate.switchTo(e);
+      await sleep(Math.min(shape.sliceMs, endAt - performance.now()));
     }
   } finally {
-    gate.releaseAll();
+    gate.finishAll();
   }
   const results = await Promise.all(runs);
   ctx.progress.close();

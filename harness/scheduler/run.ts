@@ -144,7 +144,12 @@ function openPlanRun(o: RunOptions): Run {
       `--port fixes the port of one server, but this run keeps ${busiest} servers alive at once per scenario (the contenders and the scenario's baseline): drop --port, or bench one contender with --no-baseline --no-variants`,
     );
   const mode = o.mode ?? 'bench';
-  const rounds = o.rounds ?? o.cells[0]?.profile.rounds ?? 1;
+  const p0 = o.cells[0]?.profile;
+  // Without interleaved rounds (a driver that cannot pause, an external target) the profile's
+  // interleaved rounds become solo rounds, so the table still has enough rounds to rank.
+  const il = p0 && p0.driver !== 'k6' && !p0.capacity ? p0.interleave : undefined;
+  const soloOnly = il && (!o.deps.driver.driver.interleaves || o.externalUrl) ? il.rounds : 0;
+  const rounds = o.rounds ?? (p0?.rounds ?? 1) + soloOnly;
   const seed = o.shuffleSeed ?? randomSeed();
   const usesK6 = o.cells.some((c) => c.profile.driver === 'k6');
   const k6 = usesK6 ? o.deps.prechecks.k6(log) : { bin: null, why: '' };
@@ -198,11 +203,18 @@ function announce(run: Run, usesK6: boolean): void {
       driver: driver.name,
       seed: run.seed,
     },
-    `${mode === 'verify' ? 'verify' : `run ${run.runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${rounds} rounds × ${windowS} s windows, shuffle seed ${run.seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
+    `${mode === 'verify' ? 'verify' : `run ${run.runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${rounds} rounds × ${windowS} s windows${interleaved(profile, run)}, shuffle seed ${run.seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
   );
   if (driver.note) log(driver.note);
   if (run.writer) log(`results: ${run.writer.dir}`);
   if (usesK6) log(run.k6.bin ? `k6: ${run.k6.bin}` : `k6 cells will be skipped: ${run.k6.why}`);
+}
+
+/** ", then 5 interleaved rounds of 1 s per server (100 ms slices)" when the run has them, else "". */
+function interleaved(p: RunOptions['cells'][number]['profile'] | undefined, run: Run): string {
+  const il = p && p.driver !== 'k6' && !p.capacity ? p.interleave : undefined;
+  if (!il || !run.deps.driver.driver.interleaves || run.o.externalUrl) return '';
+  return `, then ${il.rounds} interleaved rounds of ${il.activeS} s per server (${il.sliceMs} ms slices)`;
 }
 
 /** Builds every contender of the plan once (local servers only); the results by contender name. */

@@ -9,8 +9,8 @@ import path from 'node:path';
 import test from 'node:test';
 import { cellFailure } from '../harness/analysis/stats.ts';
 import { getProfile, withOverrides, type CapacityShape } from '../harness/core/profiles.ts';
-import { judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
-import { summarizeCapacity } from '../harness/scheduler/capacity-round.ts';
+import { decideRate, judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
+import { searchCap, searchStart, summarizeCapacity } from '../harness/scheduler/capacity-round.ts';
 import { aggregateTrials } from '../harness/scheduler/aggregate.ts';
 import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
 import { SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
@@ -66,25 +66,34 @@ function model(mu: number, opts: { clientLimit?: number } = {}) {
   return { step, calls };
 }
 
-test('the search brackets a model server’s capacity within the precision, below the closed-loop peak', async () => {
+/** A model's true capacity at the 10 ms SLO of `model`: its queue grows ≤ 10 ms over a step up to mu × (1 + 0.01 / stepS). */
+const truth = (mu: number) => mu * (1 + 0.01 / SHAPE.stepS);
+
+test('the search brackets a model server’s capacity within the precision, up to 1.5 × the closed-loop peak', async () => {
   for (const [mu, peak] of [
     [4000, 4100],
     [900, 1000],
     [20000, 26000],
+    [5000, 4000], // a peak window that read low: the search goes above it
   ]) {
     const m = model(mu!);
     const r = await searchCapacity({
       search: 1,
       peakRps: peak!,
+      capRps: 1.5 * peak!,
       shape: SHAPE,
       step: m.step,
       signal: new AbortController().signal,
     });
     assert.equal(r.verdict, 'met', `mu ${mu}`);
+    assert.equal(r.bound, 'bracketed');
     // Slightly above mu the queue of a step stays under the 10 ms SLO: (rate/mu − 1) × stepS ≤ 10 ms.
-    assert.ok(
-      r.rps !== null && r.rps <= mu! * (1 + 0.01 / SHAPE.stepS) && r.rps >= mu! / SHAPE.precision ** 2,
-      `mu ${mu}: found ${r.rps}`,
+    assert.ok(r.heldRps! <= truth(mu!) && r.failRps! > truth(mu!), `mu ${mu}: ${r.heldRps}–${r.failRps}`);
+    assert.ok(r.failRps! / r.heldRps! <= SHAPE.precision, 'bracketed within the precision');
+    assert.equal(
+      r.rps,
+      Math.round(Math.sqrt(r.heldRps! * r.failRps!)),
+      'the figure is the bracket’s geometric midpoint',
     );
     assert.ok(r.steps.length <= SHAPE.maxSteps);
     assert.ok(
@@ -107,41 +116,55 @@ test('an early knee: a server far slower than its closed-loop peak is found by d
   assert.deepEqual(
     m.calls.slice(0, 5),
     [2500, 2500, 625, 625, 156],
-    'from half the peak, ÷ 4 per failure, each failure confirmed once',
+    'from half the peak, ÷ 4 per failure, two steps per rate (they agree on this model)',
   );
   assert.ok(r.steps.length <= SHAPE.maxSteps);
-  assert.ok(r.rps! >= 300 / 1.06 ** 2 && r.rps! <= 300);
+  assert.ok(r.heldRps! <= truth(300) && r.failRps! > truth(300) && r.failRps! / r.heldRps! <= SHAPE.precision);
 });
 
-test('a hint (the previous round’s capacity) starts the search near it and still brackets its own answer', async () => {
-  for (const [hint, mu] of [
-    [1000, 1000],
-    [1000, 3000],
-    [1000, 200],
-  ]) {
-    const m = model(mu!);
-    const r = await searchCapacity({
-      search: 2,
-      peakRps: 5000,
-      shape: SHAPE,
-      step: m.step,
-      signal: new AbortController().signal,
-      hint,
-    });
-    assert.equal(m.calls[0], 800, 'starts at 0.8 × hint');
-    assert.equal(r.verdict, 'met');
-    assert.ok(r.rps! <= mu! * 1.005 && r.rps! >= mu! / SHAPE.precision ** 2, `hint ${hint}, mu ${mu}: ${r.rps}`);
-  }
-  const near = model(1000);
-  await searchCapacity({
-    search: 2,
-    peakRps: 5000,
+test('no failure up to the cap is a lower bound (≥ the highest held rate), never a measured figure', async () => {
+  const m = model(50000);
+  const r = await searchCapacity({
+    search: 1,
+    peakRps: 10000,
+    capRps: 15000,
     shape: SHAPE,
-    step: near.step,
+    step: m.step,
     signal: new AbortController().signal,
-    hint: 1000,
   });
-  assert.ok(near.calls.length <= 8, `a good hint needs few steps (failures confirmed): ${near.calls}`);
+  assert.equal(r.verdict, 'at-least');
+  assert.equal(r.bound, 'no-failure');
+  assert.equal(r.rps, r.heldRps, 'the highest held rate, not a midpoint');
+  assert.ok(r.rps! > 10000 && r.rps! <= 15000 && 15000 / r.rps! <= SHAPE.precision, String(r.rps));
+  assert.ok(Math.max(...m.calls) <= 15000, 'never above the cap');
+});
+
+test('each round starts independently of earlier results: a seeded start within 2^±½ of startShare × its peak', () => {
+  const starts = Array.from({ length: 200 }, (_, i) => searchStart(10000, SHAPE, `seed/cell/${i}`));
+  for (const x of starts) {
+    assert.ok(x >= SHAPE.startShare * 10000 * 2 ** -0.5 - 1e-9 && x < SHAPE.startShare * 10000 * 2 ** 0.5, String(x));
+  }
+  assert.equal(searchStart(10000, SHAPE, 'a/b/1'), searchStart(10000, SHAPE, 'a/b/1'), 'seeded: reproducible');
+  assert.ok(new Set(starts.map((x) => Math.round(x))).size > 150, 'the start is dithered between rounds');
+  // The cap: capShare × the median peak so far, at least this round's peak.
+  assert.equal(searchCap(1000, [1000, 2000, 4000], SHAPE), SHAPE.capShare * 2000);
+  assert.equal(searchCap(9000, [1000, 2000, 9000], SHAPE), 9000);
+});
+
+test('a rate’s verdict is the majority of up to 3 steps, the same rule for a pass as for a fail', () => {
+  const P = { pass: true, clientBound: false };
+  const F = { pass: false, clientBound: false };
+  assert.equal(decideRate([]), null);
+  assert.equal(decideRate([P]), null, 'one pass does not decide');
+  assert.equal(decideRate([F]), null, 'one failure does not decide');
+  assert.equal(decideRate([P, P]), true);
+  assert.equal(decideRate([F, F]), false);
+  assert.equal(decideRate([P, F]), null);
+  assert.equal(decideRate([F, P]), null);
+  assert.equal(decideRate([P, F, F]), false, 'a pass then two failures fails (the old rule kept the pass)');
+  assert.equal(decideRate([F, P, P]), true);
+  assert.equal(decideRate([F, P, F]), false);
+  assert.equal(decideRate([{ pass: false, clientBound: true }]), false, 'the driver at its limit decides at once');
 });
 
 test('a server that never holds the SLO is reported as never, not as 0 req/s', async () => {
@@ -181,7 +204,8 @@ test('a client-bound failure makes the capacity a lower bound (at-least)', async
     signal: new AbortController().signal,
   });
   assert.equal(r.verdict, 'at-least');
-  assert.ok(r.rps! <= 8000 && r.rps! >= 8000 / 1.06 ** 2, String(r.rps));
+  assert.equal(r.bound, 'driver-limit');
+  assert.ok(r.rps! <= 8000 && r.rps! >= 8000 / SHAPE.precision, String(r.rps));
 });
 
 test('an abort keeps the steps already done (verdict interrupted)', async () => {
@@ -245,6 +269,39 @@ test('the cell summary: figure over the searches that found a rate, knee = figur
   assert.equal(cell.stats?.latencyMs, null, 'closed-loop latency is not the capacity cell’s');
   assert.equal((cell as { capacitySearch?: unknown }).capacitySearch, undefined);
   assert.equal(cellFailure(cell), null);
+});
+
+test('the cell figure and interval come only from searches that bracketed their capacity; none bracketed: a lower bound', () => {
+  const search = (rps: number, verdict: CapacitySearch['verdict'], bound: CapacitySearch['bound']): CapacitySearch => ({
+    sloP99Ms: 10,
+    driver: 'oha',
+    peakRps: 2000,
+    rps,
+    verdict,
+    bound,
+    steps: [],
+  });
+  const cell = (list: CapacitySearch[]) =>
+    aggregateTrials(
+      list.map((s, i) => makeTrial(1000, { round: i + 1, capacitySearch: s })),
+      list.length,
+    );
+  const mixed = cell([
+    search(1000, 'met', 'bracketed'),
+    search(1100, 'met', 'bracketed'),
+    search(1050, 'met', 'bracketed'),
+    search(1020, 'met', 'bracketed'),
+    search(1500, 'at-least', 'driver-limit'),
+  ]);
+  assert.equal(mixed.capacity?.verdict, 'met', 'one driver-limited search does not make the cell a lower bound');
+  assert.equal(mixed.capacity?.bracketed, 4);
+  assert.equal(mixed.capacity?.searches, 5);
+  assert.deepEqual(mixed.stats?.trialRps, [1000, 1100, 1050, 1020], 'the lower bound is not in the figure');
+  assert.equal(mixed.capacity?.rps?.kind, 'range', 'an interval over the 4 bracketed searches');
+  const bounds = cell([search(3000, 'at-least', 'no-failure'), search(3200, 'at-least', 'driver-limit')]);
+  assert.equal(bounds.capacity?.verdict, 'at-least');
+  assert.equal(bounds.capacity?.bracketed, 0);
+  assert.deepEqual(bounds.stats?.trialRps, [3000, 3200]);
 });
 
 test('--slo-p99 applies to the capacity profile only and must be a positive number of ms', () => {

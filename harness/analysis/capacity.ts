@@ -67,15 +67,16 @@ export function orderRanks(figures: number[]): number[] {
 }
 
 /**
- * The p99 at a cell's capacity, ms: in each search, the steps that passed at that search's
- * highest passing rate; the median of their p99 over all searches. Null when no step passed.
+ * The p99 at a cell's capacity, ms: in each search, the passing steps at that search's highest
+ * held rate (a rate whose steps' majority held, `ratePass`; in runs before issue 23, any passing
+ * step); the median of their p99 over all searches. Null when no step passed.
  */
 export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
   const bySearch = new Map<number, CapacityStep[]>();
   for (const s of steps) bySearch.set(s.search, [...(bySearch.get(s.search) ?? []), s]);
   const p99s: number[] = [];
   for (const list of bySearch.values()) {
-    const pass = list.filter((s) => s.pass);
+    const pass = list.filter((s) => s.pass && s.ratePass !== false);
     if (!pass.length) continue;
     const top = Math.max(...pass.map((s) => s.rate));
     for (const s of pass) if (s.rate === top) p99s.push(s.latencyMs.p99);

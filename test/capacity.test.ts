@@ -331,6 +331,9 @@ test('the self-test fixture: found by the self-test under contenders/_selftest, 
   );
 });
 
+/** The trial files of every run under `results`. */
+const trialsOf = (results: string) => listRuns(results).flatMap((run) => readRunAt(run.dir).trials);
+
 /** A contenders folder holding the selftest-burn fixture set to burn `burnUs` µs of CPU per request. */
 function burnFixture(prefix: string, burnUs: number): string {
   const contenders = tmpDir(prefix);
@@ -376,20 +379,27 @@ test('a real search against a fixed 2 ms CPU burn per request finds what queuein
   assert.equal(cap.sloP99Ms, 200);
   // One server core, a deterministic 2 ms service time and evenly spaced arrivals (D/D/1): the
   // queue stays empty up to mu = 1000 / 2 ms = 500 req/s and grows by (rate/mu − 1) × 1 s over a
-  // 1 s step above it, so a 200 ms objective holds up to 1.2 mu; the search never goes above the
-  // closed-loop peak (≈ mu). HTTP parsing and this host's stalls (a 200 ms SLO absorbs stalls of
-  // up to ~100 ms) cost some, so it may stop below mu: the stated tolerance is 0.7 mu … 1.12 mu.
+  // 1 s step above it, so a 200 ms objective holds up to 1.2 mu (the search may go above the
+  // closed-loop peak ≈ mu, up to 1.5 × the median peak: issue 23). HTTP parsing and this host's
+  // stalls (a 200 ms SLO absorbs stalls of up to ~100 ms) cost some, so it may stop below mu:
+  // the stated tolerance is 0.7 mu … 1.25 mu, and the search must have bracketed it.
   const mu = 1000 / BURN_MS;
   assert.equal(cap.verdict, 'met', JSON.stringify(cap.steps));
-  assert.ok(cap.rps.figure >= 0.7 * mu && cap.rps.figure <= 1.12 * mu, `capacity ${cap.rps.figure} vs predicted ${mu}`);
+  assert.equal(cap.bracketed, 1, 'the one search bracketed its capacity');
+  assert.ok(cap.rps.figure >= 0.7 * mu && cap.rps.figure <= 1.25 * mu, `capacity ${cap.rps.figure} vs predicted ${mu}`);
   assert.ok(cap.steps.length >= 3, 'a bisection, not one probe');
   for (const s of cap.steps) {
     if (s.rate > 1.3 * mu) assert.equal(s.pass, false, `a rate of ${s.rate} > 1.3 mu cannot hold the SLO`);
     assert.ok(s.latencyMs.p99 >= s.latencyMs.p50 && s.latencyMs.p50 > 0);
   }
-  assert.ok(cap.knee > 0.5 && cap.knee <= 1.1, `knee ${cap.knee}`);
-  const trials = listRuns(results).flatMap((run) => readRunAt(run.dir).trials);
-  assert.equal(trials.length, 1, 'the search is kept in its trial file');
+  assert.ok(cap.knee > 0.5 && cap.knee <= 1.5, `share of peak at SLO ${cap.knee}`);
+  const search = trialsOf(results)[0].capacitySearch;
+  assert.equal(search.bound, 'bracketed');
+  assert.ok(
+    search.heldRps < search.failRps && search.failRps / search.heldRps <= SHAPE.precision,
+    JSON.stringify(search),
+  );
+  assert.equal(trialsOf(results).length, 1, 'the search is kept in its trial file');
 });
 
 test('Ctrl-C during a search keeps the steps already done and leaves no process behind', async (t) => {

@@ -233,7 +233,7 @@ function earlyKneeFinding(c: CellResult, add: Add, hint: string): void {
   add(
     'minor',
     'early-knee',
-    `early knee: the capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of the closed-loop peak`,
+    `low share of peak at SLO: the capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of the closed-loop peak`,
     `\`${c.label}\`'s capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of its closed-loop peak (${fmtInt(cap.rps.figure)} of ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${where}; queueing sets in long before the peak: ${hint}`,
   );
 }
@@ -456,7 +456,10 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
     notes.push({
       kind: 'capacity-lower-bound',
       labels: atLeast.map((r) => r.label),
-      detail: `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`,
+      // Since issue 23 a cell is "≥" only when no search bracketed its capacity (older runs: any search at the driver's limit).
+      detail: atLeast.every((r) => r.cell.capacity?.bracketed === undefined)
+        ? `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`
+        : `no search bracketed the capacity (the open-loop driver (${drivers}) at its limit, or no failure up to 1.5 × the median peak): these capacities are lower bounds`,
     });
   }
   const noisy = table.rows.filter((r) => r.flags.noisy);

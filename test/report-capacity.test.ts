@@ -274,6 +274,7 @@ test('export: capacity rows carry the SLO, sustainable rate with its bounds, pea
   assert.ok((hono.sustainable_rps as number) <= (hono.sustainable_rps_high as number));
   assert.equal(hono.knee, 0.484);
   assert.equal(hono.p99_at_capacity_ms, 4);
+  assert.equal(hono.searches_bracketed, 0, 'no search bracketed: the lower bound');
   assert.equal(hono.steps, 15);
   assert.equal(hono.searches, 5);
   assert.equal(hono.p99_ms, null, 'a capacity row’s latency is its curve, not the closed-loop window’s');
@@ -287,7 +288,7 @@ test('export: capacity rows carry the SLO, sustainable rate with its bounds, pea
   const csv = EXPORTERS.csv.render(capacitySnapshot(), { now: NOW });
   assert.match(
     csv.split('\n')[0]!,
-    /,slo_p99_ms,sustainable_rps,sustainable_rps_low,sustainable_rps_high,peak_rps,knee,p99_at_capacity_ms,verdict,steps,searches,/,
+    /,slo_p99_ms,sustainable_rps,sustainable_rps_low,sustainable_rps_high,peak_rps,knee,p99_at_capacity_ms,verdict,steps,searches,searches_bracketed,/,
   );
-  assert.match(csv, /,10,15\d{3},14\d{3},15\d{3},31\d{3},0\.484,4,at-least,15,5,/);
+  assert.match(csv, /,10,15\d{3},14\d{3},15\d{3},31\d{3},0\.484,4,at-least,15,5,0,/);
 });

@@ -167,6 +167,30 @@ test('a rate’s verdict is the majority of up to 3 steps, the same rule for a p
   assert.equal(decideRate([{ pass: false, clientBound: true }]), false, 'the driver at its limit decides at once');
 });
 
+test('a bracket that whole requests/s cannot split ends the search (no repeats of the same rate)', async () => {
+  const rates: number[] = [];
+  const r = await searchCapacity({
+    search: 1,
+    peakRps: 3,
+    shape: { ...SHAPE, floorRps: 1 },
+    signal: new AbortController().signal,
+    step: async (rate) => {
+      rates.push(rate);
+      const p99 = rate <= 1 ? 1 : 50;
+      const m = { p50: p99, p90: p99, p99, max: p99 };
+      return judgeStep(
+        1,
+        rate,
+        { achievedRps: rate, latencyMs: m, scheduled: rate, failed: 0, durationS: 1, clientBound: false },
+        10,
+      );
+    },
+  });
+  assert.equal(r.verdict, 'met');
+  assert.deepEqual([r.heldRps, r.failRps], [1, 2]);
+  assert.deepEqual(rates, [2, 2, 1, 1], 'each rate decided once, by two agreeing steps');
+});
+
 test('a server that never holds the SLO is reported as never, not as 0 req/s', async () => {
   const m = model(5); // 200 ms per request: p99 > 10 ms at any rate
   const r = await searchCapacity({

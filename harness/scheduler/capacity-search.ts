@@ -162,8 +162,10 @@ export async function searchCapacity(o: {
   for (;;) {
     const bottom = (lo as RateVerdict | null)?.rate ?? cap; // set: step 1 ended on a pass
     const top = (hi as RateVerdict | null)?.rate ?? cap;
-    if (top / bottom <= shape.precision) break;
-    if (!(await decide(Math.sqrt(top * bottom)))) break;
+    const mid = Math.round(Math.sqrt(top * bottom));
+    // Stop when bracketed within the precision, or when whole requests/s cannot split it further.
+    if (top / bottom <= shape.precision || mid <= bottom || mid >= top) break;
+    if (!(await decide(mid))) break;
   }
   return result(steps, lo, hi, cap, o.signal.aborted ? 'interrupted' : 'done');
 }

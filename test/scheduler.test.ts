@@ -579,6 +579,12 @@ test('capacity cells: each round a closed-loop peak then an open-loop search; th
     trials.every((t) => t.capacitySearch?.steps.length >= 2),
     'every trial keeps its steps',
   );
+  for (const t of trials) {
+    // Each round starts from its own peak and a seeded factor, never from an earlier round's result (issue 23).
+    const share = t.capacitySearch.steps[0].rate / t.capacitySearch.peakRps;
+    assert.ok(share >= 0.5 * 2 ** -0.5 - 0.01 && share <= 0.5 * 2 ** 0.5 + 0.01, `first step at ${share} × the peak`);
+    assert.ok(t.capacitySearch.capRps >= t.capacitySearch.peakRps, 'the cap (≥ the round’s peak) is recorded');
+  }
   assert.ok(ol.steps.some((x) => x.startsWith('slow@')) && ol.steps.some((x) => x.startsWith('fast@')));
 });
 

@@ -15,7 +15,7 @@
  * - minor: a few failed requests (≤ 0.1%), tail latency (p99 > 20 × p50 and ≥ 5 ms), startup
  *   outliers (> 3 × the run's median and > 500 ms), verification warnings;
  * - capacity cells (issue 15): major when not even the lowest rate held the SLO (verdict never);
- *   minor for an early knee (verdict met and the capacity < 50% of the closed-loop peak), with
+ *   minor for a low share of peak at SLO (rule `early-knee`; verdict met and the capacity < 50% of the closed-loop peak), with
  *   the step where p99 passes the SLO. A capacity that is a lower bound (verdict at-least: the
  *   open-loop driver at its limit) is a measurement note, never a finding.
  * Measurement conditions (client-bound, noisy, few trials, other runs / machines) are not
@@ -219,7 +219,10 @@ function neverFinding(c: CellResult, add: Add, hint: string): void {
   );
 }
 
-/** An early knee: capacity at the SLO under RULES.earlyKnee of the closed-loop peak (minor). */
+/**
+ * A low share of peak at SLO (rule id `early-knee`, its name before issue 23): capacity at the SLO
+ * under RULES.earlyKnee of the closed-loop peak (minor).
+ */
 function earlyKneeFinding(c: CellResult, add: Add, hint: string): void {
   const cap = c.capacity;
   if (!cap?.rps || cap.verdict !== 'met' || cap.knee === null || cap.knee >= RULES.earlyKnee) return;

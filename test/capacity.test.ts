@@ -322,9 +322,11 @@ test('the cell figure and interval come only from searches that bracketed their 
   assert.equal(mixed.capacity?.searches, 5);
   assert.deepEqual(mixed.stats?.trialRps, [1000, 1100, 1050, 1020], 'the lower bound is not in the figure');
   assert.equal(mixed.capacity?.rps?.kind, 'range', 'an interval over the 4 bracketed searches');
+  assert.equal(mixed.capacity?.boundsAbove, 1, 'the lower bound above the figure is counted (a flag)');
   const bounds = cell([search(3000, 'at-least', 'no-failure'), search(3200, 'at-least', 'driver-limit')]);
   assert.equal(bounds.capacity?.verdict, 'at-least');
   assert.equal(bounds.capacity?.bracketed, 0);
+  assert.equal(bounds.capacity?.boundsAbove, 0);
   assert.deepEqual(bounds.stats?.trialRps, [3000, 3200]);
 });
 

@@ -146,6 +146,9 @@ function rowFlags(
         : `no search bracketed its capacity (lower bound)`
       : '',
     k?.rps && k.never ? `${k.never} of ${k.searches} searches never held p99 ≤ ${fmtSlo(k.sloP99Ms)} ms` : '',
+    k?.boundsAbove
+      ? `${k.boundsAbove} of ${k.searches} searches held more without bracketing (lower bounds above the figure)`
+      : '',
     f.clientBound ? 'client-bound (lower bound)' : '',
     f.noisy ? 'noisy' : '',
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',

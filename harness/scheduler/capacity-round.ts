@@ -206,6 +206,8 @@ export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null 
     knee: est ? est.figure / peak.figure : null,
     searches: searches.length,
     bracketed,
+    boundsAbove:
+      bracketed && est ? searches.filter((x) => x.verdict === 'at-least' && (x.rps ?? 0) > est.figure).length : 0,
     never,
     steps: searches.flatMap((x) => x.steps),
   };

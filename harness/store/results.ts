@@ -233,6 +233,11 @@ export interface CapacitySummary {
   searches: number;
   /** Searches that bracketed their capacity (issue 23: the ones the figure comes from); absent in older runs. */
   bracketed?: number;
+  /**
+   * Searches that did not bracket their capacity but held a rate above the figure (lower bounds
+   * above it: the figure may understate the capacity); absent in older runs.
+   */
+  boundsAbove?: number;
   /** Searches that never held the SLO. */
   never: number;
   /** Every step of every search: the latency-versus-rate curve. */

@@ -50,10 +50,16 @@ test('p99 at the capacity: the median of each search’s highest passing step; t
   ];
   assert.equal(p99AtCapacity(steps), 5.5);
   assert.equal(p99AtCapacity([step(1, 100, 50)]), null);
+  // A passing step at a rate the majority failed (ratePass false) is not the search's capacity.
+  assert.equal(p99AtCapacity([step(1, 1000, 3), { ...step(1, 2000, 5), ratePass: false }]), 3);
   const brk = firstBreak(steps, 10);
   assert.equal(brk?.rate, 500);
   assert.equal(firstBreak(steps.slice(0, 6), 10)?.rate, 2000);
   assert.equal(firstBreak([step(1, 100, 1)], 10), null);
+  // A failing step outvoted at a rate that held (issue 23: the majority of its steps) is not the break.
+  const outvoted = { ...step(1, 400, 30), ratePass: true };
+  assert.equal(firstBreak([outvoted, ...steps.slice(0, 6)], 10)?.rate, 2000);
+  assert.equal(firstBreak([{ ...outvoted, ratePass: false }, ...steps.slice(0, 6)], 10)?.rate, 400);
 });
 
 test('compareRankings: capacity ranks by the rank rule (5 searches), closed-loop ranks by the peaks, never left out', () => {

@@ -87,10 +87,11 @@ export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
 /**
  * Where the objective breaks: the failing step with the lowest rate whose p99 exceeded the SLO
  * (over every search), else the lowest failing step for another reason (errors, achieved rate),
- * else null (no step failed).
+ * else null (no step failed). A failing step outvoted at a rate that held (`ratePass`, issue 23)
+ * is not where the objective breaks.
  */
 export function firstBreak(steps: readonly CapacityStep[], sloP99Ms: number): CapacityStep | null {
-  const failing = steps.filter((s) => !s.pass).sort((a, b) => a.rate - b.rate);
+  const failing = steps.filter((s) => !s.pass && s.ratePass !== true).sort((a, b) => a.rate - b.rate);
   return failing.find((s) => s.latencyMs.p99 > sloP99Ms) ?? failing[0] ?? null;
 }
 

@@ -3,9 +3,10 @@
  *
  * A round = one closed-loop window of the profile's shape (the native driver, e.g. 1 s at 100
  * connections: the peak P of this server in this round) and then one open-loop search
- * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6)
- * between a low rate and P. Each step is sampled like a window (lifecycle/sampler.ts), so a step
- * whose driver used ≥ 90% of its core is marked client-bound. Steps are logged as they finish
+ * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6),
+ * after `settleS` idle, from a seeded start near P/2 (`searchStart`) up to a cap above P
+ * (`searchCap`; issue 23). Each step is sampled like a window (lifecycle/sampler.ts), so a step
+ * whose driver used ≥ OPEN_LOOP_BUSY_PCT of its core is marked client-bound. Steps are logged as they finish
  * and returned even when the search stops early (Ctrl-C, a crash), so the trial file keeps them.
  *
  * The SLO of a cell: the profile's `--slo-p99` override, else the scenario's `sloP99Ms`.
@@ -110,8 +111,12 @@ export async function runCapacityRound(
   const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
   const signal = AbortSignal.any([ctx.signal, s.died]);
   let steps: readonly CapacityStep[] = []; // the search's steps so far (kept when it throws)
+  // Independent of earlier rounds' results (issue 23): the start depends on this round's peak and
+  // a seeded factor only; the cap on the peaks measured so far (the median, not any result).
+  const start = searchStart(peakRps, shape, `${ctx.seed}/${e.id}/${round}`);
+  const capRps = searchCap(peakRps, [...e.trials.flatMap((t) => t.capacitySearch?.peakRps ?? []), peakRps], shape);
   ctx.log(
-    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps, up to ${n0(searchCap(peakRps, [...e.trials.flatMap((t) => t.capacitySearch?.peakRps ?? []), peakRps], shape))} req/s)`,
+    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps, up to ${n0(capRps)} req/s)`,
   );
   const step = async (rate: number): Promise<CapacityStep> => {
     const sampler = new Sampler(s.pid);
@@ -145,10 +150,6 @@ export async function runCapacityRound(
       slo,
     );
   };
-  // Independent of earlier rounds' results (issue 23): the start depends on this round's peak and
-  // a seeded factor only; the cap on the peaks measured so far (the median, not any result).
-  const start = searchStart(peakRps, shape, `${ctx.seed}/${e.id}/${round}`);
-  const capRps = searchCap(peakRps, [...e.trials.flatMap((t) => t.capacitySearch?.peakRps ?? []), peakRps], shape);
   const base = { sloP99Ms: slo, driver: openLoop.name, peakRps, capRps };
   await sleep(shape.settleS * 1000, undefined, { signal }).catch(() => undefined);
   try {

@@ -1,6 +1,8 @@
-// The capacity search (issue 15): the bisection against model servers (no processes), the cell
-// summary and its "never" rule, and one real search with a real open-loop driver against a
-// fixture with a fixed CPU burn per request, whose capacity queueing predicts.
+// The capacity search (issues 15 and 23): the bisection against model servers (no processes),
+// the majority verdict of a rate, bounds per search, independent starts and the cap above the
+// peak, the cell summary (figure from bracketed searches only) and its "never" rule, and one real
+// search with a real open-loop driver against a fixture with a fixed CPU burn per request, whose
+// capacity queueing predicts (test/capacity-truth.test.ts: many simulated searches).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';

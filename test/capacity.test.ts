@@ -1,6 +1,8 @@
-// The capacity search (issue 15): the bisection against model servers (no processes), the cell
-// summary and its "never" rule, and one real search with a real open-loop driver against a
-// fixture with a fixed CPU burn per request, whose capacity queueing predicts.
+// The capacity search (issues 15 and 23): the bisection against model servers (no processes),
+// the majority verdict of a rate, bounds per search, independent starts and the cap above the
+// peak, the cell summary (figure from bracketed searches only) and its "never" rule, and one real
+// search with a real open-loop driver against a fixture with a fixed CPU burn per request, whose
+// capacity queueing predicts (test/capacity-truth.test.ts: many simulated searches).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -9,8 +11,8 @@ import path from 'node:path';
 import test from 'node:test';
 import { cellFailure } from '../harness/analysis/stats.ts';
 import { getProfile, withOverrides, type CapacityShape } from '../harness/core/profiles.ts';
-import { judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
-import { summarizeCapacity } from '../harness/scheduler/capacity-round.ts';
+import { decideRate, judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
+import { searchCap, searchStart, summarizeCapacity } from '../harness/scheduler/capacity-round.ts';
 import { aggregateTrials } from '../harness/scheduler/aggregate.ts';
 import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
 import { SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
@@ -66,25 +68,34 @@ function model(mu: number, opts: { clientLimit?: number } = {}) {
   return { step, calls };
 }
 
-test('the search brackets a model server’s capacity within the precision, below the closed-loop peak', async () => {
+/** A model's true capacity at the 10 ms SLO of `model`: its queue grows ≤ 10 ms over a step up to mu × (1 + 0.01 / stepS). */
+const truth = (mu: number) => mu * (1 + 0.01 / SHAPE.stepS);
+
+test('the search brackets a model server’s capacity within the precision, up to 1.5 × the closed-loop peak', async () => {
   for (const [mu, peak] of [
     [4000, 4100],
     [900, 1000],
     [20000, 26000],
+    [5000, 4000], // a peak window that read low: the search goes above it
   ]) {
     const m = model(mu!);
     const r = await searchCapacity({
       search: 1,
       peakRps: peak!,
+      capRps: 1.5 * peak!,
       shape: SHAPE,
       step: m.step,
       signal: new AbortController().signal,
     });
     assert.equal(r.verdict, 'met', `mu ${mu}`);
+    assert.equal(r.bound, 'bracketed');
     // Slightly above mu the queue of a step stays under the 10 ms SLO: (rate/mu − 1) × stepS ≤ 10 ms.
-    assert.ok(
-      r.rps !== null && r.rps <= mu! * (1 + 0.01 / SHAPE.stepS) && r.rps >= mu! / SHAPE.precision ** 2,
-      `mu ${mu}: found ${r.rps}`,
+    assert.ok(r.heldRps! <= truth(mu!) && r.failRps! > truth(mu!), `mu ${mu}: ${r.heldRps}–${r.failRps}`);
+    assert.ok(r.failRps! / r.heldRps! <= SHAPE.precision, 'bracketed within the precision');
+    assert.equal(
+      r.rps,
+      Math.round(Math.sqrt(r.heldRps! * r.failRps!)),
+      'the figure is the bracket’s geometric midpoint',
     );
     assert.ok(r.steps.length <= SHAPE.maxSteps);
     assert.ok(
@@ -107,41 +118,79 @@ test('an early knee: a server far slower than its closed-loop peak is found by d
   assert.deepEqual(
     m.calls.slice(0, 5),
     [2500, 2500, 625, 625, 156],
-    'from half the peak, ÷ 4 per failure, each failure confirmed once',
+    'from half the peak, ÷ 4 per failure, two steps per rate (they agree on this model)',
   );
   assert.ok(r.steps.length <= SHAPE.maxSteps);
-  assert.ok(r.rps! >= 300 / 1.06 ** 2 && r.rps! <= 300);
+  assert.ok(r.heldRps! <= truth(300) && r.failRps! > truth(300) && r.failRps! / r.heldRps! <= SHAPE.precision);
 });
 
-test('a hint (the previous round’s capacity) starts the search near it and still brackets its own answer', async () => {
-  for (const [hint, mu] of [
-    [1000, 1000],
-    [1000, 3000],
-    [1000, 200],
-  ]) {
-    const m = model(mu!);
-    const r = await searchCapacity({
-      search: 2,
-      peakRps: 5000,
-      shape: SHAPE,
-      step: m.step,
-      signal: new AbortController().signal,
-      hint,
-    });
-    assert.equal(m.calls[0], 800, 'starts at 0.8 × hint');
-    assert.equal(r.verdict, 'met');
-    assert.ok(r.rps! <= mu! * 1.005 && r.rps! >= mu! / SHAPE.precision ** 2, `hint ${hint}, mu ${mu}: ${r.rps}`);
-  }
-  const near = model(1000);
-  await searchCapacity({
-    search: 2,
-    peakRps: 5000,
+test('no failure up to the cap is a lower bound (≥ the highest held rate), never a measured figure', async () => {
+  const m = model(50000);
+  const r = await searchCapacity({
+    search: 1,
+    peakRps: 10000,
+    capRps: 15000,
     shape: SHAPE,
-    step: near.step,
+    step: m.step,
     signal: new AbortController().signal,
-    hint: 1000,
   });
-  assert.ok(near.calls.length <= 8, `a good hint needs few steps (failures confirmed): ${near.calls}`);
+  assert.equal(r.verdict, 'at-least');
+  assert.equal(r.bound, 'no-failure');
+  assert.equal(r.rps, r.heldRps, 'the highest held rate, not a midpoint');
+  assert.ok(r.rps! > 10000 && r.rps! <= 15000 && 15000 / r.rps! <= SHAPE.precision, String(r.rps));
+  assert.ok(Math.max(...m.calls) <= 15000, 'never above the cap');
+});
+
+test('each round starts independently of earlier results: a seeded start within 2^±½ of startShare × its peak', () => {
+  const starts = Array.from({ length: 200 }, (_, i) => searchStart(10000, SHAPE, `seed/cell/${i}`));
+  for (const x of starts) {
+    assert.ok(x >= SHAPE.startShare * 10000 * 2 ** -0.5 - 1e-9 && x < SHAPE.startShare * 10000 * 2 ** 0.5, String(x));
+  }
+  assert.equal(searchStart(10000, SHAPE, 'a/b/1'), searchStart(10000, SHAPE, 'a/b/1'), 'seeded: reproducible');
+  assert.ok(new Set(starts.map((x) => Math.round(x))).size > 150, 'the start is dithered between rounds');
+  // The cap: capShare × the median peak so far, at least this round's peak.
+  assert.equal(searchCap(1000, [1000, 2000, 4000], SHAPE), SHAPE.capShare * 2000);
+  assert.equal(searchCap(9000, [1000, 2000, 9000], SHAPE), 9000);
+});
+
+test('a rate’s verdict is the majority of up to 3 steps, the same rule for a pass as for a fail', () => {
+  const P = { pass: true, clientBound: false };
+  const F = { pass: false, clientBound: false };
+  assert.equal(decideRate([]), null);
+  assert.equal(decideRate([P]), null, 'one pass does not decide');
+  assert.equal(decideRate([F]), null, 'one failure does not decide');
+  assert.equal(decideRate([P, P]), true);
+  assert.equal(decideRate([F, F]), false);
+  assert.equal(decideRate([P, F]), null);
+  assert.equal(decideRate([F, P]), null);
+  assert.equal(decideRate([P, F, F]), false, 'a pass then two failures fails (the old rule kept the pass)');
+  assert.equal(decideRate([F, P, P]), true);
+  assert.equal(decideRate([F, P, F]), false);
+  assert.equal(decideRate([{ pass: false, clientBound: true }]), false, 'the driver at its limit decides at once');
+});
+
+test('a bracket that whole requests/s cannot split ends the search (no repeats of the same rate)', async () => {
+  const rates: number[] = [];
+  const r = await searchCapacity({
+    search: 1,
+    peakRps: 3,
+    shape: { ...SHAPE, floorRps: 1 },
+    signal: new AbortController().signal,
+    step: async (rate) => {
+      rates.push(rate);
+      const p99 = rate <= 1 ? 1 : 50;
+      const m = { p50: p99, p90: p99, p99, max: p99 };
+      return judgeStep(
+        1,
+        rate,
+        { achievedRps: rate, latencyMs: m, scheduled: rate, failed: 0, durationS: 1, clientBound: false },
+        10,
+      );
+    },
+  });
+  assert.equal(r.verdict, 'met');
+  assert.deepEqual([r.heldRps, r.failRps], [1, 2]);
+  assert.deepEqual(rates, [2, 2, 1, 1], 'each rate decided once, by two agreeing steps');
 });
 
 test('a server that never holds the SLO is reported as never, not as 0 req/s', async () => {
@@ -181,7 +230,8 @@ test('a client-bound failure makes the capacity a lower bound (at-least)', async
     signal: new AbortController().signal,
   });
   assert.equal(r.verdict, 'at-least');
-  assert.ok(r.rps! <= 8000 && r.rps! >= 8000 / 1.06 ** 2, String(r.rps));
+  assert.equal(r.bound, 'driver-limit');
+  assert.ok(r.rps! <= 8000 && r.rps! >= 8000 / SHAPE.precision, String(r.rps));
 });
 
 test('an abort keeps the steps already done (verdict interrupted)', async () => {
@@ -247,6 +297,41 @@ test('the cell summary: figure over the searches that found a rate, knee = figur
   assert.equal(cellFailure(cell), null);
 });
 
+test('the cell figure and interval come only from searches that bracketed their capacity; none bracketed: a lower bound', () => {
+  const search = (rps: number, verdict: CapacitySearch['verdict'], bound: CapacitySearch['bound']): CapacitySearch => ({
+    sloP99Ms: 10,
+    driver: 'oha',
+    peakRps: 2000,
+    rps,
+    verdict,
+    bound,
+    steps: [],
+  });
+  const cell = (list: CapacitySearch[]) =>
+    aggregateTrials(
+      list.map((s, i) => makeTrial(1000, { round: i + 1, capacitySearch: s })),
+      list.length,
+    );
+  const mixed = cell([
+    search(1000, 'met', 'bracketed'),
+    search(1100, 'met', 'bracketed'),
+    search(1050, 'met', 'bracketed'),
+    search(1020, 'met', 'bracketed'),
+    search(1500, 'at-least', 'driver-limit'),
+  ]);
+  assert.equal(mixed.capacity?.verdict, 'met', 'one driver-limited search does not make the cell a lower bound');
+  assert.equal(mixed.capacity?.bracketed, 4);
+  assert.equal(mixed.capacity?.searches, 5);
+  assert.deepEqual(mixed.stats?.trialRps, [1000, 1100, 1050, 1020], 'the lower bound is not in the figure');
+  assert.equal(mixed.capacity?.rps?.kind, 'range', 'an interval over the 4 bracketed searches');
+  assert.equal(mixed.capacity?.boundsAbove, 1, 'the lower bound above the figure is counted (a flag)');
+  const bounds = cell([search(3000, 'at-least', 'no-failure'), search(3200, 'at-least', 'driver-limit')]);
+  assert.equal(bounds.capacity?.verdict, 'at-least');
+  assert.equal(bounds.capacity?.bracketed, 0);
+  assert.equal(bounds.capacity?.boundsAbove, 0);
+  assert.deepEqual(bounds.stats?.trialRps, [3000, 3200]);
+});
+
 test('--slo-p99 applies to the capacity profile only and must be a positive number of ms', () => {
   const p = withOverrides(getProfile('capacity'), { sloP99: '25' });
   assert.equal(p.driver !== 'k6' && p.capacity?.sloP99Ms, 25);
@@ -273,6 +358,9 @@ test('the self-test fixture: found by the self-test under contenders/_selftest, 
     [],
   );
 });
+
+/** The trial files of every run under `results`. */
+const trialsOf = (results: string) => listRuns(results).flatMap((run) => readRunAt(run.dir).trials);
 
 /** A contenders folder holding the selftest-burn fixture set to burn `burnUs` µs of CPU per request. */
 function burnFixture(prefix: string, burnUs: number): string {
@@ -319,20 +407,27 @@ test('a real search against a fixed 2 ms CPU burn per request finds what queuein
   assert.equal(cap.sloP99Ms, 200);
   // One server core, a deterministic 2 ms service time and evenly spaced arrivals (D/D/1): the
   // queue stays empty up to mu = 1000 / 2 ms = 500 req/s and grows by (rate/mu − 1) × 1 s over a
-  // 1 s step above it, so a 200 ms objective holds up to 1.2 mu; the search never goes above the
-  // closed-loop peak (≈ mu). HTTP parsing and this host's stalls (a 200 ms SLO absorbs stalls of
-  // up to ~100 ms) cost some, so it may stop below mu: the stated tolerance is 0.7 mu … 1.12 mu.
+  // 1 s step above it, so a 200 ms objective holds up to 1.2 mu (the search may go above the
+  // closed-loop peak ≈ mu, up to 1.5 × the median peak: issue 23). HTTP parsing and this host's
+  // stalls (a 200 ms SLO absorbs stalls of up to ~100 ms) cost some, so it may stop below mu:
+  // the stated tolerance is 0.7 mu … 1.25 mu, and the search must have bracketed it.
   const mu = 1000 / BURN_MS;
   assert.equal(cap.verdict, 'met', JSON.stringify(cap.steps));
-  assert.ok(cap.rps.figure >= 0.7 * mu && cap.rps.figure <= 1.12 * mu, `capacity ${cap.rps.figure} vs predicted ${mu}`);
+  assert.equal(cap.bracketed, 1, 'the one search bracketed its capacity');
+  assert.ok(cap.rps.figure >= 0.7 * mu && cap.rps.figure <= 1.25 * mu, `capacity ${cap.rps.figure} vs predicted ${mu}`);
   assert.ok(cap.steps.length >= 3, 'a bisection, not one probe');
   for (const s of cap.steps) {
     if (s.rate > 1.3 * mu) assert.equal(s.pass, false, `a rate of ${s.rate} > 1.3 mu cannot hold the SLO`);
     assert.ok(s.latencyMs.p99 >= s.latencyMs.p50 && s.latencyMs.p50 > 0);
   }
-  assert.ok(cap.knee > 0.5 && cap.knee <= 1.1, `knee ${cap.knee}`);
-  const trials = listRuns(results).flatMap((run) => readRunAt(run.dir).trials);
-  assert.equal(trials.length, 1, 'the search is kept in its trial file');
+  assert.ok(cap.knee > 0.5 && cap.knee <= 1.5, `share of peak at SLO ${cap.knee}`);
+  const search = trialsOf(results)[0].capacitySearch;
+  assert.equal(search.bound, 'bracketed');
+  assert.ok(
+    search.heldRps < search.failRps && search.failRps / search.heldRps <= SHAPE.precision,
+    JSON.stringify(search),
+  );
+  assert.equal(trialsOf(results).length, 1, 'the search is kept in its trial file');
 });
 
 test('Ctrl-C during a search keeps the steps already done and leaves no process behind', async (t) => {

@@ -5,13 +5,15 @@
  * `summarizeCapacity` makes it (the one estimator of analysis/stats.ts over the searches).
  *
  * Run `rc` on one machine:
- * - ping · capacity · wrk (SLO 10 ms, 5 searches per cell, so ranks exist):
- *   `hono` ≥ 15,000 of a 31,000 peak (at-least: the open-loop driver at its limit; knee 48%, not
- *   a finding), `node-http` (baseline) 12,000 of 20,000, `express` 8,500 of 9,000, `fastify`
- *   6,000 of 21,000 (an early knee: 29%), `slowpoke` never (not even 20 req/s held the SLO).
+ * - ping · capacity · wrk (SLO 10 ms, 5 searches per cell, so ranks exist; cells as written since
+ *   issue 23, with `bracketed`: 0, 5, 5, 4 of 5):
+ *   `hono` ≥ 15,000 of a 31,000 peak (at-least: no search bracketed, the open-loop driver at its
+ *   limit; share of peak 48%, not a finding), `node-http` (baseline) 12,000 of 20,000, `express` 8,500 of 9,000, `fastify`
+ *   6,000 of 21,000 (a low share of peak at SLO: 29%; one unbracketed search held more), `slowpoke` never (not even 20 req/s held the SLO).
  *   By closed-loop peak: hono, fastify, node-http, express; by capacity: hono, node-http,
  *   express, fastify (Spearman's ρ = 0.4).
- * - json · capacity · wrk (SLO 10 ms, 3 searches: nobody ranked): node-http, express.
+ * - json · capacity · wrk (SLO 10 ms, 3 searches: nobody ranked; cells as written before issue 23,
+ *   without `bracketed`): node-http, express.
  * - ping · quick · wrk (closed loop): node-http, fastify, express (the % of baseline matrix).
  */
 import { loadScenarios } from '../harness/contract/scenarios.ts';
@@ -48,7 +50,17 @@ export function step(search: number, rate: number, p99: number, slo = 10, client
 export function capacityCell(
   label: string,
   scenario: string,
-  o: { caps: (number | null)[]; peaks: number[]; verdict: CapacityVerdict; slo?: number; runId?: string },
+  o: {
+    caps: (number | null)[];
+    peaks: number[];
+    verdict: CapacityVerdict;
+    slo?: number;
+    runId?: string;
+    /** Searches that bracketed their capacity (issue 23); absent = a cell of an older run. */
+    bracketed?: number;
+    /** Unbracketed searches that held more than the figure (issue 23). */
+    boundsAbove?: number;
+  },
 ): CellResult {
   const slo = o.slo ?? 10;
   const steps: CapacityStep[] = [];
@@ -76,6 +88,8 @@ export function capacityCell(
     knee: est ? est.figure / peak.figure : null,
     searches: o.caps.length,
     never: o.caps.filter((x) => x === null).length,
+    ...(o.bracketed !== undefined ? { bracketed: o.bracketed } : {}),
+    ...(o.boundsAbove !== undefined ? { boundsAbove: o.boundsAbove } : {}),
     steps,
   };
   const common = { runId: o.runId ?? 'rc', label, scenario, profile: 'capacity', driver: 'wrk' as const };
@@ -91,10 +105,16 @@ export function capacityCell(
 /** The snapshot described above. */
 export function capacitySnapshot(): ReportSnapshot {
   const cells: CellResult[] = [
-    capacityCell('hono', 'ping', { caps: five(15_000), peaks: five(31_000), verdict: 'at-least' }),
-    capacityCell('node-http', 'ping', { caps: five(12_000), peaks: five(20_000), verdict: 'met' }),
-    capacityCell('express', 'ping', { caps: five(8_500), peaks: five(9_000), verdict: 'met' }),
-    capacityCell('fastify', 'ping', { caps: five(6_000), peaks: five(21_000), verdict: 'met' }),
+    capacityCell('hono', 'ping', { caps: five(15_000), peaks: five(31_000), verdict: 'at-least', bracketed: 0 }),
+    capacityCell('node-http', 'ping', { caps: five(12_000), peaks: five(20_000), verdict: 'met', bracketed: 5 }),
+    capacityCell('express', 'ping', { caps: five(8_500), peaks: five(9_000), verdict: 'met', bracketed: 5 }),
+    capacityCell('fastify', 'ping', {
+      caps: five(6_000),
+      peaks: five(21_000),
+      verdict: 'met',
+      bracketed: 4,
+      boundsAbove: 1,
+    }),
     capacityCell('slowpoke', 'ping', { caps: [null, null, null, null, null], peaks: five(5_000), verdict: 'never' }),
     capacityCell('node-http', 'json', {
       caps: [11_000, 11_500, 11_200],

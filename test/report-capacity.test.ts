@@ -50,10 +50,16 @@ test('p99 at the capacity: the median of each search’s highest passing step; t
   ];
   assert.equal(p99AtCapacity(steps), 5.5);
   assert.equal(p99AtCapacity([step(1, 100, 50)]), null);
+  // A passing step at a rate the majority failed (ratePass false) is not the search's capacity.
+  assert.equal(p99AtCapacity([step(1, 1000, 3), { ...step(1, 2000, 5), ratePass: false }]), 3);
   const brk = firstBreak(steps, 10);
   assert.equal(brk?.rate, 500);
   assert.equal(firstBreak(steps.slice(0, 6), 10)?.rate, 2000);
   assert.equal(firstBreak([step(1, 100, 1)], 10), null);
+  // A failing step outvoted at a rate that held (issue 23: the majority of its steps) is not the break.
+  const outvoted = { ...step(1, 400, 30), ratePass: true };
+  assert.equal(firstBreak([outvoted, ...steps.slice(0, 6)], 10)?.rate, 2000);
+  assert.equal(firstBreak([{ ...outvoted, ratePass: false }, ...steps.slice(0, 6)], 10)?.rate, 400);
 });
 
 test('compareRankings: capacity ranks by the rank rule (5 searches), closed-loop ranks by the peaks, never left out', () => {
@@ -75,21 +81,23 @@ test('compareRankings: capacity ranks by the rank rule (5 searches), closed-loop
 
 test('markdown: a capacity table has the capacity columns with its SLO, ≥ for a lower bound, and a never cell not ranked with its reason', () => {
   const md = EXPORTERS.md.render(capacitySnapshot(), { now: NOW });
+  // The header counts "≥" capacity cells apart from client-bound closed-loop cells (issue 23).
+  assert.match(md, /0 client-bound closed-loop \(lower bounds\) · 1 of 6 capacity cells “≥” \(lower bounds\)/);
   const table = md.slice(
     md.indexOf('### <a id="t-ping-capacity-wrk-node24">'),
     md.indexOf('### <a id="t-json-capacity'),
   );
   assert.match(
     table,
-    /\| rank \| contender \| sustainable req\/s at p99 ≤ 10 ms \| interval \| % of node-http \| closed-loop peak req\/s \| knee \(% of peak\) \| p99 at capacity \(ms\) \| steps \/ searches \| flags \|/,
+    /\| rank \| contender \| sustainable req\/s at p99 ≤ 10 ms \| interval \| % of node-http \| closed-loop peak req\/s \| share of peak at SLO \| p99 at capacity \(ms\) \| searches, steps \| flags \|/,
   );
   assert.match(
     table,
-    /\| 1 \| `hono` \| ≥ 15,0\d\d \| 95% CI 14,\d{3}–15,\d{3} \| 12\d% \(95% CI 12\d–12\d%\) \| 31,0\d\d \| 48% \| 4\.00 \| 15 \/ 5 \| oha at its limit \(lower bound\) \|/,
+    /\| 1 \| `hono` \| ≥ 15,0\d\d \| 95% CI 14,\d{3}–15,\d{3} \| 12\d% \(95% CI 12\d–12\d%\) \| 31,0\d\d \| 48% \| 4\.00 \| 0 of 5 bracketed, 15 steps \| no search bracketed its capacity \(lower bound\) \|/,
   );
   assert.match(
     table,
-    /\| 4 \| `fastify` \| 6,0\d\d \| 95% CI 5,\d{3}–6,\d{3} \| 50% .* \| 21,0\d\d \| 29% \| 4\.00 \| 15 \/ 5 \|/,
+    /\| 4 \| `fastify` \| 6,0\d\d \| 95% CI 5,\d{3}–6,\d{3} \| 50% .* \| 21,0\d\d \| 29% \| 4\.00 \| 4 of 5 bracketed, 15 steps \| 1 of 5 searches held more without bracketing \(lower bounds above the figure\) \|/,
   );
   assert.match(table, /\| 2 \| `node-http` \(baseline\) \| 12,0\d\d \|/);
   // never: shown as failed, not ranked, with its reason, never as 0 requests/s.
@@ -101,13 +109,13 @@ test('markdown: a capacity table has the capacity columns with its SLO, ≥ for 
   assert.match(table, /`hono` sustained at least 1\.2\d× \(95% CI [\d.–]+\) the rate of `node-http`/);
   assert.match(
     table,
-    /- driver limit \(`hono`\): the open-loop driver \(oha\) reached its limit: these capacities are lower bounds\./,
+    /- capacity lower bound \(`hono`\): no search bracketed the capacity \(the open-loop driver \(oha\) at its limit, or no failure up to 1\.5 × the median peak\): these capacities are lower bounds\./,
   );
   // 3 searches per cell: the capacity figures are still in the table, unranked.
   const json = md.slice(md.indexOf('### <a id="t-json-capacity'), md.indexOf('## Issues found'));
   assert.match(
     json,
-    /\| – \| `express` \| 7,1\d\d \| range \(3 trials\) 7,000–7,300 \| 64% .* \| 8,100 \| 88% \| 4\.00 \| 9 \/ 3 \| 3 trials \|/,
+    /\| – \| `express` \| 7,1\d\d \| range \(3 trials\) 7,000–7,300 \| 64% .* \| 8,100 \| 88% \| 4\.00 \| 3 searches, 9 steps \| 3 trials \|/,
   );
   assert.match(json, /No contender is ranked in this table: a rank needs 5 searches/);
   assert.doesNotMatch(json, /Not ranked:/);
@@ -168,7 +176,10 @@ test('issues: an early knee with its figures and the step where p99 passes the S
     'hono’s knee is 48% too, but its capacity is a lower bound (the driver’s limit)',
   );
   assert.equal(knee[0]!.severity, 'minor');
-  assert.match(knee[0]!.title, /^early knee: the capacity at p99 ≤ 10 ms is 29% of the closed-loop peak$/);
+  assert.match(
+    knee[0]!.title,
+    /^low share of peak at SLO: the capacity at p99 ≤ 10 ms is 29% of the closed-loop peak$/,
+  );
   assert.match(
     knee[0]!.evidence,
     /^`fastify`'s capacity at p99 ≤ 10 ms is 29% of its closed-loop peak \(6,0\d\d of 21,0\d\d req\/s, run rc\): p99 passes 10 ms from about 6,174 req\/s \(step 6,174 req\/s → p99 25\.0 ms\)/,
@@ -186,7 +197,7 @@ test('issues: an early knee with its figures and the step where p99 passes the S
   const md = EXPORTERS.md.render(capacitySnapshot(), { now: NOW });
   assert.match(
     md,
-    /- \*\*minor\*\* · `fastify` · ping \(capacity\): \*\*early knee: the capacity at p99 ≤ 10 ms is 29% of the closed-loop peak\*\*\. `fastify`'s capacity/,
+    /- \*\*minor\*\* · `fastify` · ping \(capacity\): \*\*low share of peak at SLO: the capacity at p99 ≤ 10 ms is 29% of the closed-loop peak\*\*\. `fastify`'s capacity/,
   );
 });
 
@@ -197,11 +208,11 @@ test('terminal: the capacity column set and the capacity matrix', () => {
   assert.ok(head > 0);
   assert.match(
     lines[head + 1]!,
-    /^ {2}#\s+contender\s+sustainable req\/s at p99 ≤ 10 ms\s+interval\s+peak req\/s\s+knee\s+p99 at cap ms\s+steps\s+flags$/,
+    /^ {2}#\s+contender\s+sustainable req\/s at p99 ≤ 10 ms\s+interval\s+peak req\/s\s+share of peak\s+p99 at cap ms\s+searches, steps\s+flags$/,
   );
   assert.match(
     lines[head + 2]!,
-    /^ {2}1\s+hono\s+≥ 15,0\d\d\s+95% CI [\d,–]+\s+31,0\d\d\s+48%\s+4\.00\s+15 \/ 5\s+oha at its limit/,
+    /^ {2}1\s+hono\s+≥ 15,0\d\d\s+95% CI [\d,–]+\s+31,0\d\d\s+48%\s+4\.00\s+0 of 5 bracketed, 15 steps\s+no search bracketed/,
   );
   assert.match(text, /–\s+slowpoke\s+failed\s+failed: never held p99 ≤ 10 ms/);
   assert.match(text, /Sustainable requests\/s at p99 ≤ SLO/);
@@ -269,6 +280,7 @@ test('export: capacity rows carry the SLO, sustainable rate with its bounds, pea
   assert.ok((hono.sustainable_rps as number) <= (hono.sustainable_rps_high as number));
   assert.equal(hono.knee, 0.484);
   assert.equal(hono.p99_at_capacity_ms, 4);
+  assert.equal(hono.searches_bracketed, 0, 'no search bracketed: the lower bound');
   assert.equal(hono.steps, 15);
   assert.equal(hono.searches, 5);
   assert.equal(hono.p99_ms, null, 'a capacity row’s latency is its curve, not the closed-loop window’s');
@@ -282,7 +294,7 @@ test('export: capacity rows carry the SLO, sustainable rate with its bounds, pea
   const csv = EXPORTERS.csv.render(capacitySnapshot(), { now: NOW });
   assert.match(
     csv.split('\n')[0]!,
-    /,slo_p99_ms,sustainable_rps,sustainable_rps_low,sustainable_rps_high,peak_rps,knee,p99_at_capacity_ms,verdict,steps,searches,/,
+    /,slo_p99_ms,sustainable_rps,sustainable_rps_low,sustainable_rps_high,peak_rps,knee,p99_at_capacity_ms,verdict,steps,searches,searches_bracketed,/,
   );
-  assert.match(csv, /,10,15\d{3},14\d{3},15\d{3},31\d{3},0\.484,4,at-least,15,5,/);
+  assert.match(csv, /,10,15\d{3},14\d{3},15\d{3},31\d{3},0\.484,4,at-least,15,5,0,/);
 });

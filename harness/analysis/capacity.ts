@@ -67,15 +67,16 @@ export function orderRanks(figures: number[]): number[] {
 }
 
 /**
- * The p99 at a cell's capacity, ms: in each search, the steps that passed at that search's
- * highest passing rate; the median of their p99 over all searches. Null when no step passed.
+ * The p99 at a cell's capacity, ms: in each search, the passing steps at that search's highest
+ * held rate (a rate whose steps' majority held, `ratePass`; in runs before issue 23, any passing
+ * step); the median of their p99 over all searches. Null when no step passed.
  */
 export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
   const bySearch = new Map<number, CapacityStep[]>();
   for (const s of steps) bySearch.set(s.search, [...(bySearch.get(s.search) ?? []), s]);
   const p99s: number[] = [];
   for (const list of bySearch.values()) {
-    const pass = list.filter((s) => s.pass);
+    const pass = list.filter((s) => s.pass && s.ratePass !== false);
     if (!pass.length) continue;
     const top = Math.max(...pass.map((s) => s.rate));
     for (const s of pass) if (s.rate === top) p99s.push(s.latencyMs.p99);
@@ -86,10 +87,11 @@ export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
 /**
  * Where the objective breaks: the failing step with the lowest rate whose p99 exceeded the SLO
  * (over every search), else the lowest failing step for another reason (errors, achieved rate),
- * else null (no step failed).
+ * else null (no step failed). A failing step outvoted at a rate that held (`ratePass`, issue 23)
+ * is not where the objective breaks.
  */
 export function firstBreak(steps: readonly CapacityStep[], sloP99Ms: number): CapacityStep | null {
-  const failing = steps.filter((s) => !s.pass).sort((a, b) => a.rate - b.rate);
+  const failing = steps.filter((s) => !s.pass && s.ratePass !== true).sort((a, b) => a.rate - b.rate);
   return failing.find((s) => s.latencyMs.p99 > sloP99Ms) ?? failing[0] ?? null;
 }
 

@@ -88,12 +88,14 @@ export interface InterleaveShape {
 }
 
 /**
- * The shape of a capacity search (issue 15; scheduler/capacity-round.ts). Per round: one closed-loop
- * window of `durationS` at `connections` (the peak), then open-loop steps of `stepS` seconds,
- * starting at `startShare` × the peak (later rounds: near the previous round's capacity),
- * dividing by 4 on failure down to `floorRps`, then bisecting (on a log scale) until the failing
- * rate is within `precision` × the passing one, at most `maxSteps` steps (a failure is confirmed
- * by a second step: scheduler/capacity-search.ts). Rates in requests/s, latencies in ms.
+ * The shape of a capacity search (issues 15 and 23; scheduler/capacity-search.ts). Per round: one
+ * closed-loop window of `durationS` at `connections` (the peak P), `settleS` seconds idle, then
+ * open-loop steps of `stepS` seconds, starting at `startShare` × P times a seeded factor in
+ * [2^−½, 2^½] (independent of earlier rounds), dividing by 4 on failure down to `floorRps`, then
+ * bisecting (on a log scale) up to the lowest failing rate, or to the cap (`capShare` × the
+ * cell's median peak so far, at least P), until the failing rate is within `precision` × the
+ * held one, at most `maxSteps` steps. A rate's verdict is the majority of up to 3 steps (2 that
+ * agree decide). Rates in requests/s, latencies in ms.
  */
 export interface CapacityShape {
   stepS: number;
@@ -108,6 +110,19 @@ export interface CapacityShape {
   openLoopConnections: number;
   /** `--slo-p99`: the objective for every scenario; absent = each scenario's `sloP99Ms`. */
   sloP99Ms?: number;
+  /**
+   * Seconds idle between the saturating peak window and the first step. A documented constant,
+   * not sized from data: in run 2026-11-22T05-55-55Z-f499 first steps at a rate the search later
+   * held failed about as often as later ones (92 of 284 vs 318 of 1,045), so no settle time
+   * could be measured from it.
+   */
+  settleS: number;
+  /**
+   * The search may offer rates up to this × the median closed-loop peak of the cell's rounds so
+   * far (at least this round's peak): a 1 s peak varies by 2× between rounds here, so the round's
+   * own peak is no ceiling. A search with no failure up to the cap is a lower bound.
+   */
+  capShare: number;
 }
 
 /** @deprecated the old name of ConnectionProfile. */
@@ -216,7 +231,16 @@ export const PROFILES: Profile[] = [
     durationS: 1,
     timeoutS: 10,
     rounds: 5,
-    capacity: { stepS: 1, startShare: 0.5, precision: 1.08, maxSteps: 14, floorRps: 20, openLoopConnections: 200 },
+    capacity: {
+      stepS: 1,
+      startShare: 0.5,
+      precision: 1.08,
+      maxSteps: 24,
+      floorRps: 20,
+      openLoopConnections: 200,
+      settleS: 0.5,
+      capShare: 1.5,
+    },
   },
   {
     name: 'k6-ramp',

@@ -2,8 +2,8 @@
  * The capacity table's column set and texts (issue 15), shared by the Markdown, terminal and HTML
  * exporters so the three print the same columns and the same figures: rank, contender,
  * "sustainable req/s at p99 ≤ X ms" ("≥" when the open-loop driver reached its limit: a lower
- * bound), interval, % of baseline, closed-loop peak req/s, knee (sustainable ÷ peak, %), p99 at
- * the capacity (ms), steps / searches, flags. Rates in requests/s, latencies in ms.
+ * bound), interval, % of baseline, closed-loop peak req/s, share of peak at SLO (sustainable ÷
+ * peak, %; stored as `knee`), p99 at the capacity (ms), searches bracketed and steps, flags. Rates in requests/s, latencies in ms.
  */
 import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
@@ -36,7 +36,10 @@ export function sustainableText(rps: Pick<Estimate, 'figure'> | null, verdict: C
   return `${verdict === 'at-least' ? '≥ ' : ''}${fmtFigure(rps)}`;
 }
 
-/** The knee as a percentage of the closed-loop peak: 0.352 → `35%`; `–` without one. */
+/**
+ * The share of the closed-loop peak sustained at the SLO (stored as `knee`) as a percentage:
+ * 0.352 → `35%`; `–` without one.
+ */
 export function kneeText(knee: number | null): string {
   return knee === null || !Number.isFinite(knee) ? '–' : `${Math.round(knee * 100)}%`;
 }
@@ -46,9 +49,19 @@ export function p99CapText(ms: number | null): string {
   return ms === null ? '–' : fmtMs(sig(ms));
 }
 
-/** `steps / searches`: `21 / 3`. */
-export function stepsText(c: { steps: number; searches: number }): string {
-  return `${c.steps} / ${c.searches}`;
+/** The column header of the share of peak (`kneeText`). */
+export const SHARE_OF_PEAK_HEADER = 'share of peak at SLO';
+
+/**
+ * The searches and steps of a cell: `4 of 5 bracketed, 61 steps` (issue 23: how many searches
+ * bracketed their capacity, the ones the figure comes from); runs before issue 23, which did not
+ * record it: `5 searches, 21 steps`.
+ */
+export function stepsText(c: { steps: number; searches: number; bracketed?: number | null }): string {
+  const steps = `${c.steps} step${c.steps === 1 ? '' : 's'}`;
+  if (c.bracketed === null || c.bracketed === undefined)
+    return `${c.searches} search${c.searches === 1 ? '' : 'es'}, ${steps}`;
+  return `${c.bracketed} of ${c.searches} bracketed, ${steps}`;
 }
 
 /**

@@ -15,7 +15,7 @@
  * - minor: a few failed requests (≤ 0.1%), tail latency (p99 > 20 × p50 and ≥ 5 ms), startup
  *   outliers (> 3 × the run's median and > 500 ms), verification warnings;
  * - capacity cells (issue 15): major when not even the lowest rate held the SLO (verdict never);
- *   minor for an early knee (verdict met and the capacity < 50% of the closed-loop peak), with
+ *   minor for a low share of peak at SLO (rule `early-knee`; verdict met and the capacity < 50% of the closed-loop peak), with
  *   the step where p99 passes the SLO. A capacity that is a lower bound (verdict at-least: the
  *   open-loop driver at its limit) is a measurement note, never a finding.
  * Measurement conditions (client-bound, noisy, few trials, other runs / machines) are not
@@ -219,7 +219,10 @@ function neverFinding(c: CellResult, add: Add, hint: string): void {
   );
 }
 
-/** An early knee: capacity at the SLO under RULES.earlyKnee of the closed-loop peak (minor). */
+/**
+ * A low share of peak at SLO (rule id `early-knee`, its name before issue 23): capacity at the SLO
+ * under RULES.earlyKnee of the closed-loop peak (minor).
+ */
 function earlyKneeFinding(c: CellResult, add: Add, hint: string): void {
   const cap = c.capacity;
   if (!cap?.rps || cap.verdict !== 'met' || cap.knee === null || cap.knee >= RULES.earlyKnee) return;
@@ -233,7 +236,7 @@ function earlyKneeFinding(c: CellResult, add: Add, hint: string): void {
   add(
     'minor',
     'early-knee',
-    `early knee: the capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of the closed-loop peak`,
+    `low share of peak at SLO: the capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of the closed-loop peak`,
     `\`${c.label}\`'s capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of its closed-loop peak (${fmtInt(cap.rps.figure)} of ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${where}; queueing sets in long before the peak: ${hint}`,
   );
 }
@@ -456,7 +459,10 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
     notes.push({
       kind: 'capacity-lower-bound',
       labels: atLeast.map((r) => r.label),
-      detail: `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`,
+      // Since issue 23 a cell is "≥" only when no search bracketed its capacity (older runs: any search at the driver's limit).
+      detail: atLeast.every((r) => r.cell.capacity?.bracketed === undefined)
+        ? `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`
+        : `no search bracketed the capacity (the open-loop driver (${drivers}) at its limit, or no failure up to 1.5 × the median peak): these capacities are lower bounds`,
     });
   }
   const noisy = table.rows.filter((r) => r.flags.noisy);

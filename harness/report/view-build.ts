@@ -124,6 +124,7 @@ function capacityRowView(c: CellResult): CapacityRowView | null {
     p99AtCapacityMs: p99AtCapacity(k.steps),
     steps: k.steps.length,
     searches: k.searches,
+    bracketed: k.bracketed ?? null,
     never: k.never,
     curve: k.steps
       .map((s) => ({ rate: s.rate, p99: s.latencyMs.p99, pass: s.pass, clientBound: s.clientBound, search: s.search }))
@@ -139,8 +140,15 @@ function rowFlags(
   const k = c.capacity;
   return [
     f.failed ? 'failed' : '',
-    k?.verdict === 'at-least' ? `${k.driver} at its limit (lower bound)` : '',
+    k?.verdict === 'at-least'
+      ? k.bracketed === undefined
+        ? `${k.driver} at its limit (lower bound)`
+        : `no search bracketed its capacity (lower bound)`
+      : '',
     k?.rps && k.never ? `${k.never} of ${k.searches} searches never held p99 ≤ ${fmtSlo(k.sloP99Ms)} ms` : '',
+    k?.boundsAbove
+      ? `${k.boundsAbove} of ${k.searches} searches held more without bracketing (lower bounds above the figure)`
+      : '',
     f.clientBound ? 'client-bound (lower bound)' : '',
     f.noisy ? 'noisy' : '',
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
@@ -258,7 +266,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'other-machines': 'other machines',
   'no-baseline': 'no baseline',
   'services-lost': 'services lost',
-  'capacity-lower-bound': 'driver limit',
+  'capacity-lower-bound': 'capacity lower bound',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */
@@ -617,7 +625,9 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
   const hi = Math.max(...trials);
   const ci = rows.filter((r) => r.rps?.kind === 'ci95').length;
   const noisy = rows.filter((r) => r.noisy).length;
-  const bound = rows.filter((r) => r.clientBound).length;
+  const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
+  const capRows = rows.filter((r) => r.capacity);
+  const capBound = capRows.filter((r) => r.capacity?.verdict === 'at-least').length;
   const mdds = tables
     .map((t) => t.mddPair)
     .filter((x): x is number => x !== null && Number.isFinite(x))
@@ -631,7 +641,8 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
       : []),
     `${lo === hi ? lo : `${lo}–${hi}`} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`,
     `${noisy} noisy`,
-    `${bound} client-bound (lower bounds)`,
+    `${bound} client-bound closed-loop (lower bounds)`,
+    ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
     fidelity
       .at(-1)
       ?.replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
@@ -668,7 +679,7 @@ const METHOD = [
 
 /** The method line of the capacity profile (issue 15), added when the snapshot has capacity cells. */
 const CAPACITY_METHOD =
-  'Capacity (the `capacity` profile): per round a closed-loop window gives the peak, then an open-loop search (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission) starts at half the peak (later rounds near the previous round’s result), divides the rate by 4 until a step holds and bisects (geometric midpoints) up to the lowest failing rate within 8%; a failing step is repeated once and the rate fails only if both fail; a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved. The sustainable rate is the highest rate that held, its figure and interval over the searches that found one (“≥”: the open-loop driver used ≥ 75% of its core at the lowest failing rate, so the figure is a lower bound; “never”: not even the lowest rate held, not ranked); knee = sustainable ÷ closed-loop peak; p99 at capacity = the median over the searches of the p99 of their highest passing step.';
+  'Capacity (the `capacity` profile): per round a closed-loop window gives the peak, then after a 0.5 s settle an open-loop search (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission) starts at half the peak times a seeded factor in 0.71–1.41 (independent of other rounds), divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to 1.5 × the cell’s median peak so far — until they are within 8%; a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of up to 3 steps (2 that agree decide), for a pass as for a fail. A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”); with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as `knee`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit.';
 
 /** The view of a snapshot. */
 /** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */

@@ -51,17 +51,26 @@ export interface CapacityRowView {
   sloP99Ms: number;
   /** The open-loop driver (oha, k6). */
   driver: string;
-  /** met; at-least (the driver reached its limit: `rps` is a lower bound); never; interrupted. */
+  /**
+   * met (some search bracketed its capacity); at-least (none did: `rps` is a lower bound, the
+   * driver at its limit or no failure up to the cap; in older runs, any search at the driver's
+   * limit); never; interrupted.
+   */
   verdict: CapacityVerdict;
   /** Closed-loop peak requests/s of the same rounds, with its interval (n = searches). */
   peakRps: Estimate;
-  /** Sustainable ÷ closed-loop peak (0.35 = 35%), or null without a sustainable rate. */
+  /**
+   * Share of the closed-loop peak sustained at the SLO: sustainable ÷ peak (0.35 = 35%), or null
+   * without a sustainable rate. Named `knee` in stored cells and exports (its name before issue 23).
+   */
   knee: number | null;
   /** Median p99 of the highest passing step of each search (analysis/capacity.ts `p99AtCapacity`), ms. */
   p99AtCapacityMs: number | null;
   /** Steps of all searches. */
   steps: number;
   searches: number;
+  /** Searches that bracketed their capacity (the figure's searches; issue 23), null in older runs. */
+  bracketed: number | null;
   /** Searches that never held the SLO. */
   never: number;
   /** Every step of every search, sorted by rate (then search). */

@@ -126,9 +126,9 @@ export function describe(r: CellResult): string {
   if (cap) {
     const n = (x: number) => Math.round(x).toLocaleString('en-US');
     const fig = cap.rps
-      ? `${cap.verdict === 'at-least' ? '≥ ' : ''}${n(cap.rps.figure)} req/s sustainable at p99 ≤ ${cap.sloP99Ms} ms (${cap.searches} searches${cap.rps.interval ? `, ${cap.rps.kind === 'ci95' ? '95% CI' : 'range'} ${n(cap.rps.interval[0])}–${n(cap.rps.interval[1])}` : ''})`
+      ? `${cap.verdict === 'at-least' ? '≥ ' : ''}${n(cap.rps.figure)} req/s sustainable at p99 ≤ ${cap.sloP99Ms} ms (${cap.bracketed !== undefined ? `${cap.bracketed} of ${cap.searches} searches bracketed` : `${cap.searches} searches`}${cap.rps.interval ? `, ${cap.rps.kind === 'ci95' ? '95% CI' : 'range'} ${n(cap.rps.interval[0])}–${n(cap.rps.interval[1])}` : ''})`
       : `never held p99 ≤ ${cap.sloP99Ms} ms`;
-    return `${fig}, closed-loop peak ${n(cap.peakRps.figure)} req/s${cap.knee !== null ? `, knee at ${Math.round(cap.knee * 100)}% of the peak` : ''}, ${cap.steps.length} steps`;
+    return `${fig}, closed-loop peak ${n(cap.peakRps.figure)} req/s${cap.knee !== null ? `, ${Math.round(cap.knee * 100)}% of the peak at the SLO` : ''}, ${cap.steps.length} steps`;
   }
   const l = r.load;
   if (!l) return 'ok';

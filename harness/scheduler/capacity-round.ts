@@ -3,15 +3,18 @@
  *
  * A round = one closed-loop window of the profile's shape (the native driver, e.g. 1 s at 100
  * connections: the peak P of this server in this round) and then one open-loop search
- * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6)
- * between a low rate and P. Each step is sampled like a window (lifecycle/sampler.ts), so a step
- * whose driver used ≥ 90% of its core is marked client-bound. Steps are logged as they finish
+ * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6),
+ * after `settleS` idle, from a seeded start near P/2 (`searchStart`) up to a cap above P
+ * (`searchCap`; issue 23). Each step is sampled like a window (lifecycle/sampler.ts), so a step
+ * whose driver used ≥ OPEN_LOOP_BUSY_PCT of its core is marked client-bound. Steps are logged as they finish
  * and returned even when the search stops early (Ctrl-C, a crash), so the trial file keeps them.
  *
  * The SLO of a cell: the profile's `--slo-p99` override, else the scenario's `sloP99Ms`.
  * Rates in requests/s, latencies in ms.
  */
-import { geometricEstimate } from '../analysis/stats.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { geometricEstimate, median } from '../analysis/stats.ts';
+import { mulberry32 } from '../core/prng.ts';
 import type { CapacityShape } from '../core/profiles.ts';
 import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
@@ -55,6 +58,29 @@ export function stepConnections(rate: number, sloP99Ms: number, max: number): nu
   return Math.max(16, Math.min(max, Math.ceil(rate * (sloP99Ms / 1000) * 4)));
 }
 
+/**
+ * The first rate of a round's search, requests/s: `startShare` × this round's peak times a
+ * factor 2^(u − ½), u uniform in [0, 1) from mulberry32 seeded by `key` (run seed, cell, round).
+ * It depends on no earlier round's result (issue 23: the 5 searches are independent, as the 95%
+ * interval assumes), and the spread dithers the bisection's grid of rates between rounds.
+ */
+export function searchStart(peakRps: number, shape: CapacityShape, key: string): number {
+  let h = 2166136261; // FNV-1a of the key
+  for (const ch of key) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 16777619);
+  const u = mulberry32(h >>> 0)();
+  return shape.startShare * peakRps * 2 ** (u - 0.5);
+}
+
+/**
+ * The highest rate a round's search may offer, requests/s (issue 23): `capShare` × the median of
+ * the cell's closed-loop peaks so far (`peaks`, this round's included), and at least this round's
+ * peak. A 1 s closed-loop peak varied 2× between one cell's rounds (median; run
+ * 2026-11-22T05-55-55Z-f499), so the round's own peak would cap searches on a low reading.
+ */
+export function searchCap(peakRps: number, peaks: number[], shape: CapacityShape): number {
+  return Math.max(peakRps, shape.capShare * median(peaks.length ? peaks : [peakRps]));
+}
+
 /** `12,400` */
 const n0 = (x: number) => Math.round(x).toLocaleString('en-US');
 
@@ -85,8 +111,12 @@ export async function runCapacityRound(
   const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
   const signal = AbortSignal.any([ctx.signal, s.died]);
   let steps: readonly CapacityStep[] = []; // the search's steps so far (kept when it throws)
+  // Independent of earlier rounds' results (issue 23): the start depends on this round's peak and
+  // a seeded factor only; the cap on the peaks measured so far (the median, not any result).
+  const start = searchStart(peakRps, shape, `${ctx.seed}/${e.id}/${round}`);
+  const capRps = searchCap(peakRps, [...e.trials.flatMap((t) => t.capacitySearch?.peakRps ?? []), peakRps], shape);
   ctx.log(
-    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps)`,
+    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps, up to ${n0(capRps)} req/s)`,
   );
   const step = async (rate: number): Promise<CapacityStep> => {
     const sampler = new Sampler(s.pid);
@@ -120,13 +150,13 @@ export async function runCapacityRound(
       slo,
     );
   };
-  const base = { sloP99Ms: slo, driver: openLoop.name, peakRps };
-  // Start near this cell's previous capacity (capacity-search.ts: the hint only moves the start).
-  const hint = [...e.trials].reverse().find((t) => t.capacitySearch?.rps)?.capacitySearch?.rps ?? null;
+  const base = { sloP99Ms: slo, driver: openLoop.name, peakRps, capRps };
+  await sleep(shape.settleS * 1000, undefined, { signal }).catch(() => undefined);
   try {
     const r = await searchCapacity({
       search: round,
-      hint,
+      start,
+      capRps,
       peakRps,
       shape,
       step,
@@ -136,9 +166,11 @@ export async function runCapacityRound(
         ctx.progress.capacityStep(e.id, e.label, st, describeStep(st));
       },
     });
-    return { out, search: { ...base, rps: r.rps, verdict: r.verdict, steps: r.steps }, error: null };
+    const { bound, heldRps, failRps } = r;
+    const extra = { ...(bound ? { bound } : {}), ...(heldRps ? { heldRps } : {}), ...(failRps ? { failRps } : {}) };
+    return { out, search: { ...base, rps: r.rps, verdict: r.verdict, steps: r.steps, ...extra }, error: null };
   } catch (err) {
-    const pass = steps.filter((x) => x.pass).sort((a, b) => b.rate - a.rate)[0];
+    const pass = steps.filter((x) => x.pass && x.ratePass !== false).sort((a, b) => b.rate - a.rate)[0];
     return {
       out,
       search: { ...base, rps: pass?.rate ?? null, verdict: 'interrupted', steps: [...steps] },
@@ -149,25 +181,23 @@ export async function runCapacityRound(
 }
 
 /**
- * A capacity cell's searches summarised: the figure over the searches that found a capacity
- * (`met` or `at-least`; the one estimator of analysis/stats.ts), the closed-loop peak over the
- * same rounds, the knee (figure ÷ peak) and every step. Null when no trial has a search.
+ * A capacity cell's searches summarised (issue 23): the figure over the searches that bracketed
+ * their capacity (the one estimator of analysis/stats.ts; verdict `met`); when none did, over the
+ * lower bounds (verdict `at-least`: driver-limit or no failure up to the cap); `never` when no
+ * search held a rate. Also the closed-loop peak over the same rounds, the share of the peak at the
+ * SLO (`knee` = figure ÷ peak), how many searches bracketed, and every step. Searches stored
+ * before issue 23 (no `bound`) count as bracketed when `met`. Null when no trial has a search.
  */
 export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null {
   const searches = trials.map((t) => t.capacitySearch).filter((x): x is CapacitySearch => Boolean(x));
   const [firstSearch] = searches;
   if (!firstSearch) return null;
-  const found = searches.filter((x) => x.rps !== null && (x.verdict === 'met' || x.verdict === 'at-least'));
+  const used = figureSearches(searches);
+  const bracketed = searches.filter(isBracketed).length;
   const never = searches.filter((x) => x.verdict === 'never').length;
-  const est = found.length ? geometricEstimate(found.map((x) => x.rps as number)) : null;
+  const est = used.length ? geometricEstimate(used.map((x) => x.rps as number)) : null;
   const peak = geometricEstimate(searches.map((x) => x.peakRps));
-  const verdict = found.some((x) => x.verdict === 'at-least')
-    ? 'at-least'
-    : found.length
-      ? 'met'
-      : never
-        ? 'never'
-        : 'interrupted';
+  const verdict = bracketed ? 'met' : used.length ? 'at-least' : never ? 'never' : 'interrupted';
   return {
     sloP99Ms: firstSearch.sloP99Ms,
     driver: firstSearch.driver,
@@ -176,19 +206,29 @@ export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null 
     peakRps: { figure: peak.figure, interval: peak.interval, kind: peak.kind },
     knee: est ? est.figure / peak.figure : null,
     searches: searches.length,
+    bracketed,
+    boundsAbove:
+      bracketed && est ? searches.filter((x) => x.verdict === 'at-least' && (x.rps ?? 0) > est.figure).length : 0,
     never,
     steps: searches.flatMap((x) => x.steps),
   };
 }
 
-/** The trials whose search found a capacity: the ones the cell's figure (stats) is computed from. */
+/** A search that bracketed its capacity: verdict `met` (since issue 23, `bound` = bracketed). */
+function isBracketed(x: CapacitySearch): boolean {
+  return x.rps !== null && x.verdict === 'met';
+}
+
+/** The searches a cell's figure comes from: the bracketed ones, else the lower bounds (at-least). */
+function figureSearches(searches: CapacitySearch[]): CapacitySearch[] {
+  const bracketed = searches.filter(isBracketed);
+  return bracketed.length ? bracketed : searches.filter((x) => x.rps !== null && x.verdict === 'at-least');
+}
+
+/** The trials whose searches the cell's figure (stats) is computed from (`summarizeCapacity`). */
 export function capacityTrials(trials: CellResult[]): CellResult[] {
-  return trials.filter(
-    (t) =>
-      t.capacitySearch &&
-      t.capacitySearch.rps !== null &&
-      (t.capacitySearch.verdict === 'met' || t.capacitySearch.verdict === 'at-least'),
-  );
+  const used = new Set(figureSearches(trials.flatMap((t) => (t.capacitySearch ? [t.capacitySearch] : []))));
+  return trials.filter((t) => t.capacitySearch && used.has(t.capacitySearch));
 }
 
 /** The open-loop driver of a group (`RunDeps.openLoop`): `driver` null with the install commands in `note`. */

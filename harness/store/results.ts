@@ -164,15 +164,30 @@ export interface CapacityStep {
   clientBound: boolean;
   /** Why the step failed ('' when it passed). */
   reason: string;
+  /**
+   * The verdict of the rate this step belongs to (issue 23: 2 of up to 3 steps at one rate decide,
+   * scheduler/capacity-search.ts), which may differ from this step's own `pass`. Absent in runs
+   * before issue 23 (one step, or a failure confirmed by a second).
+   */
+  ratePass?: boolean;
 }
 
 /**
- * How one search ended. `met`: bracketed between a passing and a failing rate within the
- * profile's precision; `at-least`: the lowest failing rate was client-bound, so the capacity is a
- * lower bound; `never`: not even the lowest rate tried held the SLO; `interrupted`: Ctrl-C or a
- * crash stopped it, or it ran out of steps before any rate held (its steps are kept).
+ * How one search ended. `met`: bracketed between a held and a failing rate (the search's `bound`
+ * is `bracketed`); `at-least`: a lower bound, the search's `bound` says why (the lowest failing
+ * rate was client-bound, or no rate failed up to the search's cap); `never`: not even the lowest
+ * rate tried held the SLO; `interrupted`: Ctrl-C or a crash stopped it, or it ran out of steps
+ * before any rate held (its steps are kept).
  */
 export type CapacityVerdict = 'met' | 'at-least' | 'never' | 'interrupted';
+
+/**
+ * What a search that held some rate learned about its capacity (issue 23). `bracketed`: a rate
+ * above its highest held rate failed, not at the driver's limit, so the capacity lies between
+ * them; `driver-limit`: the lowest failing rate was client-bound (a lower bound); `no-failure`:
+ * no rate failed up to the search's cap ("≥ its highest held rate", never a measured figure).
+ */
+export type CapacityBound = 'bracketed' | 'driver-limit' | 'no-failure';
 
 /** One search of one trial (round). Rates in requests/s, latencies in ms. */
 export interface CapacitySearch {
@@ -181,25 +196,54 @@ export interface CapacitySearch {
   driver: string;
   /** The closed-loop requests/s measured just before the search on the same server (the search's upper bound). */
   peakRps: number;
-  /** The highest rate that held the SLO, or null when none did. */
+  /**
+   * The search's capacity, or null when no rate held. Since issue 23: for a bracketed search
+   * (verdict met) the geometric midpoint of `heldRps` and `failRps`, else the highest held rate
+   * (a lower bound). Older runs: the highest rate that held.
+   */
   rps: number | null;
   verdict: CapacityVerdict;
   steps: CapacityStep[];
+  /** The highest rate whose steps held and the lowest whose steps failed (issue 23; absent in older runs). */
+  heldRps?: number;
+  failRps?: number;
+  /** What the search learned (issue 23); absent in older runs and when no rate held. */
+  bound?: CapacityBound;
+  /** The highest rate the search could offer (issue 23: above a noisy peak, up to a cap), requests/s; absent in older runs. */
+  capRps?: number;
 }
 
 /** A capacity cell: its searches summarised. Rates in requests/s, latencies in ms. */
 export interface CapacitySummary {
   sloP99Ms: number;
   driver: string;
-  /** `never` only when every search never held the SLO; `at-least` when any search was client-bound; else `met`. */
+  /**
+   * Since issue 23: `met` when at least one search bracketed its capacity (the figure is over
+   * those only); `at-least` when none did but some held a rate (a lower bound); `never` when every
+   * search never held the SLO. Older runs: `at-least` when any search was client-bound.
+   */
   verdict: CapacityVerdict;
-  /** Sustainable requests/s at p99 ≤ sloP99Ms over the searches that found one (the estimator of analysis/stats.ts), or null. */
+  /**
+   * Sustainable requests/s at p99 ≤ sloP99Ms (the estimator of analysis/stats.ts): over the
+   * searches that bracketed their capacity, else (verdict at-least) over the lower bounds; or null.
+   * Older runs: over every search that found a rate.
+   */
   rps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' } | null;
   /** Closed-loop peak requests/s of the same rounds (same estimator). */
   peakRps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' };
-  /** rps.figure ÷ peakRps.figure: where the knee comes as a share of the closed-loop peak (null without rps). */
+  /**
+   * rps.figure ÷ peakRps.figure: the share of the closed-loop peak sustained at the SLO (null
+   * without rps). Stored as `knee` (its name before issue 23); reports call it "share of peak at SLO".
+   */
   knee: number | null;
   searches: number;
+  /** Searches that bracketed their capacity (issue 23: the ones the figure comes from); absent in older runs. */
+  bracketed?: number;
+  /**
+   * Searches that did not bracket their capacity but held a rate above the figure (lower bounds
+   * above it: the figure may understate the capacity); absent in older runs.
+   */
+  boundsAbove?: number;
   /** Searches that never held the SLO. */
   never: number;
   /** Every step of every search: the latency-versus-rate curve. */

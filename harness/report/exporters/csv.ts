@@ -65,6 +65,7 @@ const EMPTY: Record<keyof ExportRow, true> = {
   verdict: true,
   steps: true,
   searches: true,
+  searches_bracketed: true,
   client_bound: true,
   noisy: true,
   failed: true,

@@ -29,6 +29,7 @@ import {
   capacityHeader,
   fmtSlo,
   kneeText,
+  SHARE_OF_PEAK_HEADER,
   p99CapText,
   stepsText,
   sustainableText,
@@ -341,9 +342,9 @@ function boardTable(t: TableView): string {
         th('interval', true),
         th(`% of ${t.baseline}`, true),
         th('closed-loop peak req/s', true),
-        th('knee (% of peak)', true),
+        th(SHARE_OF_PEAK_HEADER, true),
         th('p99 at capacity ms', true),
-        th('steps / searches', true),
+        th('searches, steps', true),
         th('flags'),
       ].join('')
     : '';

@@ -17,6 +17,7 @@ import {
   capacityHeader,
   fmtSlo,
   kneeText,
+  SHARE_OF_PEAK_HEADER,
   p99CapText,
   stepsText,
   sustainableText,
@@ -124,7 +125,7 @@ function capacityRowLine(r: RowView): string {
 function tableHead(t: TableView): string[] {
   if (t.capacity)
     return [
-      `| rank | contender | ${capacityHeader(t.capacity.sloP99Ms)} | interval | % of ${t.baseline} | closed-loop peak req/s | knee (% of peak) | p99 at capacity (ms) | steps / searches | flags |`,
+      `| rank | contender | ${capacityHeader(t.capacity.sloP99Ms)} | interval | % of ${t.baseline} | closed-loop peak req/s | ${SHARE_OF_PEAK_HEADER} | p99 at capacity (ms) | searches, steps | flags |`,
       '|---:|---|---:|---|---:|---:|---:|---:|---:|---|',
     ];
   return [

@@ -20,9 +20,10 @@
  * - capacity (issue 15; null on other rows): `slo_p99_ms` (the objective), `sustainable_rps`,
  *   `sustainable_rps_low`, `sustainable_rps_high` (the highest open-loop rate with p99 ≤ the SLO:
  *   the row's `rps` and interval; a lower bound when `verdict` is at-least), `peak_rps` (closed-loop
- *   peak of the same rounds), `knee` (sustainable ÷ peak, a fraction to 0.001), `p99_at_capacity_ms`,
- *   `verdict` (met | at-least | never | interrupted), `steps` (open-loop steps of all searches),
- *   `searches`; a capacity row's p50…max are null (its latency is the curve of its steps);
+ *   peak of the same rounds), `knee` (the share of peak at SLO: sustainable ÷ peak, a fraction to
+ *   0.001; the name predates issue 23), `p99_at_capacity_ms`, `verdict` (met | at-least | never |
+ *   interrupted), `steps` (open-loop steps of all searches), `searches`, `searches_bracketed` (the
+ *   searches the figure comes from, issue 23; null in older runs); a capacity row's p50…max are null (its latency is the curve of its steps);
  * - flags: `client_bound`, `noisy`, `failed`, `flags` (the report's flags, `; `-separated);
  * - context: `startup_ms`, `failure`, `framework`, `adapter`, `http_client`, `finished_at`.
  */
@@ -85,6 +86,7 @@ export interface ExportRow {
   verdict: string | null;
   steps: number | null;
   searches: number | null;
+  searches_bracketed: number | null;
   client_bound: boolean;
   noisy: boolean;
   failed: boolean;
@@ -163,6 +165,7 @@ function row(t: TableView, r: RowView, cell: CellResult | undefined, meta: RunMe
     verdict: k ? k.verdict : null,
     steps: k ? k.steps : null,
     searches: k ? k.searches : null,
+    searches_bracketed: k ? k.bracketed : null,
     client_bound: r.clientBound,
     noisy: r.noisy,
     failed: r.failed,

@@ -4,7 +4,7 @@
  * columns without rules between rows: rank, contender, requests/s with its interval (named
  * "95% CI" or "range (N trials)"), p99, flags, then the summary sentence and the measurement notes.
  * A capacity table (issue 15) prints the capacity column set instead (capacity-text.ts:
- * sustainable req/s at p99 ≤ the SLO, interval, closed-loop peak, knee, p99 at the capacity,
+ * sustainable req/s at p99 ≤ the SLO, interval, closed-loop peak, share of peak at SLO, p99 at the capacity,
  * steps / searches, flags), and the overview adds the capacity matrix and its ranking lines.
  */
 import { type Align, columns } from '../columns.ts';
@@ -115,9 +115,9 @@ function columnSet(t: TableView): { head: string[]; align: Align[]; cells: (r: R
         capacityHeader(t.capacity.sloP99Ms),
         'interval',
         'peak req/s',
-        'knee',
+        'share of peak',
         'p99 at cap ms',
-        'steps',
+        'searches, steps',
         'flags',
       ],
       align: ['right', 'left', 'right', 'left', 'right', 'right', 'right', 'right', 'left'],

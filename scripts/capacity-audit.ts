@@ -1,0 +1,80 @@
+/**
+ * Audit of a capacity run's trial files (issue 23): the figures the README quotes about run
+ * `2026-11-22T05-55-55Z-f499`, recomputed from `results/runs/<run>/trials/*.json` and `cells/*.json`.
+ *
+ * Prints: searches and steps; failures (not client-bound) at a first try of a rate and how many
+ * passed on the immediate repeat at the same rate (the best-of-two rule before issue 23); first
+ * tries at a rate ≤ the search's result that failed, first step of a search vs later steps (the
+ * settle question); searches that never saw a failing rate above their result and those whose
+ * lowest failing rate was client-bound; oha's passing steps above 40,000 requests/s and the
+ * highest; the share of peak at SLO (`knee`) of every loopback4 cell and its range over the run.
+ * Rates in requests/s. Reads only; writes nothing.
+ *
+ * Run: `node scripts/capacity-audit.ts [run id]` (default: 2026-11-22T05-55-55Z-f499).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
+
+const run = process.argv[2] ?? '2026-11-22T05-55-55Z-f499';
+const dir = join(import.meta.dirname, '..', 'results', 'runs', run);
+const read = (sub: string): CellResult[] =>
+  readdirSync(join(dir, sub))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(dir, sub, f), 'utf8')) as CellResult);
+
+const trials = read('trials').filter((t): t is CellResult & { capacitySearch: CapacitySearch } =>
+  Boolean(t.capacitySearch),
+);
+const tally = {
+  first: { fails: 0, repeatPass: 0, atHeld: 0, atHeldFail: 0 },
+  later: { fails: 0, repeatPass: 0, atHeld: 0, atHeldFail: 0 },
+};
+let noFailure = 0;
+let driverLimit = 0;
+const above40k: number[] = [];
+for (const t of trials) {
+  const { steps, rps } = t.capacitySearch;
+  steps.forEach((s, i) => {
+    if (s.pass && t.capacitySearch.driver === 'oha' && s.rate > 40000) above40k.push(s.rate);
+    const prev = steps[i - 1];
+    if (prev && prev.rate === s.rate && !prev.pass && !prev.clientBound) return; // the repeat of a failure
+    const b = i === 0 ? tally.first : tally.later;
+    if (!s.pass && !s.clientBound) {
+      b.fails++;
+      if (steps[i + 1]?.rate === s.rate && steps[i + 1]?.pass) b.repeatPass++;
+    }
+    if (rps !== null && s.rate <= rps) {
+      b.atHeld++;
+      if (!s.pass && !s.clientBound) b.atHeldFail++;
+    }
+  });
+  if (rps === null) continue;
+  const failedAbove = [...new Set(steps.map((s) => s.rate))]
+    .filter((r) => r > rps && steps.filter((s) => s.rate === r).every((s) => !s.pass))
+    .sort((a, b) => a - b);
+  if (!failedAbove.length) noFailure++;
+  else if (steps.some((s) => s.rate === failedAbove[0] && s.clientBound)) driverLimit++;
+}
+const n = (x: number) => x.toLocaleString('en-US');
+console.log(
+  `run ${run}: ${trials.length} searches, ${n(trials.reduce((a, t) => a + t.capacitySearch.steps.length, 0))} steps`,
+);
+const fails = tally.first.fails + tally.later.fails;
+console.log(
+  `failures not client-bound at a first try: ${fails}; passed on the immediate repeat: ${tally.first.repeatPass + tally.later.repeatPass}`,
+);
+console.log(
+  `first tries at a rate ≤ the search's result that failed: first step ${tally.first.atHeldFail} of ${tally.first.atHeld}, later steps ${tally.later.atHeldFail} of ${n(tally.later.atHeld)}`,
+);
+console.log(
+  `searches with no failing rate above their result: ${noFailure}; lowest failing rate client-bound: ${driverLimit}`,
+);
+console.log(`oha passing steps above 40,000 req/s: ${above40k.length}, highest ${n(Math.max(0, ...above40k))}`);
+const cells = read('cells').filter((c) => c.capacity);
+for (const c of cells.filter((x) => x.label.startsWith('loopback4')))
+  console.log(`share of peak at SLO, ${c.scenario} ${c.label}: ${Math.round(100 * (c.capacity?.knee ?? Number.NaN))}%`);
+const knees = cells.flatMap((c) => (c.capacity?.knee != null ? [c.capacity.knee] : [])).sort((a, b) => a - b);
+console.log(
+  `share of peak at SLO over the run: ${Math.round(100 * (knees[0] ?? 0))}%–${Math.round(100 * (knees.at(-1) ?? 0))}%`,
+);

@@ -24,6 +24,9 @@ import {
 import { ROOT } from './helpers.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { getProfile, type K6Profile } from '../harness/core/profiles.ts';
+import { UserError } from '../harness/core/errors.ts';
+import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
+import { snapshotOfCells } from '../harness/report/snapshot.ts';
 import { type CellPatch, makeCell, makeMeta } from './fixtures.ts';
 
 const wobble = [1, 1.004, 0.996, 1.002, 0.998];
@@ -398,12 +401,15 @@ test('claims.json: every range names its source; tolerance ranges are computed, 
     fs.writeFileSync(f, JSON.stringify({ claims: [{ ...json3, range: undefined, expected: undefined, ...entry }] }));
     return () => loadClaims(f);
   };
+  // Bad data is bad input (UserError: exit 2), naming the file, the claim and what to write.
+  const userError = (re: RegExp) => (e: unknown) =>
+    e instanceof UserError && re.test(e.message) && e.message.includes(dir);
   assert.throws(
     bad({ range: { from: 'tolerance', figure: 3.62, tolerance: 0.15 }, expected: [3, 4] }),
-    /remove 'expected'/,
+    userError(/claim s003-json: a tolerance range computes 'expected'; remove 'expected'/),
   );
-  assert.throws(bad({ range: { from: 'guess' }, expected: [3, 4] }), /range.from must be 'spread'/);
-  assert.throws(bad({}), /has no 'range'/);
+  assert.throws(bad({ range: { from: 'guess' }, expected: [3, 4] }), userError(/range.from must be 'spread'/));
+  assert.throws(bad({}), userError(/has no 'range'/));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -423,4 +429,30 @@ test('the committed PostGraphile stress run: provisional (5 × 2 s, source 5 × 
   }
   const health = rs.find((r) => r.claim.id === 's004-postgraphile-health')!;
   assert.deepEqual(health.sharedWith, ['s004-postgraphile-ready']);
+});
+
+test('the report row names the run once, the decision range, and "provisional" with the override', () => {
+  const cells = (runId: string, n: number, load = PIPELINED) =>
+    ['fastify', 'express'].map((label, i) =>
+      makeCell({
+        label,
+        scenario: 'json',
+        profile: 'pipelined',
+        trials: five(i ? 10_000 : 35_000).slice(0, n),
+        load,
+        runId,
+      }),
+    );
+  const row = (md: string) => md.split('\n').find((l) => l.startsWith('| Fastify vs Express on /json')) ?? '';
+  const render = (cs: CellResult[]) =>
+    row(EXPORTERS.md.render(snapshotOfCells(cs, [{ name: 'json', title: 'JSON' }]), {}));
+  const few = render(cells('r-few', 3));
+  assert.match(few, /not measured\*\*: run r-few has 3 and 3 trials; a verdict needs 5 each; 3 and 3 trials/);
+  assert.equal(few.split('r-few').length - 1, 1, few);
+  const ok = render(cells('r-ok', 5));
+  assert.match(ok, /\| 3\.08× … 4\.16× \(the source's 3\.62× ± 15% on the ratio\) \| pipelined \| 3\.50× \(95% CI /);
+  assert.match(ok, /\*\*confirmed\*\*: run r-ok; 5 and 5 trials/);
+  assert.equal(ok.split('r-ok').length - 1, 1, ok);
+  const short = render(cells('r-short', 5, { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } }));
+  assert.match(short, /\*\*confirmed \(provisional: 5 × 1 s, source 5 × 2 s\)\*\*: run r-short/);
 });

@@ -35,6 +35,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot } from '../analysis/tables.ts';
@@ -129,7 +130,7 @@ export function toleranceRange(compare: Claim['compare'], figure: number, tolera
 }
 
 /**
- * The claims from the data file, with `expected` computed for tolerance ranges. Throws an Error
+ * The claims from the data file, with `expected` computed for tolerance ranges. Throws UserError
  * naming the file and the claim when an entry lacks a field, has a range of an unknown kind, or
  * gives both a tolerance and an `expected` (one source per range).
  */
@@ -138,18 +139,18 @@ export function loadClaims(file = CLAIMS_FILE): Claim[] {
   return claims.map((c) => {
     const where = `${file}: claim ${c.id ?? '(no id)'}`;
     for (const k of ['id', 'source', 'scenario', 'a', 'b', 'range', 'profiles'] as const)
-      if (c[k] === undefined) throw new Error(`${where} has no '${k}'`);
+      if (c[k] === undefined) throw new UserError(`${where} has no '${k}'`);
     if (c.range.from === 'tolerance') {
       if (c.expected !== undefined)
-        throw new Error(
+        throw new UserError(
           `${where}: a tolerance range computes 'expected'; remove 'expected' or use range.from 'spread'`,
         );
       if (!(c.range.tolerance > 0 && c.range.tolerance < 1) || !Number.isFinite(c.range.figure))
-        throw new Error(`${where}: range needs a finite 'figure' and a 'tolerance' between 0 and 1 (0.15 = ±15%)`);
+        throw new UserError(`${where}: range needs a finite 'figure' and a 'tolerance' between 0 and 1 (0.15 = ±15%)`);
       return { ...c, expected: toleranceRange(c.compare, c.range.figure, c.range.tolerance) };
     }
     if (c.range.from !== 'spread' || !c.range.note || !Array.isArray(c.expected))
-      throw new Error(
+      throw new UserError(
         `${where}: range.from must be 'spread' (with 'note' and 'expected') or 'tolerance' (with 'figure' and 'tolerance')`,
       );
     return c;

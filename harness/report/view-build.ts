@@ -567,7 +567,7 @@ function claimsOf(
     const band = r.band ? ` (95% CI ${formatRange(r.claim.compare, r.band)})` : '';
     const bits = [
       r.verdict === 'not measured' || r.band === null ? r.note : '',
-      r.runId ? `run ${r.runId}` : '',
+      r.runId && !r.note.includes(r.runId) ? `run ${r.runId}` : '',
       r.trials ? `${r.trials.a} and ${r.trials.b} trials` : '',
       r.clientBound.length ? `client-bound: ${r.clientBound.join(', ')} (lower bound)` : '',
       r.mdd !== null ? `the table's minimum detectable difference ±${(r.mdd * 100).toFixed(1)}%` : '',

@@ -456,3 +456,24 @@ test('the report row names the run once, the decision range, and "provisional" w
   const short = render(cells('r-short', 5, { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } }));
   assert.match(short, /\*\*confirmed \(provisional: 5 × 1 s, source 5 × 2 s\)\*\*: run r-short/);
 });
+
+test('the terminal report ends with the claims verdict counts, provisional ones counted', () => {
+  const cells = ['fastify', 'express'].map((label, i) =>
+    makeCell({
+      label,
+      scenario: 'json',
+      profile: 'pipelined',
+      trials: five(i ? 10_000 : 35_000),
+      load: { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } },
+      runId: 'r1',
+    }),
+  );
+  const text = EXPORTERS.terminal.render(snapshotOfCells(cells, [{ name: 'json', title: 'JSON' }]), {});
+  const n = loadClaims().reduce((s, c) => s + c.profiles.length, 0);
+  assert.match(
+    text,
+    new RegExp(
+      `Source claims \\(${n}\\): 1 confirmed, ${n - 1} not measured; 1 provisional \\(measured in a shortened or overridden shape\\)`,
+    ),
+  );
+});

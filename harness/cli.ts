@@ -443,7 +443,10 @@ program
   .option('--dry-run', 'print the plan (runs, cells, commands) and the expected duration; measure nothing')
   .option('--rounds <n>', "rounds per cell, at least 5 (default: the profile's, at least 5)")
   .option('--duration <s>', 'shorten the windows (the verdicts are then marked provisional); not for k6-ramp')
-  .option('--no-baseline', "leave out the scenarios' baselines (shorter; no table model, so no resolution check)")
+  .option(
+    '--with-baselines',
+    "also measure each scenario's baseline contender, as bench does (about 10 min more; by default each claim's own reference b is the table model's reference row)",
+  )
   .option('--seed <n>', 'shuffle seed of every run')
   .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
   .option('-q, --quiet', 'no progress lines or notes')

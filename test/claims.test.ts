@@ -340,12 +340,17 @@ test('below resolution: a range closer to no difference than the table model MDD
   const swing = [1, 1.25, 0.8, 1.2, 0.85];
   const cells = [json('fastify', 15_000), json('express', 10_000)];
   const withBase = [...cells, json('node-http', 20_000, { trials: five(20_000, swing) })];
+  // No baseline row: the same model with express (the claim's b) as the reference row; the paired
+  // ratios are steady, so its MDD is small and the band decides: refuted.
   const without = evaluateClaims([small], snap(cells))[0]!;
-  assert.equal(without.verdict, 'refuted', 'no baseline row: no model, no MDD, the band decides');
-  assert.equal(without.mdd, null);
+  assert.equal(without.verdict, 'refuted');
+  assert.equal(without.mddReference, 'express');
+  assert.ok(without.mdd !== null && without.mdd < 0.02, `MDD ${without.mdd}`);
+  assert.match(without.note, /reference row express: the run has no row of the scenario's baseline/);
   const [r] = evaluateClaims([small], snap(withBase), { scenarios: [{ name: 'json', baseline: 'node-http' }] });
   assert.ok(r!.mdd !== null && r!.mdd > 0.08, `MDD ${r!.mdd}`);
   assert.equal(r!.verdict, 'inconclusive (below resolution)');
+  assert.equal(r!.mddReference, null, 'the scenario baseline is the reference');
   assert.ok(belowResolution(small, r!.mdd!));
   assert.match(r!.note, /MDD ±\d+\.\d%/);
   // The same noise does not shield a claim whose range lies beyond the MDD: 3.08–4.16× is refuted.

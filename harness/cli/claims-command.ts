@@ -3,8 +3,9 @@
  * load shape (the claim's profiles, at the profiles' own window lengths), with at least
  * MIN_CI_TRIALS (5) interleaved rounds per cell, through the ordinary bench machinery (cli/bench.ts
  * `planBench` / `bench`, the scheduler): one bench run per profile, over the union of the
- * profile's claims' contenders (variants when a claim names one) and scenarios, each scenario's
- * baseline added as bench does (the table model's MDD needs it). `--source` and `--claim`
+ * profile's claims' contenders (variants when a claim names one) and scenarios; each scenario's
+ * baseline only with `--with-baselines` (each claim's b is its reference: the table model's MDD
+ * then uses b as the reference row, report/claims.ts). `--source` and `--claim`
  * narrow it. Claims whose contender runs only under Docker Compose (Hasura) are not measured and
  * say so with their command. Before starting, it prints the plan and its expected duration (from
  * the profiles: server starts, warm-ups, rounds × windows; scheduler/group.ts `groupPlan`);
@@ -43,8 +44,12 @@ export interface ClaimsOpts {
   rounds?: string;
   /** `--duration s`: shortens the windows (verdicts then provisional). */
   duration?: string;
-  /** `--no-baseline`: leave out the scenarios' baselines (no table model, so no MDD). */
-  baseline?: boolean;
+  /**
+   * `--with-baselines`: add each scenario's baseline contender, as bench does (about 10 min more).
+   * Off by default, to keep every claim within the hour: each claim compares a with its own
+   * reference b, and the table model then takes b as its reference row (report/claims.ts).
+   */
+  withBaselines?: boolean;
   seed?: string;
   quiet?: boolean;
   host: string;
@@ -138,7 +143,7 @@ export function planClaims(g: Globals, o: ClaimsOpts): ClaimsPlan {
       host: o.host,
       upstreamDelay: '0',
       ...(o.duration !== undefined ? { duration: o.duration } : {}),
-      ...(o.baseline === false ? { baseline: false } : {}),
+      ...(o.withBaselines ? {} : { baseline: false }),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       ...(o.quiet ? { quiet: true } : {}),
     };

@@ -22,7 +22,8 @@
  *   claimed range (refuted or inconclusive) or out of it (confirmed), the verdict is
  *   "inconclusive (client-bound)", never refuted.
  * - Resolution: when the table model of the run's table (analysis/tables.ts `tableModel`, i.e.
- *   analysis/table-model.ts) gives a minimum detectable difference (MDD, 90% power, two-sided 5%)
+ *   analysis/table-model.ts; fitted with b as the reference row when the run has no row of the
+ *   scenario's baseline) gives a minimum detectable difference (MDD, 90% power, two-sided 5%)
  *   and the whole claimed range lies closer to "no difference" than the MDD (in requests/s ratio:
  *   inside (1/(1 + MDD), 1 + MDD)), a refuted or inconclusive verdict, or a confirmed one whose band
  *   includes "no difference", is "inconclusive (below resolution)", never refuted.
@@ -38,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { buildTables, type RunSnapshot } from '../analysis/tables.ts';
+import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
 
 /**
@@ -103,6 +104,8 @@ export interface ClaimResult {
   clientBound: string[];
   /** The table model's minimum detectable difference for this comparison (ratio excess, 0.1 = 10%); null without a model. */
   mdd: number | null;
+  /** The reference row of the model behind `mdd` when it is b (the run has no row of the scenario's baseline); else null. */
+  mddReference: string | null;
   /** How the measured shape differs from the profile's (e.g. "5 × 2 s, source 5 × 12 s"); null when it is the profile's own. */
   override: string | null;
   /** True when `override` is set: the verdict is provisional. */
@@ -166,7 +169,7 @@ export function claimsRule(): string {
     "Latency claims are judged through Little's law: at the same closed-loop concurrency, mean latency a/b equals requests/s b/a.",
     'Confirmed: our figure lies in the range and the band excludes no difference (unless the range includes it). Refuted: the whole band lies outside the range. Inconclusive: anything else.',
     'A client-bound side is a lower bound: when it could move the ratio into (or out of) the range, the verdict is inconclusive (client-bound), never refuted.',
-    'When the table model gives a minimum detectable difference (MDD) and the whole range lies closer to no difference than it, the verdict is inconclusive (below resolution), never refuted (a confirmation stands only if the band excludes no difference).',
+    'When the table model (with b as the reference row if the run has no baseline row) gives a minimum detectable difference (MDD) and the whole range lies closer to no difference than it, the verdict is inconclusive (below resolution), never refuted (a confirmation stands only if the band excludes no difference).',
     "A cell measured in a shape other than its profile's (a shortened window, other VUs) makes the verdict provisional; the row names the override.",
     'Claims judged from the same cells say so: their verdicts can differ only because their ranges differ.',
     'Not measured: no run has both cells in that profile with at least 5 trials; the command that measures it is given.',
@@ -313,10 +316,13 @@ function findPair(claim: Claim, profile: string, runs: RunSnapshot[]): { pair: P
 
 /**
  * The table model's MDD for a vs b in the pair's run (analysis/tables.ts `buildTables` → `model`):
- * against the baseline when one side is the table's baseline, else between two rows; null when the
- * table has no model (no baseline row, fewer than 2 ranked rows).
+ * against the baseline when one side is the table's baseline, else between two rows. When the run
+ * has no row of the scenario's baseline (e.g. `just claims` runs without it), the same model
+ * (analysis/tables.ts `tableModel`) is fitted with b, the claim's own reference, as the baseline
+ * row, and its MDD against that row is a vs b's; `reference` then names b. Null when neither fits
+ * (fewer than 2 ranked rows, no common rounds).
  */
-function modelMdd(pair: Pair, opts: EvaluateOptions): number | null {
+function modelMdd(pair: Pair, opts: EvaluateOptions): { mdd: number; reference: string | null } | null {
   const { a, b, run } = pair;
   const t = buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios }).find(
     (x) =>
@@ -327,10 +333,19 @@ function modelMdd(pair: Pair, opts: EvaluateOptions): number | null {
       x.rows.some((r) => r.cell === a || r.label === a.label) &&
       x.rows.some((r) => r.cell === b || r.label === b.label),
   );
-  if (!t?.model) return null;
-  const vsBaseline = t.baseline === a.label || t.baseline === b.label;
-  const m = vsBaseline ? t.model.mdd.baseline : t.model.mdd.pair;
-  return Number.isFinite(m) ? m : null;
+  if (!t) return null;
+  if (t.model) {
+    const vsBaseline = t.baseline === a.label || t.baseline === b.label;
+    const m = vsBaseline ? t.model.mdd.baseline : t.model.mdd.pair;
+    return Number.isFinite(m) ? { mdd: m, reference: null } : null;
+  }
+  if (t.baselineRow) return null; // the baseline is there, yet no model: too few common rounds
+  const own = tableModel(
+    t.rows.filter((r) => r.status === 'ranked'),
+    b.label,
+  );
+  const m = own?.summary.mdd.baseline;
+  return m !== undefined && Number.isFinite(m) ? { mdd: m, reference: b.label } : null;
 }
 
 function notMeasured(claim: Claim, profile: string, fewer: Pair | null): ClaimResult {
@@ -357,6 +372,7 @@ function empty(claim: Claim, profile: string): ClaimResult {
     trials: null,
     clientBound: [],
     mdd: null,
+    mddReference: null,
     override: null,
     provisional: false,
     sharedWith: [],
@@ -414,7 +430,8 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
   let verdict = clientBoundVerdict(claim, bandVerdict(claim, r, ours, band), a, b, iv);
   const clientBound = [a, b].filter((c) => c.resources?.clientBound).map((c) => c.label);
-  const mdd = modelMdd(pair, opts);
+  const model = modelMdd(pair, opts);
+  const mdd = model?.mdd ?? null;
   const noEffect = claimValue(claim, 1);
   const resolved = band[0] > noEffect || band[1] < noEffect;
   if (
@@ -427,11 +444,14 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const note = [
     `${fmt(ours)} (95% interval ${fmt(band[0])} … ${fmt(band[1])}, ${r.n} paired rounds)`,
     clientBound.length ? `client-bound (lower bound): ${clientBound.join(', ')}` : '',
-    mdd !== null ? `the table's MDD ±${(mdd * 100).toFixed(1)}%` : '',
+    model
+      ? `the table model's MDD ±${(model.mdd * 100).toFixed(1)}%${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
+      : '',
   ]
     .filter(Boolean)
     .join('; ');
-  return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, note, command: null };
+  const mddReference = model?.reference ?? null;
+  return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, mddReference, note, command: null };
 }
 
 /** The verdict as printed: "refuted", "refuted (provisional: 5 × 2 s, source 5 × 12 s)". */

@@ -570,7 +570,9 @@ function claimsOf(
       r.runId && !r.note.includes(r.runId) ? `run ${r.runId}` : '',
       r.trials ? `${r.trials.a} and ${r.trials.b} trials` : '',
       r.clientBound.length ? `client-bound: ${r.clientBound.join(', ')} (lower bound)` : '',
-      r.mdd !== null ? `the table's minimum detectable difference ±${(r.mdd * 100).toFixed(1)}%` : '',
+      r.mdd !== null
+        ? `the table model's minimum detectable difference ±${(r.mdd * 100).toFixed(1)}%${r.mddReference ? ` (against ${r.mddReference} as the reference row: no baseline row in the run)` : ''}`
+        : '',
       sharedText(r),
       r.command ? `measure it: \`${r.command}\`` : '',
     ].filter(Boolean);

@@ -30,6 +30,10 @@ bench-all *args:
 capacity *args:
     @exec {{harness}} bench-all --profile capacity "$@"
 
+# Every source claim in its source's own load shape, >= 5 interleaved rounds per cell (about 54 min; prints the plan and expected duration first): just claims [--source NAME] [--claim ID] [--dry-run]
+claims *args:
+    @exec {{harness}} claims "$@"
+
 # Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report; one run: just leaderboard --run ID [--out DIR] (into results/reports/<run-id>/)
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"

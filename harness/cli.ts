@@ -24,6 +24,7 @@ import { K6_VERSION } from './drivers/k6.ts';
 import { doctorReport, installTools } from './drivers/tools.ts';
 import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
+import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
@@ -429,6 +430,30 @@ program
     process.exitCode = await selftest(globals(), opts, interrupt.signal);
   });
 
+program
+  .command('claims')
+  .description(
+    "measure every source claim (harness/report/claims.json) in its source's own load shape at its own length, ≥ 5 interleaved rounds per cell: one bench run per profile; prints the plan and expected duration first, the verdicts at the end",
+  )
+  .option(
+    '--source <name>',
+    'only the claims of this source (a docs/sources.md name, e.g. "Nexus/Express/Fastify report")',
+  )
+  .option('--claim <ids>', 'only these claim ids, comma-separated or repeated (e.g. s003-json)', list)
+  .option('--dry-run', 'print the plan (runs, cells, commands) and the expected duration; measure nothing')
+  .option('--rounds <n>', "rounds per cell, at least 5 (default: the profile's, at least 5)")
+  .option('--duration <s>', 'shorten the windows (the verdicts are then marked provisional); not for k6-ramp')
+  .option(
+    '--with-baselines',
+    "also measure each scenario's baseline contender, as bench does (about 10 min more; by default each claim's own reference b is the table model's reference row)",
+  )
+  .option('--seed <n>', 'shuffle seed of every run')
+  .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
+  .option('-q, --quiet', 'no progress lines or notes')
+  .action(async (opts) => {
+    process.exitCode = await claimsCommand(globals(), opts as ClaimsOpts, interrupt.signal);
+  });
+
 // Usage line, examples and the exit codes in every command's --help.
 const EXAMPLES: Record<string, string[]> = {
   bench: [
@@ -447,6 +472,11 @@ const EXAMPLES: Record<string, string[]> = {
   tools: ['npx just tools'],
   doctor: ['npx just doctor'],
   selftest: ['npx just selftest', 'npx just selftest --copies 6 --scenario ping,json'],
+  claims: [
+    'npx just claims --dry-run',
+    'npx just claims --source "Nexus/Express/Fastify report"',
+    'npx just claims --claim s004-postgraphile-live',
+  ],
   compare: [
     'npx just compare 2026-01-01T00-00-00Z',
     'npx just compare --baseline main --fail-on-regression',
@@ -486,7 +516,8 @@ const SHORT_EXIT_HELP = [
   '  70   internal error of the harness (a bug; please report it with the printed stack)',
 ].join('\n');
 const exitHelpFor = (name: string) =>
-  EXIT_HELP_BY_COMMAND[name] ?? (['bench', 'bench-all', 'selftest'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
+  EXIT_HELP_BY_COMMAND[name] ??
+  (['bench', 'bench-all', 'selftest', 'claims'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
 for (const c of program.commands) {
   const ex = EXAMPLES[c.name()];
   if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${exitHelpFor(c.name())}\n`);
@@ -497,7 +528,7 @@ program.addHelpText(
 );
 
 /** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
-const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest']);
+const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims']);
 for (const c of program.commands)
   if (LOCKED.has(c.name()))
     c.option('--wait', 'when another run holds this machine, wait for it to finish instead of refusing');
@@ -505,8 +536,13 @@ program.hook('preAction', async (_root, cmd) => {
   if (!LOCKED.has(cmd.name())) return;
   const opts = cmd.opts();
   // Names and options first: a typo is exit 2 with "did you mean" at once, never a wait for the lock.
-  const names = Array.isArray(cmd.processedArgs[0]) ? (cmd.processedArgs[0] as string[]) : [];
-  precheckCommand(globals(), cmd.name(), names, opts);
+  if (cmd.name() === 'claims') {
+    planClaims(globals(), opts as ClaimsOpts);
+    if (opts.dryRun) return; // measures nothing: no lock
+  } else {
+    const names = Array.isArray(cmd.processedArgs[0]) ? (cmd.processedArgs[0] as string[]) : [];
+    precheckCommand(globals(), cmd.name(), names, opts);
+  }
   // A busy fixed port is bad input: refuse before any run folder exists.
   if (opts.port !== undefined && !opts.url && !(await isPortFree(opts.port, opts.host))) {
     const who = describePortHolder(opts.port);

@@ -2,23 +2,39 @@
 // confirmed, refuted, inconclusive, inconclusive (client-bound), not measured (with the command).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readSnapshot } from '../harness/cli/report.ts';
 import {
+  belowResolution,
   type Claim,
   claimsRule,
+  describeRange,
   claimValue,
   evaluateClaims,
   formatComparison,
   loadClaims,
   measureCommand,
   renderClaims,
+  shapeOverride,
+  toleranceRange,
+  verdictText,
 } from '../harness/report/claims.ts';
+import { ROOT } from './helpers.ts';
 import type { CellResult } from '../harness/store/results.ts';
+import { getProfile, type K6Profile } from '../harness/core/profiles.ts';
+import { UserError } from '../harness/core/errors.ts';
+import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
+import { snapshotOfCells } from '../harness/report/snapshot.ts';
 import { type CellPatch, makeCell, makeMeta } from './fixtures.ts';
 
 const wobble = [1, 1.004, 0.996, 1.002, 0.998];
 const five = (rps: number, w = wobble) => w.map((x) => rps * x);
+/** The pipelined profile's own shape (2 s windows, 100 connections, pipelining 10): not an override. */
+const PIPELINED = { durationS: 2, profile: getProfile('pipelined') };
 const json = (label: string, rps: number, patch: CellPatch & { trials?: number[] } = {}) =>
-  makeCell({ label, scenario: 'json', profile: 'pipelined', trials: five(rps), ...patch });
+  makeCell({ label, scenario: 'json', profile: 'pipelined', trials: five(rps), load: PIPELINED, ...patch });
 const snap = (cells: CellResult[], runId = 'r1') => [
   { meta: makeMeta({ runId }), cells: cells.map((c) => ({ ...c, runId })) },
 ];
@@ -34,6 +50,7 @@ const fastify: Claim = {
   a: 'fastify',
   b: 'express',
   expected: [3.08, 4.16],
+  range: { from: 'tolerance', figure: 3.62, tolerance: 0.15 },
   profiles: ['pipelined'],
 };
 const latency: Claim = {
@@ -47,6 +64,7 @@ const latency: Claim = {
   a: 'nestjs-fastify-undici',
   b: 'nestjs-express-axios',
   expected: [0.6, 0.72],
+  range: { from: 'spread', note: '68.2, 65.9 and 71.8% faster on Node 20, 22 and 24' },
   profiles: ['k6-ramp'],
 };
 
@@ -215,7 +233,10 @@ test('the rule is stated as text and printed with the table', () => {
     /pipelined for the Nexus\/Express\/Fastify report/,
     /k6-ramp for the nestjs-undici-performance report/,
     /k6-vus for the NestJS\/LoopBack\/Nhost comparison/,
-    /standard and stress for the PostGraphile template perf runner/,
+    /stress for the PostGraphile template perf runner/,
+    /decision range/,
+    /inconclusive \(below resolution\), never refuted/,
+    /provisional/,
     /at least 5 trials/,
     /inconclusive \(client-bound\), never refuted/,
     /Little's law/,
@@ -266,4 +287,198 @@ test('the claims data file: stable ids, docs/sources.md names, each source in it
   assert.notDeepEqual(typename.expected, query.expected);
   assert.ok(typename.expected[0] <= 0.49 && 0.49 <= typename.expected[1] && typename.expected[1] < 0.9);
   assert.match(typename.sourceFigure, /\+49%/);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Issue 24: visible decisions, provisional verdicts, resolution, shared measurements.
+
+test('verdict rules on fixture cells: confirmed, refuted, client-bound, provisional, below resolution', () => {
+  const one = (cells: CellResult[], claim: Claim = fastify) => evaluateClaims([claim], snap(cells))[0]!;
+  // Band inside the range, in the profile's own shape: confirmed, not provisional.
+  const inside = one([json('fastify', 35_000), json('express', 10_000)]);
+  assert.equal(inside.verdict, 'confirmed');
+  assert.equal(inside.provisional, false);
+  assert.equal(inside.override, null);
+  // Band wholly outside: refuted.
+  assert.equal(one([json('fastify', 20_000), json('express', 10_000)]).verdict, 'refuted');
+  // A client-bound side that could reach the range: inconclusive (client-bound).
+  const bound = one([json('fastify', 20_000, { resources: { clientBound: true } }), json('express', 10_000)]);
+  assert.equal(bound.verdict, 'inconclusive (client-bound)');
+  // The window shortened from the profile's 2 s to 1 s (as `--duration 1` stores it): provisional, named.
+  const short = { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } };
+  const prov = one([json('fastify', 35_000, { load: short }), json('express', 10_000, { load: short })]);
+  assert.equal(prov.verdict, 'confirmed');
+  assert.equal(prov.provisional, true);
+  assert.equal(prov.override, '5 × 1 s, source 5 × 2 s');
+  assert.equal(verdictText(prov), 'confirmed (provisional: 5 × 1 s, source 5 × 2 s)');
+  assert.match(renderClaims([prov]).join('\n'), /\*\*confirmed \(provisional: 5 × 1 s, source 5 × 2 s\)\*\*/);
+  // Other VUs than the k6 profile's: provisional too.
+  const vus = makeCell({
+    label: 'x',
+    scenario: 'ping',
+    profile: 'k6-vus',
+    driver: 'k6',
+    load: { durationS: 6, profile: { ...(getProfile('k6-vus') as K6Profile), vus: 200 } },
+  });
+  assert.equal(shapeOverride(vus), '1 × 6 s at 200 VUs, source 5 × 6 s at 1000 VUs');
+  assert.equal(
+    shapeOverride(makeCell({ profile: 'k6-vus', driver: 'k6', load: { durationS: 6, profile: getProfile('k6-vus') } })),
+    null,
+  );
+});
+
+test('below resolution: a range closer to no difference than the table model MDD is never refuted', () => {
+  // A small claimed effect (+2 … +8%); fastify is 1.5× express in every round (a tight paired band,
+  // wholly outside the range), but each round's figures against the baseline swing ±25%, so the
+  // table model's MDD (analysis/table-model.ts) is far above 8%.
+  const small: Claim = {
+    ...fastify,
+    compare: 'increase',
+    expected: [0.02, 0.08],
+    range: { from: 'spread', note: 'test' },
+  };
+  const swing = [1, 1.25, 0.8, 1.2, 0.85];
+  const cells = [json('fastify', 15_000), json('express', 10_000)];
+  const withBase = [...cells, json('node-http', 20_000, { trials: five(20_000, swing) })];
+  // No baseline row: the same model with express (the claim's b) as the reference row; the paired
+  // ratios are steady, so its MDD is small and the band decides: refuted.
+  const without = evaluateClaims([small], snap(cells))[0]!;
+  assert.equal(without.verdict, 'refuted');
+  assert.equal(without.mddReference, 'express');
+  assert.ok(without.mdd !== null && without.mdd < 0.02, `MDD ${without.mdd}`);
+  assert.match(without.note, /reference row express: the run has no row of the scenario's baseline/);
+  const [r] = evaluateClaims([small], snap(withBase), { scenarios: [{ name: 'json', baseline: 'node-http' }] });
+  assert.ok(r!.mdd !== null && r!.mdd > 0.08, `MDD ${r!.mdd}`);
+  assert.equal(r!.verdict, 'inconclusive (below resolution)');
+  assert.equal(r!.mddReference, null, 'the scenario baseline is the reference');
+  assert.ok(belowResolution(small, r!.mdd!));
+  assert.match(r!.note, /MDD ±\d+\.\d%/);
+  // The same noise does not shield a claim whose range lies beyond the MDD: 3.08–4.16× is refuted.
+  const big = evaluateClaims([fastify], snap(withBase))[0]!;
+  assert.ok(big.mdd !== null && !belowResolution(fastify, big.mdd));
+  assert.equal(big.verdict, 'refuted');
+});
+
+test('decision ranges are printed with where they come from; shared measurements say so', () => {
+  assert.equal(describeRange(fastify), "3.08× … 4.16× (the source's 3.62× ± 15% on the ratio)");
+  assert.equal(
+    describeRange(latency),
+    "60.0% lower … 72.0% lower (the source's spread: 68.2, 65.9 and 71.8% faster on Node 20, 22 and 24)",
+  );
+  const ready: Claim = { ...fastify, id: 'ready', expected: [1.5, 2], range: { from: 'spread', note: 't' } };
+  const other: Claim = { ...fastify, id: 'other', scenario: 'echo' };
+  const rs = evaluateClaims([fastify, ready, other], snap([json('fastify', 35_000), json('express', 10_000)]));
+  assert.deepEqual(
+    rs.map((r) => [r.claim.id, r.verdict, r.sharedWith]),
+    [
+      ['s003-json', 'confirmed', ['ready']],
+      ['ready', 'refuted', ['s003-json']],
+      ['other', 'not measured', []],
+    ],
+  );
+  const md = renderClaims(rs).join('\n');
+  assert.match(
+    md,
+    /same measurement as ready \(the same cells\): the verdicts can differ only because the decision ranges differ/,
+  );
+  assert.match(md, /\| 3\.62× \| 3\.08× … 4\.16× \(the source's 3\.62× ± 15% on the ratio\) \| pipelined \|/);
+  // The run is named once (no "in run X; run X").
+  assert.equal(md.split('run r1').length - 1, 2, 'once per measured row');
+});
+
+test('claims.json: every range names its source; tolerance ranges are computed, never written twice', () => {
+  const claims = loadClaims();
+  for (const c of claims) {
+    assert.ok(c.range.from === 'spread' || c.range.from === 'tolerance', c.id);
+    assert.ok(c.expected[0] < c.expected[1], c.id);
+  }
+  const json3 = claims.find((c) => c.id === 's003-json')!;
+  assert.deepEqual(json3.range, { from: 'tolerance', figure: 3.62, tolerance: 0.15 });
+  assert.ok(Math.abs(json3.expected[0] - 3.077) < 1e-9 && Math.abs(json3.expected[1] - 4.163) < 1e-9);
+  // A reduction range flips: 60% lower ± 10% on the ratio 0.4 → 0.36…0.44 → 56…64% lower.
+  assert.deepEqual(
+    toleranceRange('reduction', 0.6, 0.1).map((x) => Number(x.toFixed(6))),
+    [0.56, 0.64],
+  );
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'claims-'));
+  const bad = (entry: object) => {
+    const f = path.join(dir, 'c.json');
+    fs.writeFileSync(f, JSON.stringify({ claims: [{ ...json3, range: undefined, expected: undefined, ...entry }] }));
+    return () => loadClaims(f);
+  };
+  // Bad data is bad input (UserError: exit 2), naming the file, the claim and what to write.
+  const userError = (re: RegExp) => (e: unknown) =>
+    e instanceof UserError && re.test(e.message) && e.message.includes(dir);
+  assert.throws(
+    bad({ range: { from: 'tolerance', figure: 3.62, tolerance: 0.15 }, expected: [3, 4] }),
+    userError(/claim s003-json: a tolerance range computes 'expected'; remove 'expected'/),
+  );
+  assert.throws(bad({ range: { from: 'guess' }, expected: [3, 4] }), userError(/range.from must be 'spread'/));
+  assert.throws(bad({}), userError(/has no 'range'/));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('the committed PostGraphile stress run: provisional (5 × 2 s, source 5 × 12 s); /health and /ready share cells', () => {
+  const { snapshot } = readSnapshot(path.join(ROOT, 'results'), path.join(ROOT, 'scenarios'));
+  const rs = evaluateClaims(
+    loadClaims().filter((c) => c.id.startsWith('s004-')),
+    snapshot.runs.map((r) => ({ meta: r.meta, cells: [...r.cells] })),
+    { scenarios: snapshot.scenarios.map((s) => ({ name: s.name, baseline: s.baseline })) },
+  );
+  const measured = rs.filter((r) => r.verdict !== 'not measured');
+  assert.ok(measured.length >= 7, `${measured.length} measured`);
+  for (const r of measured) {
+    assert.equal(r.runId, '2026-11-22T04-32-20Z-3518', r.claim.id);
+    assert.equal(r.override, '5 × 2 s, source 5 × 12 s', r.claim.id);
+    assert.ok(r.provisional);
+  }
+  const health = rs.find((r) => r.claim.id === 's004-postgraphile-health')!;
+  assert.deepEqual(health.sharedWith, ['s004-postgraphile-ready']);
+});
+
+test('the report row names the run once, the decision range, and "provisional" with the override', () => {
+  const cells = (runId: string, n: number, load = PIPELINED) =>
+    ['fastify', 'express'].map((label, i) =>
+      makeCell({
+        label,
+        scenario: 'json',
+        profile: 'pipelined',
+        trials: five(i ? 10_000 : 35_000).slice(0, n),
+        load,
+        runId,
+      }),
+    );
+  const row = (md: string) => md.split('\n').find((l) => l.startsWith('| Fastify vs Express on /json')) ?? '';
+  const render = (cs: CellResult[]) =>
+    row(EXPORTERS.md.render(snapshotOfCells(cs, [{ name: 'json', title: 'JSON' }]), {}));
+  const few = render(cells('r-few', 3));
+  assert.match(few, /not measured\*\*: run r-few has 3 and 3 trials; a verdict needs 5 each; 3 and 3 trials/);
+  assert.equal(few.split('r-few').length - 1, 1, few);
+  const ok = render(cells('r-ok', 5));
+  assert.match(ok, /\| 3\.08× … 4\.16× \(the source's 3\.62× ± 15% on the ratio\) \| pipelined \| 3\.50× \(95% CI /);
+  assert.match(ok, /\*\*confirmed\*\*: run r-ok; 5 and 5 trials/);
+  assert.equal(ok.split('r-ok').length - 1, 1, ok);
+  const short = render(cells('r-short', 5, { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } }));
+  assert.match(short, /\*\*confirmed \(provisional: 5 × 1 s, source 5 × 2 s\)\*\*: run r-short/);
+});
+
+test('the terminal report ends with the claims verdict counts, provisional ones counted', () => {
+  const cells = ['fastify', 'express'].map((label, i) =>
+    makeCell({
+      label,
+      scenario: 'json',
+      profile: 'pipelined',
+      trials: five(i ? 10_000 : 35_000),
+      load: { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } },
+      runId: 'r1',
+    }),
+  );
+  const text = EXPORTERS.terminal.render(snapshotOfCells(cells, [{ name: 'json', title: 'JSON' }]), {});
+  const n = loadClaims().reduce((s, c) => s + c.profiles.length, 0);
+  assert.match(
+    text,
+    new RegExp(
+      `Source claims \\(${n}\\): 1 confirmed, ${n - 1} not measured; 1 provisional \\(measured in a shortened or overridden shape\\)`,
+    ),
+  );
 });

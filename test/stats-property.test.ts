@@ -181,6 +181,7 @@ test('claims: every claim value lies in its band, for every metric and compariso
         a: 'A',
         b: 'B',
         expected: [k.lo, k.lo + k.width],
+        range: { from: 'spread', note: 'generated' },
         profiles: ['pipelined'],
       };
       const n = Math.min(a.length, b.length);

@@ -14,12 +14,12 @@ import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
-import { getProfile, withOverrides } from '../core/profiles.ts';
+import { getProfile, type Profile, withOverrides } from '../core/profiles.ts';
 import { parseMajors, resolveNode } from '../lifecycle/node-runtime.ts';
 import { stopAll } from '../lifecycle/processes.ts';
 import { readRun, sweepAbandoned } from '../store/runs.ts';
 import type { RunMeta } from '../store/results.ts';
-import { planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
+import { type CellSpec, planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
 import { realDeps } from '../scheduler/real-deps.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
@@ -185,17 +185,30 @@ export async function bench(
   }
 }
 
-/** bench() up to the run's summary (and the scenarios, for the table); notes through `progress`. */
-async function benchRun(
+/** What bench() will run: the effective profile, the scenarios, the cells (baselines added), the rounds. */
+export interface BenchPlan {
+  profile: Profile;
+  /** Every scenario of the contract (for the final table's order). */
+  scenarios: Scenario[];
+  /** The cells to run, each scenario's baseline added unless --no-baseline or --url. */
+  cells: CellSpec[];
+  /** Scenario → its baseline contender. */
+  baselines: Record<string, string>;
+  rounds: number;
+}
+
+/**
+ * The plan of `bench <names>` with `opts`, without running anything: profile overrides, contenders
+ * (compose-only ones left out, with a note), scenarios, Node runtimes, cells with the baselines,
+ * rounds. Notes go through `note`. Throws UserError for bad names or options, or nothing to run.
+ */
+export function planBench(
   g: Globals,
   names: string[],
   opts: BenchOpts,
-  command: string[],
-  signal: AbortSignal,
-  extraManifests: Manifest[],
-  progress: ProgressSink,
-): Promise<{ summary: RunSummary; scenarios: Scenario[] }> {
-  const note = (l: string) => progress.note(l);
+  note: (l: string) => void,
+  extraManifests: Manifest[] = [],
+): BenchPlan {
   const profile = withOverrides(getProfile(opts.profile), opts);
   const { scenarios, manifests: own } = load(g);
   const manifests = [...own, ...extraManifests];
@@ -240,9 +253,6 @@ async function benchRun(
         `baseline ${name} of ${list.join(', ')} is not available here (not in ${g.contendersDir}, or it does not support the scenario): those tables have no baseline in this run`,
       );
   }
-  const delay = Number(opts.upstreamDelay);
-  if (!Number.isFinite(delay) || delay < 0)
-    throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
   if (opts.trials !== undefined) note('--trials is the old name of --rounds (measured windows per cell): use --rounds');
   const roundsArg = opts.rounds ?? opts.trials;
   const rounds = roundsArg === undefined ? profile.rounds : Number(roundsArg);
@@ -250,6 +260,24 @@ async function benchRun(
     throw new UserError(
       `${opts.rounds !== undefined ? '--rounds' : '--trials'} must be an integer from 1 to 50, got '${roundsArg}'`,
     );
+  return { profile, scenarios, cells, baselines, rounds };
+}
+
+/** bench() up to the run's summary (and the scenarios, for the table); notes through `progress`. */
+async function benchRun(
+  g: Globals,
+  names: string[],
+  opts: BenchOpts,
+  command: string[],
+  signal: AbortSignal,
+  extraManifests: Manifest[],
+  progress: ProgressSink,
+): Promise<{ summary: RunSummary; scenarios: Scenario[] }> {
+  const note = (l: string) => progress.note(l);
+  const { profile, scenarios, cells, baselines, rounds } = planBench(g, names, opts, note, extraManifests);
+  const delay = Number(opts.upstreamDelay);
+  if (!Number.isFinite(delay) || delay < 0)
+    throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
   const seed = opts.seed === undefined ? undefined : Number(opts.seed);
   if (seed !== undefined && !Number.isInteger(seed))
     throw new UserError(`--seed must be an integer, got '${opts.seed}'`);

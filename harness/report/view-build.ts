@@ -13,7 +13,16 @@ import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues, type MeasurementNote, measurementNotes, trialKey, variantOverheads } from './issues.ts';
-import { claimsRule, evaluateClaims, formatComparison, loadClaims } from './claims.ts';
+import {
+  claimsRule,
+  describeRange,
+  evaluateClaims,
+  formatComparison,
+  formatRange,
+  loadClaims,
+  sharedText,
+  verdictText,
+} from './claims.ts';
 import {
   type Estimate,
   fmtBounds,
@@ -557,17 +566,22 @@ function nodeMatrixOf(tables: TableView[]): NodeMatrixView[] {
   return out;
 }
 
-function claimsOf(runs: { meta: RunMeta; cells: CellResult[] }[]): { claims: ClaimView[]; rule: string } {
-  const results = evaluateClaims(loadClaims(), runs);
+function claimsOf(
+  runs: { meta: RunMeta; cells: CellResult[] }[],
+  scenarios: { name: string; baseline?: string }[],
+): { claims: ClaimView[]; rule: string } {
+  const results = evaluateClaims(loadClaims(), runs, { scenarios });
   const claims = results.map((r) => {
-    const band = r.band
-      ? ` (95% CI ${formatComparison(r.claim.compare, r.band[0])} … ${formatComparison(r.claim.compare, r.band[1])})`
-      : '';
+    const band = r.band ? ` (95% CI ${formatRange(r.claim.compare, r.band)})` : '';
     const bits = [
-      r.note,
-      r.runId ? `run ${r.runId}` : '',
+      r.verdict === 'not measured' || r.band === null ? r.note : '',
+      r.runId && !r.note.includes(r.runId) ? `run ${r.runId}` : '',
       r.trials ? `${r.trials.a} and ${r.trials.b} trials` : '',
       r.clientBound.length ? `client-bound: ${r.clientBound.join(', ')} (lower bound)` : '',
+      r.mdd !== null
+        ? `the table model's minimum detectable difference ±${(r.mdd * 100).toFixed(1)}%${r.mddReference ? ` (against ${r.mddReference} as the reference row: no baseline row in the run)` : ''}`
+        : '',
+      sharedText(r),
       r.command ? `measure it: \`${r.command}\`` : '',
     ].filter(Boolean);
     return {
@@ -575,12 +589,14 @@ function claimsOf(runs: { meta: RunMeta; cells: CellResult[] }[]): { claims: Cla
       claim: r.claim.claim,
       source: r.claim.source,
       sourceFigure: r.claim.sourceFigure,
+      range: describeRange(r.claim),
       a: r.claim.a,
       b: r.claim.b,
       scenario: r.claim.scenario,
       loadShape: r.profile,
       ours: r.ours === null ? '–' : `${formatComparison(r.claim.compare, r.ours)}${band}`,
-      verdict: r.verdict,
+      verdict: verdictText(r),
+      provisional: r.provisional,
       rule: '',
       note: bits.join('; '),
     };
@@ -713,7 +729,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const primary = primaryTables(tables);
   const winners = winnersOf(primary);
   const machines = [...new Set(metas.map(machineLine))];
-  const { claims, rule } = claimsOf(runs);
+  const { claims, rule } = claimsOf(runs, scenarios);
   const capacityMatrix = capacityMatrixOf(tables, ranked);
   const warnings: string[] = [];
   if (machines.length > 1)

@@ -168,13 +168,18 @@ export interface ClaimView {
   /** The source report, as docs/sources.md names it. */
   source: string;
   sourceFigure: string;
+  /** The decision range and where it comes from (the source's spread, or its figure ± a tolerance). */
+  range: string;
   a: string;
   b: string;
   scenario: string;
   /** The load shape the claim is judged in (profile and driver). */
   loadShape: string;
   ours: string;
+  /** The verdict, with "(provisional: <override>)" when a cell's shape was overridden. */
   verdict: string;
+  /** True when the verdict comes from a shape other than the profile's (claims.ts `shapeOverride`). */
+  provisional: boolean;
   /** The verdict rule, in words. */
   rule: string;
   note: string;

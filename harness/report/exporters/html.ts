@@ -468,12 +468,12 @@ function claimsSection(v: ReportView): string {
   const rows = v.claims
     .map(
       (c) =>
-        `<tr data-label="${esc(c.a)}"><td>${esc(c.claim)}<div class="sub"><code>${esc(c.a)}</code> vs <code>${esc(c.b)}</code> · ${esc(c.scenario)}</div></td><td>${esc(c.source)}</td><td>${esc(c.sourceFigure)}</td><td>${esc(c.loadShape)}</td><td class="num">${esc(c.ours)}</td><td><span class="verdict v-${esc(c.verdict.replace(/[^a-z]+/g, '-'))}">${esc(c.verdict)}</span><div class="sub">${md(c.note)}${c.rule ? ` Rule: ${md(c.rule)}` : ''}</div></td></tr>`,
+        `<tr data-label="${esc(c.a)}"><td>${esc(c.claim)}<div class="sub"><code>${esc(c.a)}</code> vs <code>${esc(c.b)}</code> · ${esc(c.scenario)}</div></td><td>${esc(c.source)}</td><td>${esc(c.sourceFigure)}</td><td>${esc(c.range)}</td><td>${esc(c.loadShape)}</td><td class="num">${esc(c.ours)}</td><td><span class="verdict v-${esc(c.verdict.replace(/ \(provisional.*$/, '').replace(/[^a-z]+/g, '-'))}${c.provisional ? ' provisional' : ''}">${esc(c.verdict)}</span><div class="sub">${md(c.note)}${c.rule ? ` Rule: ${md(c.rule)}` : ''}</div></td></tr>`,
     )
     .join('\n');
   return `<section id="claims" class="card"><h2>Claims of the source reports</h2>
 <p class="note">${md(v.claimsRule)} Sources: <code>docs/sources.md</code>.</p>
-${v.claims.length ? `<div class="scroll"><table class="claims sortable"><thead><tr>${th('claim')}${th('source')}${th('source’s figure')}${th('load shape')}${th('ours', true)}${th('verdict')}</tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>No claims evaluated.</p>'}
+${v.claims.length ? `<div class="scroll"><table class="claims sortable"><thead><tr>${th('claim')}${th('source')}${th('source’s figure')}${th('decision range')}${th('load shape')}${th('ours', true)}${th('verdict')}</tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>No claims evaluated.</p>'}
 </section>`;
 }
 

@@ -210,10 +210,13 @@ export function renderMarkdownView(v: ReportView): string {
 
   lines.push('## Claims', '', escapeMd(v.claimsRule), '');
   if (v.claims.length) {
-    lines.push('| claim | source | source’s figure | load shape | ours | verdict |', '|---|---|---|---|---|---|');
+    lines.push(
+      '| claim | source | source’s figure | decision range | load shape | ours | verdict |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const c of v.claims)
       lines.push(
-        `| ${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario}) | ${escapeMd(c.source)} | ${escapeMd(c.sourceFigure)} | ${escapeMd(c.loadShape)} | ${escapeMd(c.ours)} | **${c.verdict}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''} |`,
+        `| ${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario}) | ${escapeMd(c.source)} | ${escapeMd(c.sourceFigure)} | ${escapeMd(c.range)} | ${escapeMd(c.loadShape)} | ${escapeMd(c.ours)} | **${escapeMd(c.verdict)}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''} |`,
       );
   } else lines.push('No claims evaluated.');
   lines.push('');

@@ -180,7 +180,19 @@ export function renderTerminalView(v: ReportView): string {
       ? `Issues found: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
       : 'Issues found: none.',
   );
+  if (v.claims.length) out.push(claimsLine(v));
   return `${out.join('\n')}\n`;
+}
+
+/** "Source claims (19): 4 refuted, 4 inconclusive, 11 not measured; 8 provisional …": the verdict counts of the claims table. */
+function claimsLine(v: ReportView): string {
+  const kinds = ['confirmed', 'refuted', 'inconclusive', 'not measured'];
+  const counts = kinds
+    .map((k) => [k, v.claims.filter((c) => c.verdict.startsWith(k)).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`);
+  const provisional = v.claims.filter((c) => c.provisional).length;
+  return `Source claims (${v.claims.length}): ${counts.join(', ')}${provisional ? `; ${provisional} provisional (measured in a shortened or overridden shape)` : ''}; see LEADERBOARD.md, \`npx just claims\` measures them.`;
 }
 
 export const terminalExporter: Exporter = {

@@ -110,26 +110,27 @@ test('markdown: overview first, then details, issues, claims, Node matrix, metho
   for (const iv of ivs) assert.ok(iv.lo <= iv.figure && iv.figure <= iv.hi, `outside its interval: ${iv.at}`);
 });
 
-test('terminal: overview, then per table rank, contender, requests/s with interval, p99, flags, summary; no rules', () => {
-  const text = EXPORTERS.terminal.render(reportSnapshot(), { now: NOW });
+test('terminal --details: overview, then per table rank, contender, requests/s, interval, p99, flags, summary; no rules', () => {
+  const text = EXPORTERS.terminal.render(reportSnapshot(), { now: NOW, details: true, width: 200 });
   const lines = text.split('\n');
   assert.equal(lines[0], 'Overview');
   assert.match(lines[1]!, /^ {2}How sure: /);
   assert.doesNotMatch(text, /[─│┌┐└┘├┤┬┴┼]|^\s*[-=+]{5,}/m, 'no box drawing or rules between rows');
   const head = lines.findIndex((l) => l.startsWith('ping · quick · autocannon · Node 24 · run r2'));
   assert.ok(head > 0);
-  assert.match(lines[head + 1]!, /^ +#\s+contender\s+requests\/s\s+interval\s+p99 ms\s+flags$/);
+  // Every row of the ping table has a 95% CI: the header names it once.
+  assert.match(lines[head + 1]!, /^ +#\s+contender\s+requests\/s\s+95% CI\s+p99 ms\s+flags$/);
   // Rank ranges: node-http and fastify are not resolved apart (fastify varies ±4% by round), so both are 1–2.
-  assert.match(lines[head + 2]!, /^ {2}1–2\s+node-http\s+(19|20),\d{3}\s+95% CI [\d,]+–[\d,]+\s+3\.00$/);
+  assert.match(lines[head + 2]!, /^ {2}1–2\s+node-http\s+(19|20),\d{3}\s+[\d,]+–[\d,]+\s+3\.00$/);
   assert.match(
     lines[head + 3]!,
-    /^ {2}1–2\s+fastify\s+19,\d{3}\s+95% CI [\d,]+–[\d,]+\s+3\.00\s+client-bound \(lower bound\)$/,
+    /^ {2}1–2\s+fastify\s+19,\d{3}\s+[\d,]+–[\d,]+\s+3\.00\s+client-bound \(lower bound\)$/,
   );
-  assert.match(text, /–\s+koa\s+other run\s+57% of node-http in run r1 \(95% CI 5\d–5\d\)/);
+  assert.match(text, /\n {2}– koa \(other run\): 57% of node-http in run r1 \(95% CI 5\d–5\d\)/);
   assert.match(text, /node-http ran 2\.2\d× \(95% CI [\d.]+–[\d.]+\) as fast as express/);
   // Columns line up: the requests/s column ends at the same position on every ranked row.
   const rows = lines.slice(head + 2, head + 5);
-  const ends = rows.map((l) => l.search(/\d\s+95% CI/));
+  const ends = rows.map((l) => l.search(/\d\s+[\d,]+–/));
   assert.equal(new Set(ends).size, 1, rows.join('\n'));
   for (const iv of printedIntervals(text)) assert.ok(iv.lo <= iv.figure && iv.figure <= iv.hi, iv.at);
 });
@@ -181,7 +182,7 @@ test('the committed results: every interval printed in Markdown and the terminal
   const { snapshot } = readSnapshot(path.join(ROOT, 'results'), path.join(ROOT, 'scenarios'));
   if (!snapshot.runs.length) return; // a fresh clone without results: nothing to check
   for (const f of ['md', 'terminal'] as const) {
-    const text = EXPORTERS[f].render(snapshot, { now: NOW });
+    const text = EXPORTERS[f].render(snapshot, { now: NOW, details: true, width: 1000 });
     for (const iv of printedIntervals(text)) assert.ok(iv.lo <= iv.figure && iv.figure <= iv.hi, `${f}: ${iv.at}`);
   }
   const doc = JSON.parse(EXPORTERS.json.render(snapshot, { now: NOW }));
@@ -206,5 +207,8 @@ test('how sure: the driver fidelity sentence of the run is on the first screen',
   );
   const md = EXPORTERS.md.render({ ...s, runs }, { now: NOW });
   assert.match(md, /\*\*How sure:\*\* .* · driver fidelity: autocannon reached 97% of wrk on node-http · ping\.\n/);
-  assert.match(EXPORTERS.terminal.render({ ...s, runs }), /How sure: .*driver fidelity: autocannon reached 97% of wrk/);
+  assert.match(
+    EXPORTERS.terminal.render({ ...s, runs }, { width: 1000 }),
+    /How sure: .*driver fidelity: autocannon reached 97% of wrk/,
+  );
 });

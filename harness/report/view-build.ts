@@ -415,7 +415,6 @@ function winnersOf(primary: TableView[]): WinnerView[] {
 
 function matrixOf(primary: TableView[]): MatrixView {
   const cells: MatrixView['cells'] = {};
-  const score = new Map<string, number[]>();
   for (const t of primary) {
     const row: MatrixView['cells'][string] = {};
     cells[t.scenario] = row;
@@ -427,13 +426,28 @@ function matrixOf(primary: TableView[]): MatrixView {
         flags: [r.clientBound ? '≥' : '', r.noisy ? '~' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
         isBaseline: r.isBaseline,
       };
-      if (r.ratio) score.set(r.label, [...(score.get(r.label) ?? []), Math.log(r.ratio.figure)]);
     }
   }
-  const labels = [...new Set(primary.flatMap((t) => t.rows.filter((x) => !x.otherRun).map((r) => r.label)))];
+  return {
+    scenarios: primary.map((t) => t.scenario),
+    contenders: orderedLabels(primary),
+    families: [...new Set(primary.map((t) => t.baseline))].map((baseline) => {
+      const ts = primary.filter((t) => t.baseline === baseline);
+      return { baseline, scenarios: ts.map((t) => t.scenario), contenders: orderedLabels(ts) };
+    }),
+    cells,
+  };
+}
+
+/** The own-run row labels of `tables`, by their mean log ratio to the baseline over these tables (best first), then by name. */
+function orderedLabels(tables: TableView[]): string[] {
+  const score = new Map<string, number[]>();
+  for (const t of tables)
+    for (const r of t.rows.filter((x) => !x.otherRun))
+      if (r.ratio) score.set(r.label, [...(score.get(r.label) ?? []), Math.log(r.ratio.figure)]);
+  const labels = [...new Set(tables.flatMap((t) => t.rows.filter((x) => !x.otherRun).map((r) => r.label)))];
   const mean = (xs: number[] | undefined) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : -99);
-  labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
-  return { scenarios: primary.map((t) => t.scenario), contenders: labels, cells };
+  return labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
 }
 
 /**

@@ -196,10 +196,23 @@ export interface WinnerView {
   margin: string | null;
 }
 
+/**
+ * One baseline family of the overview matrix: the scenarios measured against one baseline
+ * (REST vs `node-http`; database and GraphQL vs `postgraphile-express`), and the contenders with a
+ * cell in them, ordered by their mean log ratio over these scenarios only (best first).
+ */
+export interface MatrixFamily {
+  baseline: string;
+  scenarios: string[];
+  contenders: string[];
+}
+
 /** The overview matrix: scenarios × contenders, ratio to each scenario's baseline. */
 export interface MatrixView {
   scenarios: string[];
   contenders: string[];
+  /** The same cells split by baseline, in the order the baselines first appear among the scenarios. */
+  families: MatrixFamily[];
   /** [scenario][contender] → the cell, or null when not measured. */
   cells: Record<
     string,

@@ -372,7 +372,9 @@ test("the Nexus report's POST case: a cell that failed 100% of its POSTs is a cr
   assert.deepEqual(rules(cells), ['critical|nexus|post|errors-under-load']);
   const f = findIssues(cells, { scenarios: SCENARIOS })[0];
   assert.match(f!.evidence, /910 timeouts, 0 errors, 0 non-2xx of 910 requests \(100\.0% failed\)/);
-  assert.match(f!.evidence, /look at how nexus reads and parses the request body/);
+  // The hint names the thing to check, where, and the command that reproduces the cell.
+  assert.match(f!.evidence, /check how nexus reads the request body in contenders\/nexus\//);
+  assert.match(f!.evidence, /reproduce: `npx just bench nexus --scenario post --profile quick`/);
   assert.match(f!.title, /cell failed, not ranked/);
 });
 
@@ -414,12 +416,13 @@ test('lifecycle failures, verification and the concurrency burst', () => {
       }),
       makeCell({ label: 'k', status: 'skipped', load: null }),
     ]),
+    // Worst first within a severity: what breaks a running service before what never started.
     [
-      'critical|b|ping|build-failed',
-      'critical|s|ping|start-failed',
+      'critical|x|ping|crashed',
       'critical|u|ping|burst-failed',
       'critical|v|ping|verify-failed',
-      'critical|x|ping|crashed',
+      'critical|s|ping|start-failed',
+      'critical|b|ping|build-failed',
     ],
   );
 });
@@ -438,11 +441,29 @@ test('the database went away: said as such, not as a slow or erroring contender'
   assert.doesNotMatch(f[0]!.evidence, /slow/);
 });
 
-test('tail latency', () => {
-  assert.deepEqual(
-    rules([cell('t', 'json', 1000, { load: { latencyMs: { mean: 1, p50: 0.5, p90: 1, p99: 40, max: 90 } } })]),
-    ['minor|t|json|tail-latency'],
-  );
+test('tail latency: a closed-loop tail at saturation is a measurement note; a finding only far above its peers at the same load', () => {
+  const lat = (p50: number, p99: number) => ({ load: { latencyMs: { mean: p50, p50, p90: p50 * 2, p99, max: p99 * 2 } } });
+  // Alone, or like its peers (every tail 40–80× its p50): the load (coordinated omission), not a finding.
+  assert.deepEqual(rules([cell('t', 'json', 1000, lat(0.5, 40))]), []);
+  const alike = ['a', 'b', 'c', 't'].map((l, i) => cell(l, 'json', 1000, lat(0.5, 20 + 10 * i)));
+  assert.deepEqual(rules(alike), []);
+  const [t] = buildTables([{ meta: makeMeta(), cells: alike }]);
+  const note = measurementNotes(t!).find((n) => n.kind === 'closed-loop-tail');
+  assert.ok(note, 'a measurement note');
+  assert.deepEqual(note.labels.sort(), ['a', 'b', 'c', 't']);
+  assert.match(note.detail, /coordinated omission.*`npx just capacity`/);
+  // Far above three peers at the same load (their p99 is 4× p50; its own 80×): a finding, with both sets of numbers.
+  const peers = ['a', 'b', 'c'].map((l) => cell(l, 'json', 1000, lat(1, 4)));
+  const outlier = cell('t', 'json', 1000, lat(0.5, 40));
+  assert.deepEqual(rules([...peers, outlier]), ['minor|t|json|tail-latency']);
+  const f = findIssues([...peers, outlier], { scenarios: SCENARIOS })[0]!;
+  assert.match(f.evidence, /^p99 40\.0 ms is 80× its p50 0\.50 ms at 100 connections .* the 3 other contenders of the table have a median p99 of 4\.0× their p50/);
+  assert.match(f.evidence, /reproduce: `npx just bench t --scenario json --profile quick`/);
+  // Its note no longer lists it: it is a finding.
+  const [t2] = buildTables([{ meta: makeMeta(), cells: [...peers, outlier] }]);
+  assert.equal(measurementNotes(t2!).find((n) => n.kind === 'closed-loop-tail'), undefined);
+  // Another run's cells are not peers.
+  assert.deepEqual(rules([...peers.map((c) => ({ ...c, runId: 'other' })), outlier]), []);
 });
 
 test('RSS growth only when it persists: a long window, or rising in every round without flattening', () => {

@@ -259,6 +259,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'no-baseline': 'no baseline',
   'services-lost': 'services lost',
   'capacity-lower-bound': 'driver limit',
+  'closed-loop-tail': 'closed-loop tail',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */

@@ -442,7 +442,9 @@ test('the database went away: said as such, not as a slow or erroring contender'
 });
 
 test('tail latency: a closed-loop tail at saturation is a measurement note; a finding only far above its peers at the same load', () => {
-  const lat = (p50: number, p99: number) => ({ load: { latencyMs: { mean: p50, p50, p90: p50 * 2, p99, max: p99 * 2 } } });
+  const lat = (p50: number, p99: number) => ({
+    load: { latencyMs: { mean: p50, p50, p90: p50 * 2, p99, max: p99 * 2 } },
+  });
   // Alone, or like its peers (every tail 40–80× its p50): the load (coordinated omission), not a finding.
   assert.deepEqual(rules([cell('t', 'json', 1000, lat(0.5, 40))]), []);
   const alike = ['a', 'b', 'c', 't'].map((l, i) => cell(l, 'json', 1000, lat(0.5, 20 + 10 * i)));
@@ -457,11 +459,17 @@ test('tail latency: a closed-loop tail at saturation is a measurement note; a fi
   const outlier = cell('t', 'json', 1000, lat(0.5, 40));
   assert.deepEqual(rules([...peers, outlier]), ['minor|t|json|tail-latency']);
   const f = findIssues([...peers, outlier], { scenarios: SCENARIOS })[0]!;
-  assert.match(f.evidence, /^p99 40\.0 ms is 80× its p50 0\.50 ms at 100 connections .* the 3 other contenders of the table have a median p99 of 4\.0× their p50/);
+  assert.match(
+    f.evidence,
+    /^p99 40\.0 ms is 80× its p50 0\.50 ms at 100 connections .* the 3 other contenders of the table have a median p99 of 4\.0× their p50/,
+  );
   assert.match(f.evidence, /reproduce: `npx just bench t --scenario json --profile quick`/);
   // Its note no longer lists it: it is a finding.
   const [t2] = buildTables([{ meta: makeMeta(), cells: [...peers, outlier] }]);
-  assert.equal(measurementNotes(t2!).find((n) => n.kind === 'closed-loop-tail'), undefined);
+  assert.equal(
+    measurementNotes(t2!).find((n) => n.kind === 'closed-loop-tail'),
+    undefined,
+  );
   // Another run's cells are not peers.
   assert.deepEqual(rules([...peers.map((c) => ({ ...c, runId: 'other' })), outlier]), []);
 });

@@ -10,7 +10,8 @@ import { EXPORTERS, getExporter } from '../harness/report/exporters/exporter-reg
 import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
-import { printedIntervals, reportSnapshot } from './report-fixture.ts';
+import { five, printedIntervals, reportSnapshot } from './report-fixture.ts';
+import { makeCell } from './fixtures.ts';
 import { ROOT } from './helpers.ts';
 
 const NOW = new Date('2026-11-22T01:00:00Z');
@@ -210,5 +211,57 @@ test('how sure: the driver fidelity sentence of the run is on the first screen',
   assert.match(
     EXPORTERS.terminal.render({ ...s, runs }, { width: 1000 }),
     /How sure: .*driver fidelity: autocannon reached 97% of wrk/,
+  );
+});
+
+test('the overview: one "% of baseline" matrix per baseline family, rows ordered within each (Markdown, HTML, terminal)', () => {
+  const s = reportSnapshot();
+  const gql = (label: string, x: number) =>
+    makeCell({ runId: 'r2', scenario: 'graphql-ping', label, trials: five(4_000 * x) });
+  const runs = s.runs.map((r) =>
+    r.meta.runId === 'r2'
+      ? {
+          ...r,
+          cells: [
+            ...r.cells,
+            gql('postgraphile-express', 1),
+            gql('nestjs-graphql-mercurius', 2.4),
+            gql('nestjs-graphql-apollo', 0.6),
+          ],
+        }
+      : r,
+  );
+  const v = buildView({ ...s, runs }, { now: NOW });
+  assert.deepEqual(
+    v.matrix.families.map((f) => [f.baseline, f.scenarios]),
+    [
+      ['node-http', ['ping', 'json', 'echo', 'users', 'post']],
+      ['postgraphile-express', ['graphql-ping']],
+    ],
+  );
+  const [rest, graphql] = v.matrix.families;
+  // Within the GraphQL family mercurius (240%) leads; it is no row of the REST family, which node-http leads.
+  assert.deepEqual(graphql!.contenders, ['nestjs-graphql-mercurius', 'postgraphile-express', 'nestjs-graphql-apollo']);
+  assert.ok(!rest!.contenders.includes('nestjs-graphql-mercurius'));
+  assert.equal(rest!.contenders[0], 'node-http');
+  const md = EXPORTERS.md.render({ ...s, runs }, { now: NOW });
+  assert.match(md, /^\| % of `node-http` \| ping \| json \| echo \| users \| post \|$/m);
+  assert.match(
+    md,
+    /^\| % of `postgraphile-express` \| graphql-ping \|$\n^\|---\|---:\|$\n^\| `nestjs-graphql-mercurius` \| \*\*240%/m,
+  );
+  const html = EXPORTERS.html.render({ ...s, runs }, { now: NOW });
+  assert.equal((html.match(/<table class="heatmap" data-baseline="/g) ?? []).length, 2);
+  assert.match(
+    html,
+    /<table class="heatmap" data-baseline="postgraphile-express"[^>]*><caption>% of <code>postgraphile-express<\/code><\/caption>/,
+  );
+  const term = EXPORTERS.terminal.render({ ...s, runs }, { now: NOW, width: 120 });
+  assert.deepEqual(
+    term
+      .split('\n')
+      .filter((l) => l.startsWith('  % of '))
+      .map((l) => l.split(' (')[0]),
+    ['  % of node-http', '  % of postgraphile-express'],
   );
 });

@@ -55,13 +55,17 @@ export function overviewMarkdown(v: ReportView): string[] {
   const m = v.matrix;
   out.push(
     '',
-    "**% of each scenario's baseline** (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked):",
-    '',
-    `| contender | ${m.scenarios.join(' | ')} |`,
-    `|---|${m.scenarios.map(() => '---:').join('|')}|`,
+    "**% of each scenario's baseline**, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked):",
   );
-  for (const c of m.contenders)
-    out.push(`| \`${c}\` | ${m.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
+  for (const f of m.families) {
+    out.push(
+      '',
+      `| % of \`${f.baseline}\` | ${f.scenarios.join(' | ')} |`,
+      `|---|${f.scenarios.map(() => '---:').join('|')}|`,
+    );
+    for (const c of f.contenders)
+      out.push(`| \`${c}\` | ${f.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
+  }
   out.push('');
   if (v.capacity) out.push(...capacityOverview(v.capacity));
   return out;

@@ -264,7 +264,8 @@ test('fewer than 5 trials: listed as not ranked with its range; lost services ar
 test('one run per table: other runs only as ratios to their own baseline; other machines get their own table', () => {
   const tables = buildTables([
     run('r1', [post('node-http', five(30_000)), post('old-one', five(15_000)), post('y', five(10_000))]),
-    run('r2', [post('node-http', five(60_000)), post('y', five(45_000))]),
+    // As many contenders as r1 (a tie goes to the latest run).
+    run('r2', [post('node-http', five(60_000)), post('y', five(45_000)), post('w', five(20_000))]),
     run('r3', [post('node-http', five(90_000)), post('z', five(9_000))], {
       machine: { cpuModel: 'Other CPU', cores: 8, memoryBytes: 1, os: 'Linux', arch: 'x64' },
     }),
@@ -277,6 +278,7 @@ test('one run per table: other runs only as ratios to their own baseline; other 
     [
       ['node-http', 'r2'],
       ['y', 'r2'],
+      ['w', 'r2'],
     ],
   );
   assert.equal(here.otherRuns.length, 1, 'y of r1 is superseded; only old-one comes from r1');
@@ -352,10 +354,49 @@ test('a healthy set of cells has no findings; client-bound and noisy cells are m
   assert.match(notes[0]!.detail, /node-http 97%.*lower bounds/);
 });
 
+test('a new contender joins the bake-off: the run with the most contenders is ranked, a later one-contender run adds a marked row', () => {
+  const bakeOff = run('r1', [
+    post('node-http', five(30_000)),
+    post('fastify', five(28_000)),
+    post('express', five(12_000)),
+    post('hono', five(25_000)),
+  ]);
+  const koaRun = run('r2', [post('node-http', five(32_000)), post('koa', five(16_000))]);
+  const [t] = buildTables([bakeOff, koaRun]);
+  assert.equal(t!.runId, 'r1', 'the bake-off stays the table');
+  assert.deepEqual(
+    t!.rows.map((r) => [r.label, r.runId]),
+    [
+      ['node-http', 'r1'],
+      ['fastify', 'r1'],
+      ['hono', 'r1'],
+      ['express', 'r1'],
+    ],
+  );
+  assert.deepEqual(
+    t!.otherRuns.map((r) => [r.label, r.runId]),
+    [['koa', 'r2']],
+  );
+  assert.ok(close(t!.otherRuns[0]!.vsBaseline!.figure, 0.5, 1e-9), 'koa by its ratio to r2’s own node-http');
+  // A later bake-off of as many contenders replaces the first.
+  const again = run('r3', [
+    post('node-http', five(30_000)),
+    post('fastify', five(28_000)),
+    post('express', five(12_000)),
+    post('koa', five(15_000)),
+  ]);
+  const [t2] = buildTables([bakeOff, koaRun, again]);
+  assert.equal(t2!.runId, 'r3');
+  assert.deepEqual(
+    t2!.otherRuns.map((r) => [r.label, r.runId]),
+    [['hono', 'r1']],
+  );
+});
+
 test('measurement notes: few trials, other runs, other machines, a missing baseline', () => {
   const tables = buildTables([
     run('r1', [post('old', five(1000)), post('node-http', five(2000))]),
-    run('r2', [post('few', [1000, 1100])]),
+    run('r2', [post('few', [1000, 1100]), post('x1', five(1000)), post('x2', five(1000))]),
     run('r3', [post('far', five(1000))], { machine: { cpuModel: 'X', cores: 4, memoryBytes: 1, os: 'l', arch: 'x' } }),
   ]);
   const t = tables.find((x: RankedTable) => x.runId === 'r2')!;

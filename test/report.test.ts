@@ -10,7 +10,7 @@ import { EXPORTERS, getExporter } from '../harness/report/exporters/exporter-reg
 import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
-import { five, printedIntervals, reportSnapshot } from './report-fixture.ts';
+import { five, joinedSnapshot, printedIntervals, reportSnapshot } from './report-fixture.ts';
 import { makeCell } from './fixtures.ts';
 import { ROOT } from './helpers.ts';
 
@@ -264,4 +264,40 @@ test('the overview: one "% of baseline" matrix per baseline family, rows ordered
       .map((l) => l.split(' (')[0]),
     ['  % of node-http', '  % of postgraphile-express'],
   );
+});
+
+test('a new contender joins the bake-off: after a one-contender run the overview keeps the bake-off tables, the newcomer a marked row', () => {
+  const s = joinedSnapshot();
+  const v = buildView(s, { now: NOW });
+  // The overview: every scenario from the bake-off run r2, one profile (quick), not the stress run r4.
+  assert.equal(v.matrix.profile, 'quick');
+  assert.deepEqual(
+    v.winners.map((w) => [w.scenario, w.profile, v.tables.find((t) => t.id === w.tableId)?.runId]),
+    [
+      ['ping', 'quick', 'r2'],
+      ['json', 'quick', 'r2'],
+      ['echo', 'quick', 'r2'],
+      ['users', 'quick', 'r2'],
+      ['post', 'quick', 'r2'],
+    ],
+  );
+  // newbie: a row of the ping and json tables and of the matrix, marked with its run, by its ratio to r3's node-http, not ranked.
+  const ping = v.tables.find((t) => t.scenario === 'ping' && t.profile === 'quick' && t.nodeMajor === 24)!;
+  const row = ping.rows.find((r) => r.label === 'newbie')!;
+  assert.ok(row.otherRun && row.runId === 'r3' && row.rank === null);
+  const cell = v.matrix.cells.ping?.newbie;
+  assert.deepEqual([cell?.runId, cell?.rank, cell?.flags], ['r3', null, ['‡']]);
+  assert.ok(Math.abs((cell?.ratio?.figure ?? 0) - 0.6) < 1e-9, 'the ratio to its own run’s baseline');
+  assert.ok(v.matrix.families[0]!.contenders.includes('newbie'));
+  assert.match(
+    v.matrix.joinedNote ?? '',
+    /`newbie` \(run `r3`: ping, json\).*not ranked\. To rank them.*`npx just bake-off`/,
+  );
+  const md = EXPORTERS.md.render(s, { now: NOW });
+  assert.match(md, /^\| `newbie` \| 60% \(\d\d–\d\d\) ‡ \| 60% \(\d\d–\d\d\) ‡ \|/m);
+  assert.match(md, /^‡ measured in another run than its scenario's table \(`r2`\): `newbie` \(run `r3`: ping, json\)/m);
+  const term = EXPORTERS.terminal.render(s, { now: NOW, width: 100 });
+  assert.match(term, /^ {2}newbie\s+60 \(\d\d–\d\d\)‡\s+60 \(\d\d–\d\d\)‡/m);
+  assert.match(term, /‡ measured in another run than its scenario's table \(r2\): newbie \(run r3: ping, json\)/);
+  assert.doesNotMatch(term.slice(0, term.indexOf('Issues found')), /stress/, 'one profile on the first screen');
 });

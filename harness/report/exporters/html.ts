@@ -225,7 +225,7 @@ function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number
           return `<td data-label="${esc(c)}" title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
         const { text, iv } = pctCell(x.ratio);
         const col = heatColor(x.ratio.figure);
-        const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
+        const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : ''}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
         return `<td data-label="${esc(c)}" data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
@@ -253,8 +253,8 @@ function overviewSection(v: ReportView): string {
 ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driverFallback)}</p>` : ''}
 <div class="overview-grid">
 <div>${oneShape && v.winners[0] ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
-<div>${v.matrix.families.map((f) => familyHeatmap(v, f)).join('\n')}
-<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials)</span></div></div>
+<div>${v.matrix.families.map((f) => familyHeatmap(v, f)).join('\n')}${v.matrix.joinedNote ? `<p class="note joined">${md(v.matrix.joinedNote)}</p>` : ''}
+<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials); ‡ from another run, not ranked</span></div></div>
 </div>
 ${v.capacity ? capacityOverview(v.capacity) : ''}
 </section>`;

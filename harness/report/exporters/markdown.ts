@@ -55,7 +55,7 @@ export function overviewMarkdown(v: ReportView): string[] {
   const m = v.matrix;
   out.push(
     '',
-    "**% of each scenario's baseline**, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked):",
+    `**% of each scenario's baseline**${m.profile ? ` (profile \`${m.profile}\`)` : ''}, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked; ‡ from another run):`,
   );
   for (const f of m.families) {
     out.push(
@@ -66,6 +66,7 @@ export function overviewMarkdown(v: ReportView): string[] {
     for (const c of f.contenders)
       out.push(`| \`${c}\` | ${f.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
   }
+  if (m.joinedNote) out.push('', m.joinedNote);
   out.push('');
   if (v.capacity) out.push(...capacityOverview(v.capacity));
   return out;

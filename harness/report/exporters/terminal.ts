@@ -64,7 +64,10 @@ const plain = (s: string): string => s.replace(/`/g, '').replace(/\*\*/g, '');
 /** The winners, one line per scenario (wrapped under the names), a single winner's lead after a dash. */
 function winnerLines(v: ReportView, x: Ctx): string[] {
   const w = Math.min(22, Math.max(0, ...v.winners.map((r) => r.scenario.length)));
-  const out = [x.c.bold('  Winners') + x.c.dim(' (rank 1 of each scenario; a single winner’s lead over the next)')];
+  const p = v.matrix.profile ? `${v.matrix.profile} profile; ` : '';
+  const out = wrap(`Winners (${p}rank 1 of each scenario; a single winner’s lead over the next)`, x.width, '  ').map(
+    (l) => x.c.bold(l),
+  );
   for (const r of v.winners) {
     const who = r.winners.length ? `${r.winners.join(', ')}${r.winners.length > 1 ? ' (tied)' : ''}` : '';
     const text = [who, r.margin ? plain(r.margin) : ''].filter(Boolean).join(' — ');
@@ -106,7 +109,7 @@ function familyMatrices(v: ReportView, x: Ctx): string[] {
     out.push(
       '',
       ...wrap(
-        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; ~ noisy; † not ranked):`,
+        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; ~ noisy; † not ranked; ‡ another run):`,
         x.width,
         '  ',
       ).map((l) => x.c.bold(l)),
@@ -117,6 +120,7 @@ function familyMatrices(v: ReportView, x: Ctx): string[] {
     ];
     out.push(...matrixBlocks(rows, x.width, { indent: '  ', paint: matrixPaint(x, rows) }));
   }
+  if (m.joinedNote) out.push('', ...wrap(plain(m.joinedNote), x.width, '  ', '    ').map((l) => x.c.yellow(l)));
   return out;
 }
 

@@ -451,6 +451,7 @@ const EXAMPLES: Record<string, string[]> = {
     'npx just leaderboard',
     'npx just leaderboard --run 2026-01-01T00-00-00Z',
     'npx just leaderboard --run 2026-01-01T00-00-00Z --out /tmp/one-run',
+    'npx just leaderboard --details',
   ],
   verify: ['npx just verify', 'npx just verify fastify hono'],
   tools: ['npx just tools'],
@@ -465,6 +466,7 @@ const EXAMPLES: Record<string, string[]> = {
   export: [
     'npx just export --format csv --out results.csv',
     'npx just export --format json --run 2026-01-01T00-00-00Z',
+    'npx just export --format md --summary',
   ],
   list: ['npx just list'],
   new: ['npx just new my-stack'],

@@ -34,7 +34,7 @@ capacity *args:
 claims *args:
     @exec {{harness}} claims "$@"
 
-# Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report; one run: just leaderboard --run ID [--out DIR] (into results/reports/<run-id>/)
+# Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report (--details: every table); one run: just leaderboard --run ID [--out DIR] (into results/reports/<run-id>/)
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"
 
@@ -50,7 +50,7 @@ compare *args:
 baseline +args:
     @exec {{harness}} baseline "$@"
 
-# Results as JSON (schema bakeoff-export v2), CSV, Markdown or HTML: just export --format csv [--run ID] [--out FILE]
+# Results as JSON (schema bakeoff-export v2), CSV, Markdown, HTML or terminal text: just export --format csv [--run ID] [--out FILE]; --format md --summary: a paste-able table per scenario
 export *args:
     @exec {{harness}} export "$@"
 

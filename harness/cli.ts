@@ -30,6 +30,7 @@ import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
 import { exportCommand, leaderboardCommand } from './cli/report.ts';
 import { renderCompare } from './report/exporters/compare-format.ts';
+import { terminalSettings } from './report/exporters/terminal.ts';
 import { describePortHolder, isPortFree } from './lifecycle/ports.ts';
 import { killAllSync, stopAll, watchLauncher } from './lifecycle/processes.ts';
 import writeFileAtomic from 'write-file-atomic';
@@ -143,8 +144,9 @@ function versionString(): string {
   return `${version} (commit ${commit})`;
 }
 
-function leaderboard(g: Globals, opts: { run?: string; out?: string }): void {
-  process.stdout.write(leaderboardCommand(g, opts, (l) => process.stderr.write(`${l}\n`)));
+function leaderboard(g: Globals, opts: { run?: string; out?: string; details?: boolean }): void {
+  const term = terminalSettings(process.stdout, process.env);
+  process.stdout.write(leaderboardCommand(g, { ...opts, ...term }, (l) => process.stderr.write(`${l}\n`)));
 }
 
 function newContender(g: Globals, name: string): void {
@@ -310,7 +312,8 @@ program
     '--out <dir>',
     'with --run: the folder for its LEADERBOARD.md and leaderboard.html (default results/reports/<run-id>/)',
   )
-  .action((opts: { run?: string; out?: string }) => leaderboard(globals(), opts));
+  .option('--details', 'print every table after the overview (the terminal report; the files always have them)')
+  .action((opts: { run?: string; out?: string; details?: boolean }) => leaderboard(globals(), opts));
 program
   .command('verify')
   .description('contract check only, no load')
@@ -403,8 +406,14 @@ program
   .option('--format <format>', 'json, csv, md, html or terminal', 'json')
   .option('--run <id>', 'export one run only (a run id or a unique prefix of one)')
   .option('--out <file>', 'write to a file instead of stdout')
-  .action((opts: { format: string; run?: string; out?: string }) => {
-    const text = exportCommand(globals(), opts, (l) => process.stderr.write(`${l}\n`));
+  .option('--summary', 'md: only the paste-able summary table per scenario (requests/s, % of baseline, rank)')
+  .option('--details', 'terminal: every table after the overview')
+  .action((opts: { format: string; run?: string; out?: string; summary?: boolean; details?: boolean }) => {
+    const term = terminalSettings(
+      { isTTY: !opts.out && process.stdout.isTTY, columns: process.stdout.columns },
+      process.env,
+    );
+    const text = exportCommand(globals(), { ...opts, ...term }, (l) => process.stderr.write(`${l}\n`));
     if (!opts.out) process.stdout.write(text);
   });
 program
@@ -467,6 +476,7 @@ const EXAMPLES: Record<string, string[]> = {
     'npx just leaderboard',
     'npx just leaderboard --run 2026-01-01T00-00-00Z',
     'npx just leaderboard --run 2026-01-01T00-00-00Z --out /tmp/one-run',
+    'npx just leaderboard --details',
   ],
   verify: ['npx just verify', 'npx just verify fastify hono'],
   tools: ['npx just tools'],
@@ -486,6 +496,7 @@ const EXAMPLES: Record<string, string[]> = {
   export: [
     'npx just export --format csv --out results.csv',
     'npx just export --format json --run 2026-01-01T00-00-00Z',
+    'npx just export --format md --summary',
   ],
   list: ['npx just list'],
   new: ['npx just new my-stack'],

@@ -264,7 +264,8 @@ test('fewer than 5 trials: listed as not ranked with its range; lost services ar
 test('one run per table: other runs only as ratios to their own baseline; other machines get their own table', () => {
   const tables = buildTables([
     run('r1', [post('node-http', five(30_000)), post('old-one', five(15_000)), post('y', five(10_000))]),
-    run('r2', [post('node-http', five(60_000)), post('y', five(45_000))]),
+    // As many contenders as r1 (a tie goes to the latest run).
+    run('r2', [post('node-http', five(60_000)), post('y', five(45_000)), post('w', five(20_000))]),
     run('r3', [post('node-http', five(90_000)), post('z', five(9_000))], {
       machine: { cpuModel: 'Other CPU', cores: 8, memoryBytes: 1, os: 'Linux', arch: 'x64' },
     }),
@@ -277,6 +278,7 @@ test('one run per table: other runs only as ratios to their own baseline; other 
     [
       ['node-http', 'r2'],
       ['y', 'r2'],
+      ['w', 'r2'],
     ],
   );
   assert.equal(here.otherRuns.length, 1, 'y of r1 is superseded; only old-one comes from r1');
@@ -352,10 +354,49 @@ test('a healthy set of cells has no findings; client-bound and noisy cells are m
   assert.match(notes[0]!.detail, /node-http 97%.*lower bounds/);
 });
 
+test('a new contender joins the bake-off: the run with the most contenders is ranked, a later one-contender run adds a marked row', () => {
+  const bakeOff = run('r1', [
+    post('node-http', five(30_000)),
+    post('fastify', five(28_000)),
+    post('express', five(12_000)),
+    post('hono', five(25_000)),
+  ]);
+  const koaRun = run('r2', [post('node-http', five(32_000)), post('koa', five(16_000))]);
+  const [t] = buildTables([bakeOff, koaRun]);
+  assert.equal(t!.runId, 'r1', 'the bake-off stays the table');
+  assert.deepEqual(
+    t!.rows.map((r) => [r.label, r.runId]),
+    [
+      ['node-http', 'r1'],
+      ['fastify', 'r1'],
+      ['hono', 'r1'],
+      ['express', 'r1'],
+    ],
+  );
+  assert.deepEqual(
+    t!.otherRuns.map((r) => [r.label, r.runId]),
+    [['koa', 'r2']],
+  );
+  assert.ok(close(t!.otherRuns[0]!.vsBaseline!.figure, 0.5, 1e-9), 'koa by its ratio to r2’s own node-http');
+  // A later bake-off of as many contenders replaces the first.
+  const again = run('r3', [
+    post('node-http', five(30_000)),
+    post('fastify', five(28_000)),
+    post('express', five(12_000)),
+    post('koa', five(15_000)),
+  ]);
+  const [t2] = buildTables([bakeOff, koaRun, again]);
+  assert.equal(t2!.runId, 'r3');
+  assert.deepEqual(
+    t2!.otherRuns.map((r) => [r.label, r.runId]),
+    [['hono', 'r1']],
+  );
+});
+
 test('measurement notes: few trials, other runs, other machines, a missing baseline', () => {
   const tables = buildTables([
     run('r1', [post('old', five(1000)), post('node-http', five(2000))]),
-    run('r2', [post('few', [1000, 1100])]),
+    run('r2', [post('few', [1000, 1100]), post('x1', five(1000)), post('x2', five(1000))]),
     run('r3', [post('far', five(1000))], { machine: { cpuModel: 'X', cores: 4, memoryBytes: 1, os: 'l', arch: 'x' } }),
   ]);
   const t = tables.find((x: RankedTable) => x.runId === 'r2')!;
@@ -372,7 +413,9 @@ test("the Nexus report's POST case: a cell that failed 100% of its POSTs is a cr
   assert.deepEqual(rules(cells), ['critical|nexus|post|errors-under-load']);
   const f = findIssues(cells, { scenarios: SCENARIOS })[0];
   assert.match(f!.evidence, /910 timeouts, 0 errors, 0 non-2xx of 910 requests \(100\.0% failed\)/);
-  assert.match(f!.evidence, /look at how nexus reads and parses the request body/);
+  // The hint names the thing to check, where, and the command that reproduces the cell.
+  assert.match(f!.evidence, /check how nexus reads the request body in contenders\/nexus\//);
+  assert.match(f!.evidence, /reproduce: `npx just bench nexus --scenario post --profile quick`/);
   assert.match(f!.title, /cell failed, not ranked/);
 });
 
@@ -414,12 +457,13 @@ test('lifecycle failures, verification and the concurrency burst', () => {
       }),
       makeCell({ label: 'k', status: 'skipped', load: null }),
     ]),
+    // Worst first within a severity: what breaks a running service before what never started.
     [
-      'critical|b|ping|build-failed',
-      'critical|s|ping|start-failed',
+      'critical|x|ping|crashed',
       'critical|u|ping|burst-failed',
       'critical|v|ping|verify-failed',
-      'critical|x|ping|crashed',
+      'critical|s|ping|start-failed',
+      'critical|b|ping|build-failed',
     ],
   );
 });
@@ -438,11 +482,37 @@ test('the database went away: said as such, not as a slow or erroring contender'
   assert.doesNotMatch(f[0]!.evidence, /slow/);
 });
 
-test('tail latency', () => {
-  assert.deepEqual(
-    rules([cell('t', 'json', 1000, { load: { latencyMs: { mean: 1, p50: 0.5, p90: 1, p99: 40, max: 90 } } })]),
-    ['minor|t|json|tail-latency'],
+test('tail latency: a closed-loop tail at saturation is a measurement note; a finding only far above its peers at the same load', () => {
+  const lat = (p50: number, p99: number) => ({
+    load: { latencyMs: { mean: p50, p50, p90: p50 * 2, p99, max: p99 * 2 } },
+  });
+  // Alone, or like its peers (every tail 40–80× its p50): the load (coordinated omission), not a finding.
+  assert.deepEqual(rules([cell('t', 'json', 1000, lat(0.5, 40))]), []);
+  const alike = ['a', 'b', 'c', 't'].map((l, i) => cell(l, 'json', 1000, lat(0.5, 20 + 10 * i)));
+  assert.deepEqual(rules(alike), []);
+  const [t] = buildTables([{ meta: makeMeta(), cells: alike }]);
+  const note = measurementNotes(t!).find((n) => n.kind === 'closed-loop-tail');
+  assert.ok(note, 'a measurement note');
+  assert.deepEqual(note.labels.sort(), ['a', 'b', 'c', 't']);
+  assert.match(note.detail, /coordinated omission.*`npx just capacity`/);
+  // Far above three peers at the same load (their p99 is 4× p50; its own 80×): a finding, with both sets of numbers.
+  const peers = ['a', 'b', 'c'].map((l) => cell(l, 'json', 1000, lat(1, 4)));
+  const outlier = cell('t', 'json', 1000, lat(0.5, 40));
+  assert.deepEqual(rules([...peers, outlier]), ['minor|t|json|tail-latency']);
+  const f = findIssues([...peers, outlier], { scenarios: SCENARIOS })[0]!;
+  assert.match(
+    f.evidence,
+    /^p99 40\.0 ms is 80× its p50 0\.50 ms at 100 connections .* the 3 other contenders of the table have a median p99 of 4\.0× their p50/,
   );
+  assert.match(f.evidence, /reproduce: `npx just bench t --scenario json --profile quick`/);
+  // Its note no longer lists it: it is a finding.
+  const [t2] = buildTables([{ meta: makeMeta(), cells: [...peers, outlier] }]);
+  assert.equal(
+    measurementNotes(t2!).find((n) => n.kind === 'closed-loop-tail'),
+    undefined,
+  );
+  // Another run's cells are not peers.
+  assert.deepEqual(rules([...peers.map((c) => ({ ...c, runId: 'other' })), outlier]), []);
 });
 
 test('RSS growth only when it persists: a long window, or rising in every round without flattening', () => {

@@ -53,7 +53,7 @@ test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderbo
   assert.match(meta.packages['node-http'].undici, /^\d+\.\d+\.\d+$/);
   assert.ok('commit' in meta.git);
 
-  const board = await runCli(['--results-dir', results, 'leaderboard']);
+  const board = await runCli(['--results-dir', results, 'leaderboard', '--details']);
   assert.equal(board.code, 0, board.stderr);
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
   assert.match(md, /^# Leaderboard/);

@@ -154,3 +154,31 @@ test('compare --format json: the comparison as data (schema bakeoff-compare v1)'
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--format must be md or json/);
 });
+
+test('export --format md --summary: one paste-able table per scenario (requests/s, % of baseline, rank), other runs marked', async () => {
+  const dir = resultsDir();
+  const r = await cli(dir, 'export', '--format', 'md', '--summary');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^\*\*How sure:\*\* /);
+  assert.doesNotMatch(r.stdout, /^## /m, 'no report sections, only the summary');
+  const ping = r.stdout.slice(r.stdout.indexOf('**ping**'), r.stdout.indexOf('**json**'));
+  assert.match(ping, /^\*\*ping\*\* \(quick · autocannon · Node 24 · run `2026-11-22T00-00-00Z-bbbb`\)$/m);
+  assert.match(ping, /^\| contender \| requests\/s \| % of `node-http` \| rank \|$/m);
+  assert.match(ping, /^\| `node-http` \| [\d,]+ \(95% CI [\d,]+–[\d,]+\) \| 100% \(baseline\) \| 1–2 \|$/m);
+  assert.match(ping, /^\| `express` \| [\d,]+ \(95% CI [\d,]+–[\d,]+\) \| 4\d% \(95% CI 4\d–4\d%\) \| \d \|$/m);
+  assert.match(
+    ping,
+    /^\| `hono` \| [\d,]+ \(range \(3 trials\) [\d,]+–[\d,]+\) \| 7\d% .*\| not ranked \(3 trials\) \|$/m,
+  );
+  // koa was measured only in the older run: a row marked with its run, by its ratio to that run's baseline, not ranked.
+  assert.match(
+    ping,
+    /^\| `koa` \(run `2026-11-21T00-00-00Z-aaaa`\) \| – \| 5\d% \(95% CI 5\d–5\d%\) of its run's `node-http` \| not ranked \(other run\) \|$/m,
+  );
+  assert.match(r.stdout, /^\| `broken` \| failed \| – \| not ranked \(failed\) \|$/m);
+  // Every printed interval contains its figure.
+  for (const m of r.stdout.matchAll(/\| ([\d,]+)%? \((?:95% CI|range \(\d trials\)) ([\d,]+)–([\d,]+)%?\)/g)) {
+    const [fig, lo, hi] = [m[1], m[2], m[3]].map((x) => Number(x?.replace(/,/g, '')));
+    assert.ok(lo! <= fig! && fig! <= hi!, m[0]);
+  }
+});

@@ -102,6 +102,32 @@ export function reportSnapshot(): ReportSnapshot {
 }
 
 /**
+ * After the bake-off (`reportSnapshot`), what a user does next (issue 26): run `r3`
+ * (2026-11-23) benches one new contender, `newbie`, on ping and json with the baseline that the
+ * harness adds unasked (newbie at 60% of r3's node-http, which runs 10% faster than in r2); run
+ * `r4` (2026-11-24) measures six contenders on ping in the `stress` profile (more ranked rows
+ * than the quick ping table, which must still answer the overview).
+ */
+export function joinedSnapshot(): ReportSnapshot {
+  const s = reportSnapshot();
+  const r3 = (['ping', 'json'] as const).flatMap((scenario) => [
+    makeCell({ runId: 'r3', scenario, label: 'node-http', trials: five(22_000) }),
+    makeCell({ runId: 'r3', scenario, label: 'newbie', trials: five(22_000 * 0.6) }),
+  ]);
+  const r4 = ['node-http', 'fastify', 'express', 'hono', 'a', 'b'].map((label, i) =>
+    makeCell({ runId: 'r4', scenario: 'ping', profile: 'stress', label, trials: five(20_000 - 2_000 * i) }),
+  );
+  return {
+    ...s,
+    runs: [
+      ...s.runs,
+      { meta: makeMeta({ runId: 'r3', startedAt: '2026-11-23T00:00:00.000Z' }), cells: r3 },
+      { meta: makeMeta({ runId: 'r4', startedAt: '2026-11-24T00:00:00.000Z', profile: 'stress' }), cells: r4 },
+    ],
+  };
+}
+
+/**
  * Every "figure (kind lo–hi)" a text prints, for the containment check: `12,345 (95% CI
  * 12,001–12,600)`, `97% (95% CI 95–100%)`, `1.24× (95% CI 1.20–1.28)`, `range (3 trials) a–b`.
  */

@@ -10,7 +10,8 @@ import { EXPORTERS, getExporter } from '../harness/report/exporters/exporter-reg
 import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
-import { printedIntervals, reportSnapshot } from './report-fixture.ts';
+import { five, joinedSnapshot, printedIntervals, reportSnapshot } from './report-fixture.ts';
+import { makeCell } from './fixtures.ts';
 import { ROOT } from './helpers.ts';
 
 const NOW = new Date('2026-11-22T01:00:00Z');
@@ -110,26 +111,27 @@ test('markdown: overview first, then details, issues, claims, Node matrix, metho
   for (const iv of ivs) assert.ok(iv.lo <= iv.figure && iv.figure <= iv.hi, `outside its interval: ${iv.at}`);
 });
 
-test('terminal: overview, then per table rank, contender, requests/s with interval, p99, flags, summary; no rules', () => {
-  const text = EXPORTERS.terminal.render(reportSnapshot(), { now: NOW });
+test('terminal --details: overview, then per table rank, contender, requests/s, interval, p99, flags, summary; no rules', () => {
+  const text = EXPORTERS.terminal.render(reportSnapshot(), { now: NOW, details: true, width: 200 });
   const lines = text.split('\n');
   assert.equal(lines[0], 'Overview');
   assert.match(lines[1]!, /^ {2}How sure: /);
   assert.doesNotMatch(text, /[─│┌┐└┘├┤┬┴┼]|^\s*[-=+]{5,}/m, 'no box drawing or rules between rows');
   const head = lines.findIndex((l) => l.startsWith('ping · quick · autocannon · Node 24 · run r2'));
   assert.ok(head > 0);
-  assert.match(lines[head + 1]!, /^ +#\s+contender\s+requests\/s\s+interval\s+p99 ms\s+flags$/);
+  // Every row of the ping table has a 95% CI: the header names it once.
+  assert.match(lines[head + 1]!, /^ +#\s+contender\s+requests\/s\s+95% CI\s+p99 ms\s+flags$/);
   // Rank ranges: node-http and fastify are not resolved apart (fastify varies ±4% by round), so both are 1–2.
-  assert.match(lines[head + 2]!, /^ {2}1–2\s+node-http\s+(19|20),\d{3}\s+95% CI [\d,]+–[\d,]+\s+3\.00$/);
+  assert.match(lines[head + 2]!, /^ {2}1–2\s+node-http\s+(19|20),\d{3}\s+[\d,]+–[\d,]+\s+3\.00$/);
   assert.match(
     lines[head + 3]!,
-    /^ {2}1–2\s+fastify\s+19,\d{3}\s+95% CI [\d,]+–[\d,]+\s+3\.00\s+client-bound \(lower bound\)$/,
+    /^ {2}1–2\s+fastify\s+19,\d{3}\s+[\d,]+–[\d,]+\s+3\.00\s+client-bound \(lower bound\)$/,
   );
-  assert.match(text, /–\s+koa\s+other run\s+57% of node-http in run r1 \(95% CI 5\d–5\d\)/);
+  assert.match(text, /\n {2}– koa \(other run\): 57% of node-http in run r1 \(95% CI 5\d–5\d\)/);
   assert.match(text, /node-http ran 2\.2\d× \(95% CI [\d.]+–[\d.]+\) as fast as express/);
   // Columns line up: the requests/s column ends at the same position on every ranked row.
   const rows = lines.slice(head + 2, head + 5);
-  const ends = rows.map((l) => l.search(/\d\s+95% CI/));
+  const ends = rows.map((l) => l.search(/\d\s+[\d,]+–/));
   assert.equal(new Set(ends).size, 1, rows.join('\n'));
   for (const iv of printedIntervals(text)) assert.ok(iv.lo <= iv.figure && iv.figure <= iv.hi, iv.at);
 });
@@ -181,7 +183,7 @@ test('the committed results: every interval printed in Markdown and the terminal
   const { snapshot } = readSnapshot(path.join(ROOT, 'results'), path.join(ROOT, 'scenarios'));
   if (!snapshot.runs.length) return; // a fresh clone without results: nothing to check
   for (const f of ['md', 'terminal'] as const) {
-    const text = EXPORTERS[f].render(snapshot, { now: NOW });
+    const text = EXPORTERS[f].render(snapshot, { now: NOW, details: true, width: 1000 });
     for (const iv of printedIntervals(text)) assert.ok(iv.lo <= iv.figure && iv.figure <= iv.hi, `${f}: ${iv.at}`);
   }
   const doc = JSON.parse(EXPORTERS.json.render(snapshot, { now: NOW }));
@@ -206,5 +208,96 @@ test('how sure: the driver fidelity sentence of the run is on the first screen',
   );
   const md = EXPORTERS.md.render({ ...s, runs }, { now: NOW });
   assert.match(md, /\*\*How sure:\*\* .* · driver fidelity: autocannon reached 97% of wrk on node-http · ping\.\n/);
-  assert.match(EXPORTERS.terminal.render({ ...s, runs }), /How sure: .*driver fidelity: autocannon reached 97% of wrk/);
+  assert.match(
+    EXPORTERS.terminal.render({ ...s, runs }, { width: 1000 }),
+    /How sure: .*driver fidelity: autocannon reached 97% of wrk/,
+  );
+});
+
+test('the overview: one "% of baseline" matrix per baseline family, rows ordered within each (Markdown, HTML, terminal)', () => {
+  const s = reportSnapshot();
+  const gql = (label: string, x: number) =>
+    makeCell({ runId: 'r2', scenario: 'graphql-ping', label, trials: five(4_000 * x) });
+  const runs = s.runs.map((r) =>
+    r.meta.runId === 'r2'
+      ? {
+          ...r,
+          cells: [
+            ...r.cells,
+            gql('postgraphile-express', 1),
+            gql('nestjs-graphql-mercurius', 2.4),
+            gql('nestjs-graphql-apollo', 0.6),
+          ],
+        }
+      : r,
+  );
+  const v = buildView({ ...s, runs }, { now: NOW });
+  assert.deepEqual(
+    v.matrix.families.map((f) => [f.baseline, f.scenarios]),
+    [
+      ['node-http', ['ping', 'json', 'echo', 'users', 'post']],
+      ['postgraphile-express', ['graphql-ping']],
+    ],
+  );
+  const [rest, graphql] = v.matrix.families;
+  // Within the GraphQL family mercurius (240%) leads; it is no row of the REST family, which node-http leads.
+  assert.deepEqual(graphql!.contenders, ['nestjs-graphql-mercurius', 'postgraphile-express', 'nestjs-graphql-apollo']);
+  assert.ok(!rest!.contenders.includes('nestjs-graphql-mercurius'));
+  assert.equal(rest!.contenders[0], 'node-http');
+  const md = EXPORTERS.md.render({ ...s, runs }, { now: NOW });
+  assert.match(md, /^\| % of `node-http` \| ping \| json \| echo \| users \| post \|$/m);
+  assert.match(
+    md,
+    /^\| % of `postgraphile-express` \| graphql-ping \|$\n^\|---\|---:\|$\n^\| `nestjs-graphql-mercurius` \| \*\*240%/m,
+  );
+  const html = EXPORTERS.html.render({ ...s, runs }, { now: NOW });
+  assert.equal((html.match(/<table class="heatmap" data-baseline="/g) ?? []).length, 2);
+  assert.match(
+    html,
+    /<table class="heatmap" data-baseline="postgraphile-express"[^>]*><caption>% of <code>postgraphile-express<\/code><\/caption>/,
+  );
+  const term = EXPORTERS.terminal.render({ ...s, runs }, { now: NOW, width: 120 });
+  assert.deepEqual(
+    term
+      .split('\n')
+      .filter((l) => l.startsWith('  % of '))
+      .map((l) => l.split(' (')[0]),
+    ['  % of node-http', '  % of postgraphile-express'],
+  );
+});
+
+test('a new contender joins the bake-off: after a one-contender run the overview keeps the bake-off tables, the newcomer a marked row', () => {
+  const s = joinedSnapshot();
+  const v = buildView(s, { now: NOW });
+  // The overview: every scenario from the bake-off run r2, one profile (quick), not the stress run r4.
+  assert.equal(v.matrix.profile, 'quick');
+  assert.deepEqual(
+    v.winners.map((w) => [w.scenario, w.profile, v.tables.find((t) => t.id === w.tableId)?.runId]),
+    [
+      ['ping', 'quick', 'r2'],
+      ['json', 'quick', 'r2'],
+      ['echo', 'quick', 'r2'],
+      ['users', 'quick', 'r2'],
+      ['post', 'quick', 'r2'],
+    ],
+  );
+  // newbie: a row of the ping and json tables and of the matrix, marked with its run, by its ratio to r3's node-http, not ranked.
+  const ping = v.tables.find((t) => t.scenario === 'ping' && t.profile === 'quick' && t.nodeMajor === 24)!;
+  const row = ping.rows.find((r) => r.label === 'newbie')!;
+  assert.ok(row.otherRun && row.runId === 'r3' && row.rank === null);
+  const cell = v.matrix.cells.ping?.newbie;
+  assert.deepEqual([cell?.runId, cell?.rank, cell?.flags], ['r3', null, ['‡']]);
+  assert.ok(Math.abs((cell?.ratio?.figure ?? 0) - 0.6) < 1e-9, 'the ratio to its own run’s baseline');
+  assert.ok(v.matrix.families[0]!.contenders.includes('newbie'));
+  assert.match(
+    v.matrix.joinedNote ?? '',
+    /`newbie` \(run `r3`: ping, json\).*not ranked\. To rank them.*`npx just bake-off`/,
+  );
+  const md = EXPORTERS.md.render(s, { now: NOW });
+  assert.match(md, /^\| `newbie` \| 60% \(\d\d–\d\d\) ‡ \| 60% \(\d\d–\d\d\) ‡ \|/m);
+  assert.match(md, /^‡ measured in another run than its scenario's table \(`r2`\): `newbie` \(run `r3`: ping, json\)/m);
+  const term = EXPORTERS.terminal.render(s, { now: NOW, width: 100 });
+  assert.match(term, /^ {2}newbie\s+60 \(\d\d–\d\d\)‡\s+60 \(\d\d–\d\d\)‡/m);
+  assert.match(term, /‡ measured in another run than its scenario's table \(r2\): newbie \(run r3: ping, json\)/);
+  assert.doesNotMatch(term.slice(0, term.indexOf('Issues found')), /stress/, 'one profile on the first screen');
 });

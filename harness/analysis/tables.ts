@@ -298,13 +298,33 @@ const byTime = (a: RunMeta, b: RunMeta) =>
  * the latest is the table's own): per label not in `have` (which it extends), its newest cell,
  * with its ratio to that run's own baseline cell when both are ok. Highest ratio first.
  */
+/**
+ * The run a group is ranked in (issue 26: a new contender joins the bake-off, it does not replace
+ * it): the run with the most contenders (labels) in the group, the latest of those on a tie.
+ * `ordered` is oldest first.
+ */
+function primaryRun<T extends { meta: RunMeta; cells: CellResult[] }>(ordered: T[]): T | undefined {
+  let best: T | undefined;
+  let most = -1;
+  for (const run of ordered) {
+    const n = new Set(run.cells.map((c) => c.label)).size;
+    if (n >= most) {
+      best = run;
+      most = n;
+    }
+  }
+  return best;
+}
+
+/** The rows of the group's other runs (newest first) whose labels the primary run lacks. */
 function otherRunRows(
   ordered: { meta: RunMeta; cells: CellResult[] }[],
+  primary: { meta: RunMeta; cells: CellResult[] },
   have: Set<string>,
   baseline: string,
 ): OtherRunRow[] {
   const out: OtherRunRow[] = [];
-  for (const run of [...ordered].reverse().slice(1)) {
+  for (const run of [...ordered].reverse().filter((r) => r !== primary)) {
     const runBase = run.cells.find((c) => c.label === baseline);
     const okBase = runBase && !cellFailure(runBase) && runBase.load ? runBase : null;
     for (const c of run.cells) {
@@ -424,9 +444,11 @@ function applyModel(fit: TableModel, rankable: TableRow[]): void {
 
 /**
  * Builds every ranked table from the store's snapshot of runs. Each (machine × scenario ×
- * profile × driver × Node major) group is ranked in its latest run (by startedAt) that has cells
- * of it; cells of older runs of the same machine that the latest run lacks are listed in
- * `otherRuns`. With `opts.runId`, only that run's tables (and no other-run rows).
+ * profile × driver × Node major) group is ranked in the run that measured the most contenders of
+ * it, the latest (by startedAt) on a tie (`primaryRun`: a later run of one new contender does not
+ * replace the bake-off); cells of the group's other runs of the same machine, newer or older, whose
+ * contenders that run lacks are listed in `otherRuns`. With `opts.runId`, only that run's tables
+ * (and no other-run rows).
  */
 export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = {}): RankedTable[] {
   const runs = [...snapshot]
@@ -457,7 +479,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
   const tables: RankedTable[] = [];
   for (const [id, g] of groups) {
     const ordered = [...g.byRun.values()].sort((a, b) => byTime(a.meta, b.meta));
-    const latest = ordered.at(-1);
+    const latest = primaryRun(ordered);
     if (!latest) continue; // a group holds at least one run's cells
     const baseline = baselineOf(g.key.scenario, opts.scenarios);
     // One cell per label (a run holds one per label; keep the last written if not).
@@ -485,7 +507,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
         a.label.localeCompare(b.label),
     );
     const have = new Set(rows.map((r) => r.label));
-    const otherRuns = opts.runId ? [] : otherRunRows(ordered, have, baseline);
+    const otherRuns = opts.runId ? [] : otherRunRows(ordered, latest, have, baseline);
     tables.push({
       id,
       key: g.key,

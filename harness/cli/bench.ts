@@ -24,6 +24,7 @@ import { realDeps } from '../scheduler/real-deps.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
 import { renderTerminal } from '../report/leaderboard.ts';
+import { terminalSettings } from '../report/exporters/terminal.ts';
 
 export interface Globals {
   contendersDir: string;
@@ -169,10 +170,12 @@ export async function bench(
     } catch {
       metas = [];
     }
+    const stream = opts.json ? process.stderr : process.stdout;
     const table = `\n${renderTerminal(
       summary.cells,
       scenarios.map((s) => s.name),
       metas,
+      terminalSettings(stream, process.env),
     )}`;
     if (!opts.json) process.stdout.write(table);
     else if (!opts.quiet) process.stderr.write(table);

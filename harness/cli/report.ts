@@ -14,7 +14,7 @@ import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
-import { getExporter, EXPORTERS } from '../report/exporters/exporter-registry.ts';
+import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/exporter-registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
 
 /** Every run of the store with its cells and trial files, plus the scenario contract; warnings for skipped files. */
@@ -55,7 +55,11 @@ function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void)
  * files go to `out` (default results/reports/<run-id>/, created), never over the committed report.
  * UserError (exit 2) for `--out` without `--run`; StorageError (exit 2) when the folder refuses the write.
  */
-export function leaderboardCommand(g: Dirs, opts: { run?: string; out?: string }, log: (l: string) => void): string {
+export function leaderboardCommand(
+  g: Dirs,
+  opts: { run?: string; out?: string } & Pick<ExportOptions, 'details' | 'width' | 'color'>,
+  log: (l: string) => void,
+): string {
   if (opts.out !== undefined && !opts.run)
     throw new UserError(
       '--out is for a one-run report (--run ID); plain `leaderboard` writes results/LEADERBOARD.md and results/leaderboard.html',
@@ -73,21 +77,36 @@ export function leaderboardCommand(g: Dirs, opts: { run?: string; out?: string }
   } catch (e) {
     throw (runId && opts.out ? asStorageError(e, 'output', dir) : asStorageError(e, 'results', g.resultsDir)) ?? e;
   }
-  return `${EXPORTERS.terminal.render(snapshot, { runId })}wrote ${out.markdown} and ${out.html}\n`;
+  const term = { runId, details: opts.details, width: opts.width, color: opts.color };
+  return `${EXPORTERS.terminal.render(snapshot, term)}wrote ${out.markdown} and ${out.html}\n`;
 }
 
 /**
- * `export --format F [--run ID] [--out FILE]`: the text (also written to `out` when given;
- * StorageError naming out's folder when it refuses the write).
+ * `export --format F [--run ID] [--out FILE] [--summary] [--details]`: the text (also written to
+ * `out` when given; StorageError naming out's folder when it refuses the write). UserError (exit 2)
+ * for `--summary` without `--format md` or `--details` without `--format terminal`.
  */
 export function exportCommand(
   g: Dirs,
-  opts: { format: string; run?: string; out?: string },
+  opts: { format: string; run?: string; out?: string } & Pick<ExportOptions, 'details' | 'width' | 'color' | 'summary'>,
   log: (l: string) => void,
 ): string {
   const exporter = getExporter(opts.format);
+  if (opts.summary && exporter.format !== 'md')
+    throw new UserError(`--summary is a Markdown table: use it with --format md (got --format ${opts.format})`);
+  if (opts.details && exporter.format !== 'terminal')
+    throw new UserError(
+      `--details is for the terminal report: use it with --format terminal (got --format ${opts.format})`,
+    );
   const snapshot = snapshotFor(g, opts.run, log);
-  const text = exporter.render(snapshot, { runId: opts.run ? snapshot.runs[0]?.meta.runId : undefined });
+  const { details, width, color, summary } = opts;
+  const text = exporter.render(snapshot, {
+    runId: opts.run ? snapshot.runs[0]?.meta.runId : undefined,
+    details,
+    width,
+    color,
+    summary,
+  });
   if (opts.out)
     try {
       writeFileAtomic.sync(opts.out, text);

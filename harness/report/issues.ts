@@ -1,6 +1,7 @@
 /**
- * The issue analysis (issue 11 item 6): "Issues found" lists contender problems only, worst
- * first, each with the evidence in numbers and a hint tied to the contender's tags. The
+ * The issue analysis (issue 11 item 6, issue 26): "Issues found" lists contender problems only,
+ * worst first (severity, then RULE_ORDER), each with the evidence in numbers and a concrete hint
+ * (what to check in `contenders/<name>/`, the command that reproduces the cell, its server log). The
  * Nexus/Express/Fastify report's analysis of the POST failure (910 timeouts, 8 requests/s, root
  * cause in the body parser) is the model.
  *
@@ -12,8 +13,11 @@
  *   cell (servicesLost: said as such, never as a slow contender);
  * - major: RSS growth that persists (over a long window ≥ 30 s, or rising in every round of a
  *   short profile by ≥ 50% of the first round's RSS without flattening: `rssGrowth`);
- * - minor: a few failed requests (≤ 0.1%), tail latency (p99 > 20 × p50 and ≥ 5 ms), startup
- *   outliers (> 3 × the run's median and > 500 ms), verification warnings;
+ * - minor: a few failed requests (≤ 0.1%), startup outliers (> 3 × the run's median and > 500 ms),
+ *   verification warnings; tail latency only when it is the contender's: p99 > 20 × p50 and ≥ 5 ms
+ *   AND that p99/p50 ≥ 3 × the median of at least 3 peers at the same load (same table). A long
+ *   tail under closed-loop load at saturation alone is coordinated omission: a measurement note
+ *   (`closed-loop-tail`), never a finding; open-loop tails are judged by the capacity rules;
  * - capacity cells (issue 15): major when not even the lowest rate held the SLO (verdict never);
  *   minor for a low share of peak at SLO (rule `early-knee`; verdict met and the capacity < 50% of the closed-loop peak), with
  *   the step where p99 passes the SLO. A capacity that is a lower bound (verdict at-least: the
@@ -35,6 +39,7 @@ import {
 } from '../analysis/stats.ts';
 import type { RankedTable } from '../analysis/tables.ts';
 import { firstBreak } from '../analysis/capacity.ts';
+import { getProfile } from '../core/profiles.ts';
 import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
 
 export type Severity = 'critical' | 'major' | 'minor';
@@ -60,9 +65,13 @@ export const RULES = {
   criticalShare: 0.01,
   /** A REST scenario below this fraction of the contender's median REST rate collapses. */
   collapseFraction: 0.1,
-  /** p99/p50 above this is a tail-latency finding (when p99 ≥ tailMinP99Ms). */
+  /** p99/p50 above this is a long tail (when p99 ≥ tailMinP99Ms): a closed-loop measurement note… */
   tailRatio: 20,
   tailMinP99Ms: 5,
+  /** …and a finding only when that p99/p50 is at least this multiple of the median of its table's peers… */
+  peerTailFactor: 3,
+  /** …of at least this many other contenders (same run, scenario, profile, driver, Node major). */
+  minTailPeers: 3,
   /** RSS growing faster than this (bytes/s) and by more than rssGrowthFraction over the window. */
   rssSlopeBytesPerS: 1024 * 1024,
   rssGrowthFraction: 0.2,
@@ -81,6 +90,27 @@ export const RULES = {
 
 const ORDER: Record<Severity, number> = { critical: 0, major: 1, minor: 2 };
 
+/** Within a severity, rules in this order (a rule not listed comes last): what breaks the service first. */
+const RULE_ORDER = [
+  'crashed',
+  'wrong-bodies',
+  'failed-under-load',
+  'errors-under-load',
+  'burst-failed',
+  'verify-failed',
+  'start-failed',
+  'build-failed',
+  'collapse',
+  'capacity-never',
+  'rss-growth',
+  'load-failed',
+  'database-lost',
+  'tail-latency',
+  'early-knee',
+  'slow-startup',
+  'verify-warn',
+];
+
 /** What the issue analysis reads of a scenario file (contract/scenarios.ts): the reference set and the hint's focus. */
 export interface IssueScenario {
   name: string;
@@ -90,18 +120,39 @@ export interface IssueScenario {
   focus?: 'framework' | 'body-parsing' | 'http-client' | 'database';
 }
 
-/** The hint of a finding, from the scenario's `focus` and the contender's tags. */
-function hintFor(c: CellResult, focus: IssueScenario['focus']): string {
-  switch (focus) {
-    case 'body-parsing':
-      return `look at how ${c.tags.framework} reads and parses the request body (a parser waiting for a stream that was already consumed hangs keep-alive requests)`;
-    case 'http-client':
-      return `look at the fan-out client (${c.tags.httpClient}): pool size, keep-alive, and whether every body is read`;
-    case 'database':
-      return `look at the database pool${c.tags.database ? ` (${c.tags.database})` : ''} and the resolver path`;
-    default:
-      return `look at ${c.tags.framework}${c.tags.adapter ? ` on ${c.tags.adapter}` : ''} under concurrency`;
+/** The profile's connections (core/profiles.ts; a k6 profile's VUs), or null when unknown. */
+function connectionsOf(profile: string): number | null {
+  try {
+    const p = getProfile(profile);
+    return 'connections' in p ? p.connections : (p.vus ?? null);
+  } catch {
+    return null;
   }
+}
+
+/**
+ * The hint of a finding, from the scenario's `focus` and the contender's tags: the thing to look
+ * at (the body parser, the HTTP client's agent and its sockets against the profile's connections,
+ * the pg pool), where (`contenders/<name>/`), the command that reproduces the cell and its server log.
+ */
+function hintFor(c: CellResult, focus: IssueScenario['focus']): string {
+  const conns = connectionsOf(c.profile);
+  const load = c.capacity
+    ? 'open-loop load below its closed-loop peak'
+    : conns
+      ? `the ${c.profile} profile's ${conns} connections`
+      : `the ${c.profile} profile's connections`;
+  const where = `contenders/${c.contender}/`;
+  const what =
+    focus === 'body-parsing'
+      ? `check how ${c.tags.framework} reads the request body in ${where} (a parser waiting for a stream that was already consumed hangs keep-alive requests)`
+      : focus === 'http-client'
+        ? `check the ${c.tags.httpClient} agent in ${where}: keep-alive on, at least ${conns ?? 'as many'} sockets for ${load}, every upstream body read or discarded`
+        : focus === 'database'
+          ? `check the database pool${c.tags.database ? ` (${c.tags.database})` : ''} in ${where}: its size (max) against ${load}, and the resolver's queries`
+          : `check ${c.tags.framework}${c.tags.adapter ? ` on ${c.tags.adapter}` : ''} in ${where} under ${load}`;
+  const rerun = `reproduce: \`npx just bench ${c.contender} --scenario ${c.scenario} --profile ${c.profile}\``;
+  return `${what}; ${rerun}${c.logFile ? `; server log: ${c.logFile}` : ''}`;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.01 ? 2 : 1)}%`;
@@ -259,16 +310,86 @@ function collapseFinding(c: CellResult, healthy: CellResult[], reference: Set<st
     );
 }
 
-/** Tail latency: p99 over RULES.tailRatio × p50 and at least RULES.tailMinP99Ms (minor). */
-function tailFinding(c: CellResult, add: Add, focus: IssueScenario['focus']): void {
-  const lat = cellLatency(c);
-  if (lat && lat.p50 > 0 && lat.p99 >= RULES.tailMinP99Ms && lat.p99 / lat.p50 > RULES.tailRatio)
-    add(
-      'minor',
-      'tail-latency',
-      'tail latency',
-      `p99 ${lat.p99.toFixed(1)} ms is ${(lat.p99 / lat.p50).toFixed(0)}× p50 ${lat.p50.toFixed(2)} ms (GC pauses, event-loop stalls or a queue in front of ${focus === 'http-client' ? c.tags.httpClient : 'the handler'})`,
-    );
+/**
+ * The tail shape of a closed-loop cell, p99 ÷ p50 (null for capacity cells, cells without
+ * latency, and a p50 of 0). Closed-loop load holds every connection busy, so at saturation the
+ * driver's queue is in every latency (coordinated omission): a long tail alone is a measurement
+ * condition, compared only against peers measured at the same load.
+ */
+function tailShape(c: CellResult): { p50: number; p99: number; shape: number } | null {
+  const lat = c.capacity ? null : cellLatency(c);
+  return lat && lat.p50 > 0 ? { p50: lat.p50, p99: lat.p99, shape: lat.p99 / lat.p50 } : null;
+}
+
+/**
+ * Tail latency that is the contender's (minor): in one same-run table (scenario, profile, driver,
+ * Node major: the same connections), p99 ≥ RULES.tailMinP99Ms, p99 over RULES.tailRatio × p50,
+ * and that tail shape at least RULES.peerTailFactor × the median shape of at least
+ * RULES.minTailPeers other contenders of the table. Said with the numbers of both.
+ */
+function peerTailFindings(
+  healthy: CellResult[],
+  out: Finding[],
+  focusOf: (c: CellResult) => IssueScenario['focus'],
+): void {
+  const groups = new Map<string, CellResult[]>();
+  for (const c of healthy) {
+    const k = `${c.runId}|${c.scenario}|${c.profile}|${c.driver}|${c.node.major}`;
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  for (const cells of groups.values())
+    for (const c of cells) {
+      const x = peerTail(c, cells);
+      if (!x) continue;
+      const conns = connectionsOf(c.profile);
+      out.push({
+        severity: 'minor',
+        rule: 'tail-latency',
+        label: c.label,
+        scenario: c.scenario,
+        profile: c.profile,
+        runId: c.runId,
+        title: 'tail latency far above its peers at the same load',
+        evidence: `p99 ${fmtMs(sig(x.p99))} ms is ${x.shape.toFixed(0)}× its p50 ${fmtMs(sig(x.p50))} ms at ${conns ? `${conns} connections` : 'the same load'} (run ${c.runId}), where the ${x.peers} other contenders of the table have a median p99 of ${x.median.toFixed(1)}× their p50 (p99 ${fmtMs(sig(x.peerP99))} ms) — GC pauses, event-loop stalls or a queue in front of ${focusOf(c) === 'http-client' ? c.tags.httpClient : 'the handler'}; ${hintFor(c, focusOf(c))}`,
+      });
+    }
+}
+
+/**
+ * A cell's long tail against its table's other contenders (`cells`, same load), when it is the
+ * contender's (see peerTailFindings); null otherwise.
+ */
+function peerTail(
+  c: CellResult,
+  cells: readonly CellResult[],
+): { p50: number; p99: number; shape: number; peers: number; median: number; peerP99: number } | null {
+  const t = tailShape(c);
+  if (!t || t.p99 < RULES.tailMinP99Ms || t.shape <= RULES.tailRatio) return null;
+  const peers = cells.flatMap((o) => (o !== c && o.label !== c.label ? [tailShape(o)] : [])).filter((x) => x !== null);
+  if (peers.length < RULES.minTailPeers) return null;
+  const med = median(peers.map((p) => p.shape));
+  if (t.shape < RULES.peerTailFactor * med) return null;
+  return { ...t, peers: peers.length, median: med, peerP99: median(peers.map((p) => p.p99)) };
+}
+
+/**
+ * A long tail at saturation in a closed-loop table (p99 over RULES.tailRatio × p50 and ≥
+ * RULES.tailMinP99Ms) that is not far worse than its peers': a measurement note (coordinated
+ * omission), never a finding; the capacity profile measures the tail open loop.
+ */
+function closedLoopTailNote(table: RankedTable): MeasurementNote | null {
+  const cells = table.rows.filter((r) => r.status !== 'failed').map((r) => r.cell);
+  const long = table.rows.flatMap((r) => {
+    const t = tailShape(r.cell);
+    const mine = r.status !== 'failed' && peerTail(r.cell, cells) !== null; // a finding, not a note
+    return t && !mine && t.p99 >= RULES.tailMinP99Ms && t.shape > RULES.tailRatio ? [{ label: r.label, ...t }] : [];
+  });
+  if (!long.length) return null;
+  return {
+    kind: 'closed-loop-tail',
+    labels: long.map((x) => x.label),
+    detail: `p99 over ${RULES.tailRatio}× p50 under closed-loop load at saturation: ${long.map((x) => `${x.label} ${fmtMs(sig(x.p99))} ms (${x.shape.toFixed(0)}×)`).join(', ')}; every connection waits in the server's queue (coordinated omission), so this is the load, not a defect: \`npx just capacity\` measures the tail open loop`,
+  };
 }
 
 /** The findings of one cell (see the module comment). */
@@ -309,7 +430,6 @@ function cellFindings(
   if (cellFailure(c)) return;
   earlyKneeFinding(c, add, hint);
   collapseFinding(c, ctx.healthy, ctx.reference, add, hint);
-  tailFinding(c, add, focus);
   const rss = rssGrowth(c, ctx.opts.trials?.get(trialKey(c)));
   if (rss) add('major', 'rss-growth', 'RSS keeps growing (possible leak)', rss.evidence);
 }
@@ -340,7 +460,10 @@ function startupFindings(cells: CellResult[], out: Finding[]): void {
   }
 }
 
-/** Every contender problem in the given cells, ordered by severity, then contender, then scenario. */
+/**
+ * Every contender problem in the given cells, worst first: by severity, then by rule (RULE_ORDER:
+ * what breaks the service before what slows it), then contender, then scenario.
+ */
 export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding[] {
   const out: Finding[] = [];
   const ctx = {
@@ -349,10 +472,20 @@ export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding
     opts,
   };
   for (const c of cells) cellFindings(c, ctx, out);
+  const focusOf = (c: CellResult) => opts.scenarios?.find((s) => s.name === c.scenario)?.focus;
+  peerTailFindings(
+    ctx.healthy.filter((c) => c.load),
+    out,
+    focusOf,
+  );
   startupFindings(cells, out);
+  const rank = (rule: string) => (RULE_ORDER.indexOf(rule) + RULE_ORDER.length + 1) % (RULE_ORDER.length + 1);
   return out.sort(
     (a, b) =>
-      ORDER[a.severity] - ORDER[b.severity] || a.label.localeCompare(b.label) || a.scenario.localeCompare(b.scenario),
+      ORDER[a.severity] - ORDER[b.severity] ||
+      rank(a.rule) - rank(b.rule) ||
+      a.label.localeCompare(b.label) ||
+      a.scenario.localeCompare(b.scenario),
   );
 }
 
@@ -428,7 +561,8 @@ export interface MeasurementNote {
     | 'other-machines'
     | 'no-baseline'
     | 'services-lost'
-    | 'capacity-lower-bound';
+    | 'capacity-lower-bound'
+    | 'closed-loop-tail';
   /** Rows it concerns (labels); empty for table-wide notes. */
   labels: string[];
   /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
@@ -472,6 +606,8 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       labels: noisy.map((r) => r.label),
       detail: `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
     });
+  const tail = closedLoopTailNote(table);
+  if (tail) notes.push(tail);
   const few = table.rows.filter((r) => r.notRanked?.reason === 'few-trials');
   if (few.length)
     notes.push({

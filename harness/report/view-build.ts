@@ -276,6 +276,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'no-baseline': 'no baseline',
   'services-lost': 'services lost',
   'capacity-lower-bound': 'capacity lower bound',
+  'closed-loop-tail': 'closed-loop tail',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */
@@ -388,6 +389,20 @@ function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle
 }
 
 /**
+ * The one profile of the overview's closed-loop tables (issue 26: one first screen never mixes
+ * load shapes): the default profile when a closed-loop table has it, else the profile with the
+ * most closed-loop tables (the first in PROFILES order on a tie); null without closed-loop tables.
+ */
+function overviewProfile(tables: TableView[]): string | null {
+  const closed = tables.filter((t) => !t.capacity);
+  if (closed.some((t) => t.profile === DEFAULT_PROFILE)) return DEFAULT_PROFILE;
+  const count = (p: string) => closed.filter((t) => t.profile === p).length;
+  const names = [...new Set(closed.map((t) => t.profile))];
+  const order = (p: string) => PROFILES.findIndex((x) => x.name === p);
+  return names.sort((a, b) => count(b) - count(a) || order(a) - order(b))[0] ?? null;
+}
+
+/**
  * The table that answers for each scenario in the overview: a closed-loop table before a
  * capacity one (capacity tables have their own matrix), then the one with the most ranked rows,
  * then the default profile, then the harness's pinned Node major, then the first in table order.
@@ -430,9 +445,9 @@ function winnersOf(primary: TableView[]): WinnerView[] {
   });
 }
 
-function matrixOf(primary: TableView[]): MatrixView {
+function matrixOf(primary: TableView[], profile: string | null): MatrixView {
   const cells: MatrixView['cells'] = {};
-  const score = new Map<string, number[]>();
+  const joined = new Map<string, { label: string; runId: string; scenarios: string[] }>();
   for (const t of primary) {
     const row: MatrixView['cells'][string] = {};
     cells[t.scenario] = row;
@@ -444,13 +459,62 @@ function matrixOf(primary: TableView[]): MatrixView {
         flags: [r.clientBound ? '≥' : '', r.noisy ? '~' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
         isBaseline: r.isBaseline,
       };
-      if (r.ratio) score.set(r.label, [...(score.get(r.label) ?? []), Math.log(r.ratio.figure)]);
+    }
+    // A contender measured only in another run: a marked row by its ratio to that run's own baseline, never ranked.
+    for (const r of t.rows.filter((x) => x.otherRun)) {
+      row[r.label] = {
+        ratio: r.ratio,
+        rank: null,
+        status: r.failed ? 'failed' : 'other run',
+        flags: ['‡'],
+        isBaseline: false,
+        runId: r.runId,
+      };
+      const k = `${r.label}|${r.runId}`;
+      const j = joined.get(k) ?? { label: r.label, runId: r.runId, scenarios: [] };
+      j.scenarios.push(t.scenario);
+      joined.set(k, j);
     }
   }
-  const labels = [...new Set(primary.flatMap((t) => t.rows.filter((x) => !x.otherRun).map((r) => r.label)))];
+  return {
+    scenarios: primary.map((t) => t.scenario),
+    contenders: orderedLabels(primary),
+    families: [...new Set(primary.map((t) => t.baseline))].map((baseline) => {
+      const ts = primary.filter((t) => t.baseline === baseline);
+      return { baseline, scenarios: ts.map((t) => t.scenario), contenders: orderedLabels(ts) };
+    }),
+    cells,
+    joined: [...joined.values()],
+    profile,
+    joinedNote: joinedNote([...joined.values()], primary),
+  };
+}
+
+/**
+ * "‡ measured in a later run than its scenario's table: `koa` (run `X`: ping, json) …, by the
+ * ratio to that run's own baseline, not ranked; to rank it, …": null without such rows.
+ */
+function joinedNote(joined: MatrixView['joined'], primary: TableView[]): string | null {
+  if (!joined.length) return null;
+  const runs = new Map(primary.map((t) => [t.scenario, t.runId]));
+  const who = joined.map((j) => `\`${j.label}\` (run \`${j.runId}\`: ${j.scenarios.join(', ')})`).join('; ');
+  const labels = [...new Set(joined.map((j) => j.label))].join(' ');
+  const tableRuns = [...new Set(primary.map((t) => runs.get(t.scenario)))].map((r) => `\`${r}\``).join(', ');
+  const it = labels.includes(' ') ? 'them' : 'it';
+  return `‡ measured in another run than its scenario's table (${tableRuns}): ${who}; shown by its ratio to the baseline of its own run, with its interval, and not ranked. To rank ${it}, measure ${it} in one run with the others: \`npx just bake-off\` (every contender), or \`npx just bench ${labels} <the contenders to compare it with>\`.`;
+}
+
+/**
+ * The row labels of `tables` (other-run rows too, by their ratio to their own run's baseline), by
+ * their mean log ratio to the baseline over these tables (best first), then by name.
+ */
+function orderedLabels(tables: TableView[]): string[] {
+  const score = new Map<string, number[]>();
+  for (const t of tables)
+    for (const r of t.rows) if (r.ratio) score.set(r.label, [...(score.get(r.label) ?? []), Math.log(r.ratio.figure)]);
+  const labels = [...new Set(tables.flatMap((t) => t.rows.map((r) => r.label)))];
   const mean = (xs: number[] | undefined) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : -99);
-  labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
-  return { scenarios: primary.map((t) => t.scenario), contenders: labels, cells };
+  return labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
 }
 
 /**
@@ -726,7 +790,8 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const metas = snapshot.runs.map((r) => r.meta).filter((m) => usedIds.has(m.runId) || !ranked.length);
   const tableCells = ranked.flatMap((t) => t.rows.map((r) => r.cell));
   const fidelity = metas.map(fidelityLine).filter((x): x is string => x !== null);
-  const primary = primaryTables(tables);
+  const profile = overviewProfile(tables);
+  const primary = primaryTables(profile ? tables.filter((t) => !t.capacity && t.profile === profile) : tables);
   const winners = winnersOf(primary);
   const machines = [...new Set(metas.map(machineLine))];
   const { claims, rule } = claimsOf(runs, scenarios);
@@ -743,7 +808,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     rankRule: `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model (each row's per-round log-ratio to the baseline of the same round, noise pooled over the table; "significantly" = the ratio's 95% CI excludes 1); "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
     fidelity,
     winners,
-    matrix: matrixOf(primary),
+    matrix: matrixOf(primary, profile),
     capacity: capacityMatrix,
     tables,
     findings: findIssues(tableCells, { trials: trialsOf(snapshot), scenarios: snapshot.scenarios }).map((f) => ({

@@ -210,18 +210,48 @@ export interface WinnerView {
   margin: string | null;
 }
 
+/**
+ * One baseline family of the overview matrix: the scenarios measured against one baseline
+ * (REST vs `node-http`; database and GraphQL vs `postgraphile-express`), and the contenders with a
+ * cell in them, ordered by their mean log ratio over these scenarios only (best first).
+ */
+export interface MatrixFamily {
+  baseline: string;
+  scenarios: string[];
+  contenders: string[];
+}
+
 /** The overview matrix: scenarios × contenders, ratio to each scenario's baseline. */
 export interface MatrixView {
   scenarios: string[];
   contenders: string[];
-  /** [scenario][contender] → the cell, or null when not measured. */
+  /** The same cells split by baseline, in the order the baselines first appear among the scenarios. */
+  families: MatrixFamily[];
+  /**
+   * [scenario][contender] → the cell, or null when not measured. A contender measured only in
+   * another (later, smaller) run than its scenario's table has `runId` set, status 'other run',
+   * the ratio to that run's own baseline, flag '‡' and no rank.
+   */
   cells: Record<
     string,
     Record<
       string,
-      { ratio: Estimate | null; rank: number | null; status: string; flags: string[]; isBaseline: boolean } | null
+      {
+        ratio: Estimate | null;
+        rank: number | null;
+        status: string;
+        flags: string[];
+        isBaseline: boolean;
+        runId?: string;
+      } | null
     >
   >;
+  /** The contenders shown from other runs (flag '‡'), with their run and scenarios, for the note on how to rank them. */
+  joined: { label: string; runId: string; scenarios: string[] }[];
+  /** The one profile of the overview's closed-loop tables (the default profile when it has tables). */
+  profile: string | null;
+  /** One Markdown sentence on the '‡' rows (which run, not ranked, how to rank them); null without any. */
+  joinedNote: string | null;
 }
 
 /** One cell of the capacity matrix: a contender's sustainable requests/s in a scenario's capacity table. */

@@ -11,6 +11,14 @@ export interface ExportOptions {
   runId?: string;
   /** The time written into the output (tests fix it). */
   now?: Date;
+  /** Terminal: the per-table detail after the overview (`--details`); default: the overview only. */
+  details?: boolean;
+  /** Terminal: the width to fit, in columns (default 100; terminal.ts `terminalSettings`). */
+  width?: number;
+  /** Terminal: ANSI colour (default off; terminal.ts `terminalSettings` decides from the TTY, NO_COLOR, FORCE_COLOR). */
+  color?: boolean;
+  /** Markdown: only the paste-able summary table per scenario (`export --format md --summary`). */
+  summary?: boolean;
 }
 
 export interface Exporter {

@@ -206,22 +206,16 @@ export function heatColor(ratio: number): { bg: string; fg: string } {
 const pctCell = (e: Estimate | null): { text: string; iv: string } =>
   e ? { text: `${fmtFigure(e, { scale: 100 })}%`, iv: fmtBounds(e, { scale: 100 }) } : { text: '–', iv: '' };
 
-function overviewSection(v: ReportView): string {
+/**
+ * One baseline family's heatmap (view.ts MatrixFamily): its scenarios as columns, its contenders
+ * as rows in the family's order, each cell the % of the family's baseline with its interval.
+ */
+function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number]): string {
   const m = v.matrix;
-  const shape = (w: ReportView['winners'][number]) => `${w.profile} · ${w.driver} · Node ${w.nodeMajor}`;
-  const oneShape = new Set(v.winners.map(shape)).size === 1;
-  const winners = v.winners.length
-    ? `<table class="winners"><thead><tr><th>scenario</th><th>winner(s)</th></tr></thead><tbody>${v.winners
-        .map(
-          (w) =>
-            `<tr><td><a href="#${esc(w.tableId)}" title="${esc(shape(w))}">${esc(w.scenario)}</a>${oneShape ? '' : `<div class="sub">${esc(shape(w))}</div>`}</td><td>${w.winners.map((x) => `<span class="swatch" data-label="${esc(x)}"></span><code>${esc(x)}</code>`).join(' ')}${w.winners.length > 1 ? ' <span class="tag">tied</span>' : ''}${w.margin ? `<div class="sub">${md(w.margin)}</div>` : ''}</td></tr>`,
-        )
-        .join('')}</tbody></table>`
-    : '<p class="note">No ranked table yet (a cell needs 5 trials to be ranked).</p>';
-  const head = `<tr><th class="who">contender</th>${m.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
-  const body = m.contenders
+  const head = `<tr><th class="who">contender</th>${f.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
+  const body = f.contenders
     .map((c) => {
-      const tds = m.scenarios.map((s) => {
+      const tds = f.scenarios.map((s) => {
         const x = m.cells[s]?.[c];
         const w = v.winners.find((y) => y.scenario === s);
         const href = w ? ` href="#${esc(w.tableId)}"` : '';
@@ -232,22 +226,36 @@ function overviewSection(v: ReportView): string {
           return `<td data-label="${esc(c)}" title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
         const { text, iv } = pctCell(x.ratio);
         const col = heatColor(x.ratio.figure);
-        const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
+        const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : ''}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
         return `<td data-label="${esc(c)}" data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })
     .join('\n');
+  return `<div class="scroll"><table class="heatmap" data-baseline="${esc(f.baseline)}" aria-label="% of ${esc(f.baseline)}"><caption>% of <code>${esc(f.baseline)}</code></caption><thead>${head}</thead><tbody>
+${body}
+</tbody></table></div>`;
+}
+
+function overviewSection(v: ReportView): string {
+  const shape = (w: ReportView['winners'][number]) => `${w.profile} · ${w.driver} · Node ${w.nodeMajor}`;
+  const oneShape = new Set(v.winners.map(shape)).size === 1;
+  const winners = v.winners.length
+    ? `<table class="winners"><thead><tr><th>scenario</th><th>winner(s)</th></tr></thead><tbody>${v.winners
+        .map(
+          (w) =>
+            `<tr><td><a href="#${esc(w.tableId)}" title="${esc(shape(w))}">${esc(w.scenario)}</a>${oneShape ? '' : `<div class="sub">${esc(shape(w))}</div>`}</td><td>${w.winners.map((x) => `<span class="swatch" data-label="${esc(x)}"></span><code>${esc(x)}</code>`).join(' ')}${w.winners.length > 1 ? ' <span class="tag">tied</span>' : ''}${w.margin ? `<div class="sub">${md(w.margin)}</div>` : ''}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : '<p class="note">No ranked table yet (a cell needs 5 trials to be ranked).</p>';
   return `<section id="overview" class="card" aria-labelledby="h-overview">
 <h2 id="h-overview">Overview: which stack, how sure</h2>
 <p class="certainty"><strong>How sure:</strong> ${md(v.certainty)} <span class="sub">${esc(v.rankRule)}</span></p>
 ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driverFallback)}</p>` : ''}
 <div class="overview-grid">
 <div>${oneShape && v.winners[0] ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
-<div><div class="scroll"><table class="heatmap" aria-label="% of each scenario's baseline"><thead>${head}</thead><tbody>
-${body}
-</tbody></table></div>
-<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials)</span></div></div>
+<div>${v.matrix.families.map((f) => familyHeatmap(v, f)).join('\n')}${v.matrix.joinedNote ? `<p class="note joined">${md(v.matrix.joinedNote)}</p>` : ''}
+<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials); ‡ from another run, not ranked</span></div></div>
 </div>
 ${v.capacity ? capacityOverview(v.capacity) : ''}
 </section>`;

@@ -56,13 +56,18 @@ export function overviewMarkdown(v: ReportView): string[] {
   const m = v.matrix;
   out.push(
     '',
-    "**% of each scenario's baseline** (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked):",
-    '',
-    `| contender | ${m.scenarios.join(' | ')} |`,
-    `|---|${m.scenarios.map(() => '---:').join('|')}|`,
+    `**% of each scenario's baseline**${m.profile ? ` (profile \`${m.profile}\`)` : ''}, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked; ‡ from another run):`,
   );
-  for (const c of m.contenders)
-    out.push(`| \`${c}\` | ${m.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
+  for (const f of m.families) {
+    out.push(
+      '',
+      `| % of \`${f.baseline}\` | ${f.scenarios.join(' | ')} |`,
+      `|---|${f.scenarios.map(() => '---:').join('|')}|`,
+    );
+    for (const c of f.contenders)
+      out.push(`| \`${c}\` | ${f.scenarios.map((s) => matrixCell(m.cells[s]?.[c] ?? null)).join(' | ')} |`);
+  }
+  if (m.joinedNote) out.push('', m.joinedNote);
   out.push('');
   if (v.capacity) out.push(...capacityOverview(v.capacity));
   return out;
@@ -241,11 +246,62 @@ export function renderMarkdownView(v: ReportView): string {
   return lines.join('\n');
 }
 
+/** One summary row: contender, requests/s with its interval, % of baseline with its interval, rank range. */
+function summaryRow(r: RowView, t: TableView): string {
+  const name = `\`${r.label}\`${r.otherRun ? ` (run \`${r.runId}\`)` : ''}`;
+  const rps = r.rps
+    ? `${t.capacity ? sustainableText(r.rps, r.capacity?.verdict ?? null) : fmtFigure(r.rps)}${fmtBounds(r.rps) ? ` (${intervalName(r.rps)} ${fmtBounds(r.rps)})` : ` (${intervalName(r.rps)})`}`
+    : r.otherRun
+      ? '–'
+      : r.status;
+  const pct = r.isBaseline
+    ? '100% (baseline)'
+    : r.ratio
+      ? `${pctText(r.ratio)}${r.otherRun ? ` of its run's \`${t.baseline}\`` : ''}`
+      : '–';
+  const why = r.otherRun
+    ? 'other run'
+    : r.failed
+      ? 'failed'
+      : r.rps && r.trials < MIN_CI_TRIALS
+        ? `${r.trials} trial${r.trials === 1 ? '' : 's'}`
+        : r.cellStatus;
+  const rank = r.rank !== null ? r.rankText : `not ranked (${why})`;
+  return `| ${name} | ${escapeMd(rps)} | ${escapeMd(pct)} | ${rank} |`;
+}
+
+/**
+ * The paste-able summary (`export --format md --summary`, like hyperfine's --export-markdown):
+ * the how-sure line, then per scenario its overview table (the one the winners come from) as one
+ * Markdown table: contender, requests/s with its interval, % of the baseline with its interval,
+ * rank range; rows from other runs last, marked with their run and not ranked.
+ */
+export function summaryMarkdown(v: ReportView): string {
+  if (!v.runs.length) return 'No results yet: run `npx just bench-all`.\n';
+  const out = [`**How sure:** ${v.certainty}`, ''];
+  for (const w of v.winners) {
+    const t = v.tables.find((x) => x.id === w.tableId);
+    if (!t) continue;
+    const fig = t.capacity ? capacityHeader(t.capacity.sloP99Ms) : 'requests/s';
+    out.push(
+      `**${t.scenario}** (${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run \`${t.runId}\`)`,
+      '',
+      `| contender | ${fig} | % of \`${t.baseline}\` | rank |`,
+      '|:---|---:|---:|---:|',
+      ...t.rows.filter((r) => !r.otherRun).map((r) => summaryRow(r, t)),
+      ...t.rows.filter((r) => r.otherRun).map((r) => summaryRow(r, t)),
+      '',
+    );
+  }
+  return `${out.join('\n')}`;
+}
+
 export const markdownExporter: Exporter = {
   format: 'md',
   description: 'LEADERBOARD.md: overview, details, issues, claims, Node matrix, method',
   extension: 'md',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
-    return renderMarkdownView(buildView(snapshot, options));
+    const v = buildView(snapshot, options);
+    return options.summary ? summaryMarkdown(v) : renderMarkdownView(v);
   },
 };

@@ -1,14 +1,22 @@
 /**
- * The terminal exporter (`just leaderboard`'s output), in hyperfine's spirit: first the overview
- * (how sure, the winners per scenario, the % of baseline matrix), then per table plain aligned
- * columns without rules between rows: rank, contender, requests/s with its interval (named
- * "95% CI" or "range (N trials)"), p99, flags, then the summary sentence and the measurement notes.
- * A capacity table (issue 15) prints the capacity column set instead (capacity-text.ts:
- * sustainable req/s at p99 ≤ the SLO, interval, closed-loop peak, share of peak at SLO, p99 at the capacity,
- * steps / searches, flags), and the overview adds the capacity matrix and its ranking lines.
+ * The terminal exporter (`leaderboard`'s output), in hyperfine's spirit: the answer first, in the
+ * terminal's width. By default only the overview: how sure, the winners per scenario with a single
+ * winner's lead, one "% of baseline" matrix per baseline family (REST vs `node-http`; database and
+ * GraphQL vs `postgraphile-express`), the capacity matrix when there are capacity cells, then one
+ * line on the issues found and where the rest is. With `details` (`--details`) the rank rule, the
+ * capacity rankings and every table follow: rank, contender, requests/s, interval ("95% CI" or
+ * "range (N trials)"), p99 ms, flags, then the summary sentence and the measurement notes; a
+ * capacity table prints the capacity column set (capacity-text.ts: sustainable req/s at p99 ≤ the
+ * SLO, interval, closed-loop peak, share of peak at SLO, p99 at the capacity, searches bracketed and
+ * steps, flags).
+ *
+ * Width (`width`, default 100): prose is wrapped, names are cut with "…", tables never wrap (they
+ * shrink, then leave out their least needed columns, saying which), matrices split into blocks of
+ * columns. Colour (`color`, default off) through picocolors; `terminalSettings` decides both for a
+ * stream from the TTY, $COLUMNS, NO_COLOR and FORCE_COLOR.
  */
-import { type Align, columns } from '../columns.ts';
-import { fmtBounds, fmtFigure, fmtMs, intervalName, sig } from '../format.ts';
+import pc from 'picocolors';
+import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
 import {
   capacityHeader,
   fmtSlo,
@@ -18,109 +26,199 @@ import {
   sustainableText,
   tableRows,
 } from '../capacity-text.ts';
+import { type ColumnSpec, fitTable, matrixBlocks, type Paint, truncate, wrap } from '../term-layout.ts';
 import { buildView } from '../view-build.ts';
-import type { ReportView, RowView, TableView } from '../view.ts';
+import type { CapacityMatrixCell, MatrixView, ReportView, RowView, TableView } from '../view.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
+
+/** The default width when the output is not a terminal and $COLUMNS is not set, in columns. */
+export const DEFAULT_WIDTH = 100;
+/** Narrower than this is treated as this (a table needs room for a name and a figure). */
+const MIN_WIDTH = 40;
+
+/**
+ * Width and colour for a stream: the width is the terminal's (`columns`) on a TTY, else $COLUMNS,
+ * else 100; colour is on for a TTY whose TERM is not `dumb`, off when NO_COLOR is set and not
+ * empty (no-color.org), forced on by FORCE_COLOR unless it is `0` or `false`.
+ */
+export function terminalSettings(
+  out: { isTTY?: boolean; columns?: number },
+  env: Record<string, string | undefined>,
+): { width: number; color: boolean } {
+  const cols = Number(env.COLUMNS);
+  const width =
+    out.isTTY && out.columns && out.columns > 0
+      ? out.columns
+      : Number.isInteger(cols) && cols > 0
+        ? cols
+        : DEFAULT_WIDTH;
+  let color = Boolean(out.isTTY) && env.TERM !== 'dumb';
+  if (env.FORCE_COLOR !== undefined) color = !['0', 'false'].includes(env.FORCE_COLOR);
+  if (env.NO_COLOR) color = false;
+  return { width: Math.max(MIN_WIDTH, width), color };
+}
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+/** What every part of the report needs: the width, the colours, the detail switch. */
+interface Ctx {
+  width: number;
+  c: Colors;
+  details: boolean;
+}
 
 /** Strips Markdown code ticks and emphasis from a sentence for the terminal. */
 const plain = (s: string): string => s.replace(/`/g, '').replace(/\*\*/g, '');
 
-function overview(v: ReportView): string[] {
-  const out = ['Overview', `  How sure: ${v.certainty}`, `  ${v.rankRule}`];
-  if (v.driverFallback) out.push(`  Driver: ${plain(v.driverFallback)}`);
-  if (!v.winners.length) return [...out, '  No ranked table yet.', ''];
-  out.push('');
-  out.push(
-    ...columns(
-      v.winners.map((w) => [
-        w.scenario,
-        `${w.winners.join(', ')}${w.winners.length > 1 ? ' (tied)' : ''}`,
-        w.margin ? plain(w.margin) : '',
-      ]),
-      [],
-      '  ',
-    ),
+/** The winners, one line per scenario (wrapped under the names), a single winner's lead after a dash. */
+function winnerLines(v: ReportView, x: Ctx): string[] {
+  const w = Math.min(22, Math.max(0, ...v.winners.map((r) => r.scenario.length)));
+  const p = v.matrix.profile ? `${v.matrix.profile} profile; ` : '';
+  const out = wrap(`Winners (${p}rank 1 of each scenario; a single winner’s lead over the next)`, x.width, '  ').map(
+    (l) => x.c.bold(l),
   );
+  for (const r of v.winners) {
+    const who = r.winners.length ? `${r.winners.join(', ')}${r.winners.length > 1 ? ' (tied)' : ''}` : '';
+    const text = [who, r.margin ? plain(r.margin) : ''].filter(Boolean).join(' — ');
+    const first = `    ${truncate(r.scenario, w).padEnd(w)}  `;
+    const lines = wrap(text, x.width, first);
+    out.push(...lines.map((l, i) => (i === 0 ? first + x.c.green(l.slice(first.length)) : l)));
+  }
+  return out;
+}
+
+/** One "% of baseline" matrix cell: "*97 (95–100)~"; the status when it has no ratio. */
+function ratioCell(m: MatrixView, s: string, name: string): string {
+  const x = m.cells[s]?.[name];
+  if (!x) return '–';
+  if (x.isBaseline) return `${x.rank === 1 ? '*' : ''}100 (baseline)`;
+  if (!x.ratio) return x.status === 'ok' ? '–' : x.status;
+  const b = fmtBounds(x.ratio, { scale: 100 });
+  return `${x.rank === 1 ? '*' : ''}${fmtFigure(x.ratio, { scale: 100 })}${b ? ` (${b})` : ''}${x.flags.join('')}`;
+}
+
+/** Colours a matrix cell by what it says: rank 1 green, baseline dim, failed red, the header dim. */
+function matrixPaint(x: Ctx, rows: string[][]): Paint {
+  return (ri, ci, text) => {
+    const raw = rows[ri]?.[ci] ?? '';
+    if (ri === 0) return x.c.dim(text);
+    if (ci === 0) return text;
+    if (raw.startsWith('*')) return x.c.green(text);
+    if (raw.includes('baseline') || raw === '–') return x.c.dim(text);
+    if (raw === 'failed' || raw === 'never') return x.c.red(text);
+    return text;
+  };
+}
+
+/** One matrix per baseline family, each with its own contenders and order. */
+function familyMatrices(v: ReportView, x: Ctx): string[] {
   const m = v.matrix;
-  out.push(
-    '',
-    "  % of each scenario's baseline (interval in brackets; * = rank 1; ≥ client-bound; ~ noisy; † not ranked):",
-  );
-  const rows: string[][] = [['contender', ...m.scenarios]];
-  for (const c of m.contenders)
-    rows.push([
-      c,
-      ...m.scenarios.map((s) => {
-        const x = m.cells[s]?.[c];
-        if (!x) return '–';
-        if (x.isBaseline) return `${x.rank === 1 ? '*' : ''}100 (baseline)`;
-        if (!x.ratio) return x.status === 'ok' ? '–' : x.status;
-        const b = fmtBounds(x.ratio, { scale: 100 });
-        return `${x.rank === 1 ? '*' : ''}${fmtFigure(x.ratio, { scale: 100 })}${b ? ` (${b})` : ''}${x.flags.join('')}`;
-      }),
-    ]);
-  out.push(
-    ...columns(
-      rows,
-      (rows[0] ?? []).map((_, i) => (i === 0 ? 'left' : 'right')),
-      '  ',
-    ),
-  );
-  out.push('');
-  if (v.capacity) out.push(...capacityOverview(v.capacity));
+  const out: string[] = [];
+  for (const f of m.families) {
+    out.push(
+      '',
+      ...wrap(
+        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; ~ noisy; † not ranked; ‡ another run):`,
+        x.width,
+        '  ',
+      ).map((l) => x.c.bold(l)),
+    );
+    const rows = [
+      ['contender', ...f.scenarios],
+      ...f.contenders.map((c) => [c, ...f.scenarios.map((s) => ratioCell(m, s, c))]),
+    ];
+    out.push(...matrixBlocks(rows, x.width, { indent: '  ', paint: matrixPaint(x, rows) }));
+  }
+  if (m.joinedNote) out.push('', ...wrap(plain(m.joinedNote), x.width, '  ', '    ').map((l) => x.c.yellow(l)));
   return out;
 }
 
-/** The capacity matrix (sustainable req/s at p99 ≤ each scenario's SLO) and one line per scenario on the rankings. */
-function capacityOverview(m: NonNullable<ReportView['capacity']>): string[] {
+/** A rate in requests/s, short: `345`, `1.5k`, `28.2k`; bounds rounded outward at the same step. */
+function shortRate(e: { figure: number; interval: [number, number] | null }): string {
+  const k = e.figure >= 1000;
+  const scale = k ? 0.001 : 1;
+  const step = k ? 0.1 : 1;
+  const f = (n: number) => (k ? n.toFixed(1) : n.toLocaleString('en-US'));
+  const fig = `${f(Math.round((e.figure * scale) / step) * step)}${k ? 'k' : ''}`;
+  if (!e.interval) return fig;
+  const [lo, hi] = outward([e.interval[0] * scale, e.interval[1] * scale], step);
+  return `${fig} (${f(lo)}–${f(hi)}${k ? 'k' : ''})`;
+}
+
+/** One capacity matrix cell: "*≥28.2k (19.6–40.7k) 108%", "never", "failed". */
+function capacityCell(x: CapacityMatrixCell | null | undefined): string {
+  if (!x) return '–';
+  if (!x.rps) return x.verdict === 'never' || x.verdict === 'interrupted' ? x.verdict : x.status;
+  const pct = x.isBaseline ? 'base' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
+  return `${x.rank === 1 ? '*' : ''}${x.verdict === 'at-least' ? '≥' : ''}${shortRate(x.rps)}${pct ? ` ${pct}` : ''}${x.flags.includes('†') ? '†' : ''}`;
+}
+
+/** The capacity matrix (sustainable requests/s at p99 ≤ each scenario's SLO); with details, the ranking lines. */
+function capacityOverview(m: NonNullable<ReportView['capacity']>, x: Ctx): string[] {
   const out = [
-    '  Sustainable requests/s at p99 ≤ SLO (open loop; interval in brackets; · % of baseline; * = rank 1; ≥ driver at its limit, a lower bound; † not ranked):',
-  ];
-  const rows: string[][] = [
-    ['contender', ...m.scenarios.map((s) => `${s} (p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms)`)],
-  ];
-  for (const c of m.contenders)
-    rows.push([
-      c,
-      ...m.scenarios.map((s) => {
-        const x = m.cells[s]?.[c];
-        if (!x) return '–';
-        if (!x.rps) return x.verdict === 'never' || x.verdict === 'interrupted' ? x.verdict : x.status;
-        const b = fmtBounds(x.rps);
-        const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
-        return `${x.rank === 1 ? '*' : ''}${sustainableText(x.rps, x.verdict)}${b ? ` (${b})` : ''}${pct ? ` · ${pct}` : ''}${x.flags.includes('†') ? '†' : ''}`;
-      }),
-    ]);
-  out.push(
-    ...columns(
-      rows,
-      (rows[0] ?? []).map((_, i) => (i === 0 ? 'left' : 'right')),
+    '',
+    ...wrap(
+      'Sustainable requests/s at p99 ≤ the SLO (open loop; 95% CI in brackets; % of baseline; * rank 1; ≥ driver at its limit, a lower bound; † not ranked):',
+      x.width,
       '  ',
-    ),
-  );
-  for (const r of m.rankings) out.push(`  ${plain(r.text)}`);
+    ).map((l) => x.c.bold(l)),
+  ];
+  const rows = [
+    ['contender', ...m.scenarios.map((s) => `${s} ≤${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms`)],
+    ...m.contenders.map((c) => [c, ...m.scenarios.map((s) => capacityCell(m.cells[s]?.[c]))]),
+  ];
+  out.push(...matrixBlocks(rows, x.width, { indent: '  ', paint: matrixPaint(x, rows) }));
+  if (x.details) for (const r of m.rankings) out.push(...wrap(plain(r.text), x.width, '  '));
+  return out;
+}
+
+function overview(v: ReportView, x: Ctx): string[] {
+  const out = [x.c.bold('Overview'), ...wrap(v.certainty, x.width, '  How sure: ', '    ')];
+  if (v.driverFallback) out.push(...wrap(plain(v.driverFallback), x.width, '  Driver: ', '    '));
+  if (x.details) out.push(...wrap(v.rankRule, x.width, '  ', '    ').map((l) => x.c.dim(l)));
+  if (!v.winners.length) return [...out, '  No ranked table yet.', ''];
+  out.push('', ...winnerLines(v, x), ...familyMatrices(v, x));
+  if (v.capacity) out.push(...capacityOverview(v.capacity, x));
   out.push('');
   return out;
 }
 
-/** The column set of a table: header, alignment and one row's cells (capacity tables: capacity-text.ts). */
-function columnSet(t: TableView): { head: string[]; align: Align[]; cells: (r: RowView) => string[] } {
-  const iv = (r: RowView) => (r.rps ? `${intervalName(r.rps)}${r.rps.interval ? ` ${fmtBounds(r.rps)}` : ''}` : '');
+/** The column set of a table: header, specs (how each column gives way) and one row's cells. */
+function columnSet(t: TableView): { head: string[]; specs: ColumnSpec[]; cells: (r: RowView) => string[] } {
+  // One kind of interval in the whole table: its name goes into the header ("95% CI"), not into every cell.
+  const kinds = new Set(tableRows(t).map((r) => (r.rps ? intervalName(r.rps) : '')));
+  const [only] = kinds;
+  const one = kinds.size === 1 && only ? only : null;
+  const iv = (r: RowView) =>
+    r.rps ? (one ? fmtBounds(r.rps) : `${intervalName(r.rps)}${r.rps.interval ? ` ${fmtBounds(r.rps)}` : ''}`) : '';
+  const ivHead = one ?? 'interval';
+  const name: ColumnSpec = { align: 'left', min: 16, cut: 'middle' };
+  const flags: ColumnSpec = { align: 'left', min: 10, drop: 1 };
   if (t.capacity)
     return {
       head: [
         '#',
         'contender',
         capacityHeader(t.capacity.sloP99Ms),
-        'interval',
+        ivHead,
         'peak req/s',
         'share of peak',
         'p99 at cap ms',
         'searches, steps',
         'flags',
       ],
-      align: ['right', 'left', 'right', 'left', 'right', 'right', 'right', 'right', 'left'],
+      specs: [
+        { align: 'right' },
+        name,
+        { align: 'right' },
+        { align: 'left', drop: 2 },
+        { align: 'right', drop: 4 },
+        { align: 'right', drop: 3 },
+        { align: 'right', drop: 5 },
+        { align: 'right', drop: 6 },
+        flags,
+      ],
       cells: (r) => [
         r.rankText,
         r.label,
@@ -134,8 +232,15 @@ function columnSet(t: TableView): { head: string[]; align: Align[]; cells: (r: R
       ],
     };
   return {
-    head: ['#', 'contender', 'requests/s', 'interval', 'p99 ms', 'flags'],
-    align: ['right', 'left', 'right', 'left', 'right', 'left'],
+    head: ['#', 'contender', 'requests/s', ivHead, 'p99 ms', 'flags'],
+    specs: [
+      { align: 'right' },
+      name,
+      { align: 'right' },
+      { align: 'left', drop: 2 },
+      { align: 'right', drop: 3 },
+      flags,
+    ],
     cells: (r) => [
       r.rankText,
       r.label,
@@ -147,40 +252,68 @@ function columnSet(t: TableView): { head: string[]; align: Align[]; cells: (r: R
   };
 }
 
-function table(t: TableView): string[] {
-  const out = [`${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run ${t.runId}`];
+/** One table in detail: its title, the fitted columns, the rows not ranked, the sentences under it. */
+function table(t: TableView, x: Ctx): string[] {
+  const slo = t.capacity ? ` · sustainable req/s at p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms` : '';
+  const title = `${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run ${t.runId}${slo}`;
+  const out = wrap(title, x.width).map((l) => x.c.bold(l));
   const set = columnSet(t);
   const shown = tableRows(t);
   const rows: string[][] = [set.head, ...shown.map(set.cells)];
-  for (const r of t.rows.filter((x) => !shown.includes(x)))
-    rows.push([
-      '–',
-      r.label,
-      r.otherRun ? 'other run' : r.status,
-      ...set.head.slice(4).map(() => ''),
-      r.notRanked ?? '',
-    ]);
-  out.push(...columns(rows, set.align, '  '));
-  if (t.summary) out.push(`  ${plain(t.summary)}`);
-  if (t.resolution) out.push(`  ${plain(t.resolution)}`);
-  for (const n of t.notes) out.push(`  note: ${plain(n)}`);
-  for (const n of t.variants) out.push(`  variant: ${plain(n)}`);
+  const paint: Paint = (ri, ci, text) => {
+    if (ri === 0) return x.c.dim(text);
+    const cell = rows[ri]?.[ci] ?? '';
+    return ci === 0 && (cell === '1' || cell.startsWith('1–')) ? x.c.green(text) : text;
+  };
+  const fitted = fitTable(rows, set.specs, x.width, { indent: '  ', paint });
+  out.push(...fitted.lines);
+  if (fitted.dropped.length)
+    out.push(
+      ...wrap(
+        `(left out at ${x.width} columns: ${fitted.dropped.join(', ')}; widen the terminal or see LEADERBOARD.md)`,
+        x.width,
+        '  ',
+      ).map((l) => x.c.dim(l)),
+    );
+  const prose = (s: string, first: string) => wrap(plain(s), x.width, first, '    ');
+  for (const r of t.rows.filter((y) => !shown.includes(y))) {
+    const why = `${r.label} (${r.otherRun ? 'other run' : r.status}): ${r.notRanked ?? 'not ranked'}`;
+    out.push(...prose(why, '  – ').map((l) => (r.failed ? x.c.red(l) : x.c.dim(l))));
+  }
+  if (t.summary) out.push(...prose(t.summary, '  '));
+  if (t.resolution) out.push(...prose(t.resolution, '  '));
+  for (const n of t.notes) out.push(...prose(n, '  note: ').map((l) => x.c.yellow(l)));
+  for (const n of t.variants) out.push(...prose(n, '  variant: '));
   out.push('');
   return out;
 }
 
-/** The terminal text of a view. */
-export function renderTerminalView(v: ReportView): string {
+/** The terminal text of a view; `o.details` adds every table, `o.width` (default 100) and `o.color` shape it. */
+export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'details' | 'width' | 'color'> = {}): string {
   if (!v.runs.length) return 'No results yet: run `npx just bench-all`.\n';
-  const out = [...overview(v)];
-  for (const t of v.tables) out.push(...table(t));
+  const x: Ctx = {
+    width: Math.max(MIN_WIDTH, o.width ?? DEFAULT_WIDTH),
+    c: pc.createColors(Boolean(o.color)),
+    details: Boolean(o.details),
+  };
+  const out = [...overview(v, x)];
+  if (x.details) for (const t of v.tables) out.push(...table(t, x));
   const crit = v.findings.filter((f) => f.severity === 'critical' || f.severity === 'major').length;
   out.push(
-    v.findings.length
-      ? `Issues found: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
-      : 'Issues found: none.',
+    ...wrap(
+      v.findings.length
+        ? `Issues found: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
+        : 'Issues found: none.',
+      x.width,
+    ).map((l) => (crit ? x.c.red(l) : l)),
   );
   if (v.claims.length) out.push(claimsLine(v));
+  if (!x.details)
+    out.push(
+      ...wrap(`Every table (${v.tables.length}), with its rows, intervals, p99 and notes: add --details.`, x.width).map(
+        (l) => x.c.dim(l),
+      ),
+    );
   return `${out.join('\n')}\n`;
 }
 
@@ -197,9 +330,9 @@ function claimsLine(v: ReportView): string {
 
 export const terminalExporter: Exporter = {
   format: 'terminal',
-  description: 'plain aligned columns for the terminal',
+  description: 'the overview fitted to the terminal (--details: every table), colour on a TTY',
   extension: 'txt',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
-    return renderTerminalView(buildView(snapshot, options));
+    return renderTerminalView(buildView(snapshot, options), options);
   },
 };

@@ -30,6 +30,10 @@ bench-all *args:
 capacity *args:
     @exec {{harness}} bench-all --profile capacity "$@"
 
+# Why a stack is slow: one window per cell under the CPU profiler, CPU per request by package, difference from the baseline: just why express --scenario json [--duration 5]
+why +args:
+    @exec {{harness}} why "$@"
+
 # Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report; one run: just leaderboard --run ID [--out DIR] (into results/reports/<run-id>/)
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"

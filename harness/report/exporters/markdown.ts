@@ -11,6 +11,7 @@
  * differs from the closed-loop one; a capacity table prints the capacity column set
  * (capacity-text.ts) instead of the closed-loop one.
  */
+import { whyMarkdown } from '../why-text.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
 import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
 import {
@@ -242,6 +243,6 @@ export const markdownExporter: Exporter = {
   description: 'LEADERBOARD.md: overview, details, issues, claims, Node matrix, method',
   extension: 'md',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
-    return renderMarkdownView(buildView(snapshot, options));
+    return renderMarkdownView(buildView(snapshot, options)) + whyMarkdown(snapshot);
   },
 };

@@ -7,6 +7,7 @@
  * sustainable req/s at p99 ≤ the SLO, interval, closed-loop peak, knee, p99 at the capacity,
  * steps / searches, flags), and the overview adds the capacity matrix and its ranking lines.
  */
+import { whyTerminal } from '../why-text.ts';
 import { type Align, columns } from '../columns.ts';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, sig } from '../format.ts';
 import {
@@ -188,6 +189,6 @@ export const terminalExporter: Exporter = {
   description: 'plain aligned columns for the terminal',
   extension: 'txt',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
-    return renderTerminalView(buildView(snapshot, options));
+    return renderTerminalView(buildView(snapshot, options)) + whyTerminal(snapshot);
   },
 };

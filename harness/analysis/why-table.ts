@@ -1,0 +1,93 @@
+/**
+ * The tables of `just why` (issue "Why a stack is slow"), from a cell's profile and its profiled
+ * window: the attribution by bucket with µs of self time, share of busy time and ns of CPU per
+ * request (`whyCell`), and per scenario the difference of each contender from the scenario's
+ * baseline in ns of CPU per request by bucket, adding up exactly (`whyDiffs`; the arithmetic is
+ * analysis/cpu-profile.ts `cpuPerRequest` / `diffPerRequest`). The shapes are the store's
+ * (store/why-store.ts). Never throws on a bad profile: the cell then carries "no profile: …".
+ */
+import type { WhyCell, WhyDiff } from '../store/why-store.ts';
+import { attribute, cpuPerRequest, diffPerRequest, type PerRequest, type ProfileResult } from './cpu-profile.ts';
+
+/** What is known of one profiled cell. */
+export interface WhyCellInput {
+  cellId: string;
+  contender: string;
+  variant: string | null;
+  scenario: string;
+  isBaseline: boolean;
+  /** Absolute folder of the contender (to name its own code). */
+  contenderDir: string;
+  /** The profile file (relative to the run folder) and its parse, or why there is none. */
+  profileFile: string | null;
+  profile: ProfileResult;
+  /** The measured window (CLOCK_MONOTONIC µs) with its completed requests, or null when none ran. */
+  window: { fromUs: number; toUs: number; requests: number; requestsPerSec: number } | null;
+}
+
+/** The attribution of one cell (see the module comment); `noProfile` says why there is none. */
+export function whyCell(i: WhyCellInput): WhyCell {
+  const base = {
+    cellId: i.cellId,
+    contender: i.contender,
+    variant: i.variant,
+    scenario: i.scenario,
+    isBaseline: i.isBaseline,
+    profileFile: i.profileFile,
+    requests: i.window?.requests ?? 0,
+    requestsPerSec: i.window?.requestsPerSec ?? null,
+    window: i.window ? { fromUs: i.window.fromUs, toUs: i.window.toUs } : null,
+  };
+  const empty = { wallUs: 0, idleUs: 0, busyUs: 0, samples: 0, totalNs: null, buckets: [] };
+  if (!i.profile.ok) return { ...base, ...empty, noProfile: i.profile.reason };
+  if (!i.window) return { ...base, ...empty, noProfile: 'no profile: no measured window ran (see the cell status)' };
+  if (!(i.window.requests > 0))
+    return { ...base, ...empty, noProfile: 'no profile: the window completed no request (see the cell status)' };
+  const a = attribute(i.profile.profile, { contenderDir: i.contenderDir }, i.window);
+  if (a.samples === 0)
+    return {
+      ...base,
+      ...empty,
+      noProfile: `no profile: the profile holds no sample inside the measured window (profile ${i.profile.profile.startTime}–${i.profile.profile.endTime} µs, window ${i.window.fromUs}–${i.window.toUs} µs)`,
+    };
+  const per = cpuPerRequest(a, i.window.requests);
+  const nsOf = new Map(per.buckets.map((b) => [b.bucket, b.ns]));
+  return {
+    ...base,
+    noProfile: null,
+    wallUs: a.wallUs,
+    idleUs: a.idleUs,
+    busyUs: a.busyUs,
+    samples: a.samples,
+    totalNs: per.totalNs,
+    buckets: a.buckets.map((b) => ({ ...b, ns: nsOf.get(b.bucket) ?? null })),
+  };
+}
+
+/** A cell's CPU per request as analysis/cpu-profile.ts takes it; null without a profile. */
+export function perRequestOf(c: WhyCell): PerRequest | null {
+  if (c.totalNs === null || c.noProfile) return null;
+  return {
+    requests: c.requests,
+    totalNs: c.totalNs,
+    buckets: c.buckets.flatMap((b) => (b.ns === null ? [] : [{ bucket: b.bucket, kind: b.kind, ns: b.ns }])),
+  };
+}
+
+/**
+ * Per scenario, every profiled non-baseline cell minus the scenario's profiled baseline cell
+ * (A − B), every bucket listed (so the remainder is only the per-bucket rounding).
+ */
+export function whyDiffs(cells: readonly WhyCell[]): WhyDiff[] {
+  const out: WhyDiff[] = [];
+  for (const b of cells.filter((c) => c.isBaseline)) {
+    const bp = perRequestOf(b);
+    if (!bp) continue;
+    for (const a of cells.filter((c) => !c.isBaseline && c.scenario === b.scenario)) {
+      const ap = perRequestOf(a);
+      if (!ap) continue;
+      out.push({ scenario: a.scenario, a: a.cellId, b: b.cellId, ...diffPerRequest(ap, bp) });
+    }
+  }
+  return out;
+}

@@ -444,6 +444,7 @@ program
   )
   .option('--duration <s>', "the profiled window's seconds (default: the profile's)")
   .option('--interval <us>', "V8's sampling interval, µs (--cpu-prof-interval)", '1000')
+  .option('--against <contender>', "compare every other contender with this one (default: each scenario's baseline)")
   .option('--top <n>', 'buckets shown per table', '12')
   .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
   .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')

@@ -75,15 +75,17 @@ export function perRequestOf(c: WhyCell): PerRequest | null {
 }
 
 /**
- * Per scenario, every profiled non-baseline cell minus the scenario's profiled baseline cell
- * (A − B), every bucket listed (so the remainder is only the per-bucket rounding).
+ * Per scenario, every other profiled cell minus the reference cell (A − B), every bucket listed
+ * (so the remainder is only the per-bucket rounding). The reference is the scenario's baseline
+ * cell, or with `reference` the cell of that contender (no variant) in the scenario.
  */
-export function whyDiffs(cells: readonly WhyCell[]): WhyDiff[] {
+export function whyDiffs(cells: readonly WhyCell[], reference?: string): WhyDiff[] {
   const out: WhyDiff[] = [];
-  for (const b of cells.filter((c) => c.isBaseline)) {
+  const isRef = (c: WhyCell) => (reference ? c.contender === reference && !c.variant : c.isBaseline);
+  for (const b of cells.filter(isRef)) {
     const bp = perRequestOf(b);
     if (!bp) continue;
-    for (const a of cells.filter((c) => !c.isBaseline && c.scenario === b.scenario)) {
+    for (const a of cells.filter((c) => c !== b && c.scenario === b.scenario)) {
       const ap = perRequestOf(a);
       if (!ap) continue;
       out.push({ scenario: a.scenario, a: a.cellId, b: b.cellId, ...diffPerRequest(ap, bp) });

@@ -37,6 +37,8 @@ export interface WhyOpts {
   duration?: string;
   /** V8 sampling interval, µs (`--interval`; default 1000, V8's default). */
   interval?: string;
+  /** The contender every other one is compared with (`--against`; default: each scenario's baseline). */
+  against?: string;
   /** Buckets shown per table (`--top`; default 12). */
   top?: string;
   seed?: string;
@@ -110,6 +112,11 @@ export async function why(
   precheckWhy(opts);
   const intervalUs = positiveInt('--interval', opts.interval, DEFAULT_CPU_PROF_INTERVAL_US, 100_000);
   const top = positiveInt('--top', opts.top, 12, 1000);
+  const isBaseline = (n: string) => load(g).scenarios.some((s) => s.baseline === n);
+  if (opts.against && !names.includes(opts.against) && !isBaseline(opts.against))
+    throw new UserError(
+      `--against ${opts.against}: name it among the contenders too (e.g. \`just why A ${opts.against} --against ${opts.against}\`), so that it is profiled in the same run`,
+    );
   const own: Globals = { ...g, resultsDir: whyResultsDir(g.resultsDir) };
   const benchOpts: BenchOpts = { ...opts, rounds: '1', fidelity: false };
   const profile = withOverrides(getProfile(opts.profile), benchOpts);
@@ -130,7 +137,7 @@ export async function why(
     durationS: measuredSeconds(profile),
     samplingIntervalUs: intervalUs,
     cells,
-    diffs: whyDiffs(cells),
+    diffs: whyDiffs(cells, opts.against),
   };
   const file = writeWhy(summary.runDir, record);
   process.stdout.write(`\n${whyRecordText(record, top)}attribution: ${file}\n`);

@@ -98,6 +98,7 @@ function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string,
     profileFile,
     profile: status ? { ok: false, reason: status } : profile,
     window: win,
+    rpsPerCpuSecond: c.resources?.rpsPerCpuSecond ?? null,
   });
 }
 

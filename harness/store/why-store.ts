@@ -30,7 +30,7 @@ const WhyBucketSchema = z.object({
   selfUs: num,
   /** selfUs / busyUs; null for `(idle)`. */
   share: num.nullable(),
-  /** Self CPU per request, ns (rounded); null for `(idle)`. */
+  /** Self CPU per request, ns (rounded): share × the cell's totalNs; null for `(idle)`. */
   ns: z.number().int().nullable(),
 });
 
@@ -54,8 +54,22 @@ const WhyCellSchema = z.object({
   idleUs: num,
   busyUs: num,
   samples: num,
-  /** Busy CPU per request, ns (rounded); null without a profile. */
+  /**
+   * CPU per request, ns (rounded; null without a profile): the /proc figure (`processCpuNs`) when
+   * there is one (`cpuSource` 'proc'), else the profile's busy time per request ('profile').
+   * Each bucket's `ns` is its share of it.
+   */
   totalNs: z.number().int().nullable(),
+  /** The profile's busy (non-idle) wall time per request, ns; null without a profile. */
+  busyNs: z.number().int().nullable(),
+  cpuSource: z.enum(['proc', 'profile']).nullable(),
+  /**
+   * The server's CPU time per request in the same window from /proc (every thread; the
+   * scheduler's Sampler: 1e9 / requests per CPU-second), ns; null when not sampled. The
+   * profile's busy time counts time the main thread was runnable but preempted: on a busy
+   * machine it exceeds this figure.
+   */
+  processCpuNs: z.number().int().nullable(),
   buckets: z.array(WhyBucketSchema),
 });
 

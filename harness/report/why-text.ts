@@ -157,7 +157,7 @@ export function whyMarkdown(s: ReportSnapshot): string {
 export function whyTerminal(s: ReportSnapshot): string {
   const cells = latestCells(s);
   if (!cells.length) return '';
-  const out = ['Why (CPU profiles, `just why`):'];
+  const out = ['', 'Why (CPU profiles, `just why`):'];
   for (const { cell, record } of cells) {
     const top = cell.buckets
       .filter((b) => b.ns !== null)

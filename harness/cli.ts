@@ -443,7 +443,7 @@ program
     DEFAULT_PROFILE,
   )
   .option('--duration <s>', "the profiled window's seconds (default: the profile's)")
-  .option('--interval <us>', "V8's sampling interval, µs (--cpu-prof-interval)", '1000')
+  .option('--interval <us>', "V8's sampling interval, µs (--cpu-prof-interval; 5000: see docs/why.md)", '5000')
   .option('--against <contender>', "compare every other contender with this one (default: each scenario's baseline)")
   .option('--top <n>', 'buckets shown per table', '12')
   .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')

@@ -150,6 +150,9 @@ export async function why(
     diffs: whyDiffs(cells, opts.against),
   };
   const file = writeWhy(summary.runDir, record);
-  process.stdout.write(`\n${whyRecordText(record, top)}attribution: ${file}\n`);
+  const profiles = path.join(summary.runDir, 'logs', 'profiles');
+  process.stdout.write(
+    `\n${whyRecordText(record, top)}attribution: ${file}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
+  );
   return record;
 }

@@ -34,6 +34,10 @@ capacity *args:
 claims *args:
     @exec {{harness}} claims "$@"
 
+# Why a stack is slow: one window per cell under the CPU profiler, CPU per request by package, difference from the baseline: just why express --scenario json [--duration 5]
+why +args:
+    @exec {{harness}} why "$@"
+
 # Write results/LEADERBOARD.md and results/leaderboard.html (overview first) and print the terminal report (--details: every table); one run: just leaderboard --run ID [--out DIR] (into results/reports/<run-id>/)
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"

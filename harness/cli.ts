@@ -25,6 +25,7 @@ import { doctorReport, installTools } from './drivers/tools.ts';
 import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
+import { precheckWhy, why } from './cli/why.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
@@ -463,6 +464,32 @@ program
     process.exitCode = await claimsCommand(globals(), opts as ClaimsOpts, interrupt.signal);
   });
 
+program
+  .command('why')
+  .description(
+    "why a stack is slow: one window per cell under V8's CPU profiler (plus each scenario's baseline), CPU per request attributed to packages, and each contender's difference from the baseline (results/why/)",
+  )
+  .argument('<contender...>')
+  .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated', list)
+  .option(
+    '-p, --profile <name>',
+    'load profile whose load shape the profiled window uses (closed-loop)',
+    DEFAULT_PROFILE,
+  )
+  .option('--duration <s>', "the profiled window's seconds (default: the profile's)")
+  .option('--interval <us>', "V8's sampling interval, µs (--cpu-prof-interval; 5000: see docs/why.md)", '5000')
+  .option('--against <contender>', "compare every other contender with this one (default: each scenario's baseline)")
+  .option('--top <n>', 'buckets shown per table', '12')
+  .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
+  .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')
+  .option('--no-variants', 'skip manifest variants')
+  .option('--no-baseline', "do not add each scenario's baseline contender")
+  .option('--seed <n>', 'shuffle seed (recorded)')
+  .option('-q, --quiet', 'no progress lines or notes')
+  .action(async (names: string[], opts) => {
+    await why(globals(), names, opts, process.argv.slice(2), interrupt.signal);
+  });
+
 // Usage line, examples and the exit codes in every command's --help.
 const EXAMPLES: Record<string, string[]> = {
   bench: [
@@ -487,6 +514,7 @@ const EXAMPLES: Record<string, string[]> = {
     'npx just claims --source "Nexus/Express/Fastify report"',
     'npx just claims --claim s004-postgraphile-live',
   ],
+  why: ['npx just why express --scenario json', 'npx just why loopback4 --scenario ping --duration 5'],
   compare: [
     'npx just compare 2026-01-01T00-00-00Z',
     'npx just compare --baseline main --fail-on-regression',
@@ -528,7 +556,7 @@ const SHORT_EXIT_HELP = [
 ].join('\n');
 const exitHelpFor = (name: string) =>
   EXIT_HELP_BY_COMMAND[name] ??
-  (['bench', 'bench-all', 'selftest', 'claims'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
+  (['bench', 'bench-all', 'selftest', 'claims', 'why'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
 for (const c of program.commands) {
   const ex = EXAMPLES[c.name()];
   if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${exitHelpFor(c.name())}\n`);
@@ -539,7 +567,7 @@ program.addHelpText(
 );
 
 /** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
-const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims']);
+const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why']);
 for (const c of program.commands)
   if (LOCKED.has(c.name()))
     c.option('--wait', 'when another run holds this machine, wait for it to finish instead of refusing');
@@ -554,6 +582,7 @@ program.hook('preAction', async (_root, cmd) => {
     const names = Array.isArray(cmd.processedArgs[0]) ? (cmd.processedArgs[0] as string[]) : [];
     precheckCommand(globals(), cmd.name(), names, opts);
   }
+  if (cmd.name() === 'why') precheckWhy(opts);
   // A busy fixed port is bad input: refuse before any run folder exists.
   if (opts.port !== undefined && !opts.url && !(await isPortFree(opts.port, opts.host))) {
     const who = describePortHolder(opts.port);

@@ -84,6 +84,7 @@ test('bucketOf: packages (last node_modules, scopes), workspace libraries, conte
     ['x', 'node:events', 'node:events'],
     ['x', 'node:internal/deps/undici/undici', 'node:deps/undici'],
     ['x', 'node:internal/url', 'node:other'],
+    ['hash', 'node:internal/crypto/hash', 'node:crypto'],
     ['x', 'file:///w/node_modules/express/lib/router/index.js', 'express'],
     ['x', 'file:///w/node_modules/@nestjs/core/router/x.js', '@nestjs/core'],
     ['x', '/w/node_modules/a/node_modules/@fastify/ajv-compiler/index.js', '@fastify/ajv-compiler'],

@@ -45,7 +45,7 @@ test('the gate pauses every driver but the active one (SIGSTOP on real processes
     let clock = 0;
     const gate = new SliceGate(() => clock);
     gate.switchTo(e(0));
-    kids.forEach((k, i) => gate.register(e(i), k.pid as number));
+    for (const [i, k] of kids.entries()) gate.register(e(i), k.pid as number);
     await sleep(100);
     assert.deepEqual(stopped(), [false, true, true], 'a process starts paused unless its entry has the slice');
     clock = 100;

@@ -173,6 +173,8 @@ const NODE_GROUPS: [RegExp, string][] = [
   [/^(buffer$|internal\/buffer|string_decoder$|internal\/encoding|internal\/util\/inspect)/, 'node:buffer'],
   [/^(internal\/async_hooks|async_hooks$|internal\/process\/task_queues|internal\/process\/promises)/, 'node:async'],
   [/^(internal\/bootstrap\/|internal\/modules\/|internal\/main\/)/, 'node:modules'],
+  // crypto: an ETag's hash (express's `etag` hashes every body with sha1) is CPU that belongs here.
+  [/^(crypto$|internal\/crypto\/)/, 'node:crypto'],
 ];
 
 function nodeBucket(mod: string): string {

@@ -21,6 +21,7 @@ import { readRun, sweepAbandoned } from '../store/runs.ts';
 import type { RunMeta } from '../store/results.ts';
 import { type CellSpec, planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
 import { realDeps } from '../scheduler/real-deps.ts';
+import type { RunDeps } from '../scheduler/scheduler-types.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
 import { renderTerminal } from '../report/leaderboard.ts';
@@ -123,7 +124,9 @@ export function precheckCommand(g: Globals, command: string, names: string[], op
 
 /**
  * `bench <contender…>` / `bench-all`; returns the summary (exit code set on process.exitCode).
- * `sink`: where progress goes (default: from `--quiet`/`--json`, on stderr/stdout).
+ * `sink`: where progress goes (default: from `--quiet`/`--json`, on stderr/stdout). `wrapDeps`:
+ * changes the run's real dependencies before the run (`just why` puts the servers under the CPU
+ * profiler: scheduler/profiled.ts).
  */
 export async function bench(
   g: Globals,
@@ -133,6 +136,7 @@ export async function bench(
   signal: AbortSignal,
   extraManifests: Manifest[] = [],
   sink: ProgressSink = createProgressSink({ json: opts.json, quiet: opts.quiet }),
+  wrapDeps: (d: RunDeps) => RunDeps = (d) => d,
 ): Promise<RunSummary> {
   const t0 = performance.now();
   let runId: string | null = null;
@@ -157,7 +161,7 @@ export async function bench(
       ...(extra.error !== undefined ? { error: extra.error } : {}),
     });
   try {
-    const { summary, scenarios } = await benchRun(g, names, opts, command, signal, extraManifests, progress);
+    const { summary, scenarios } = await benchRun(g, names, opts, command, signal, extraManifests, progress, wrapDeps);
     if (summary.interrupted) {
       end(EXIT.interrupted, { interrupted: true, cells: summary.cells.length });
       await stopAll();
@@ -275,6 +279,7 @@ async function benchRun(
   signal: AbortSignal,
   extraManifests: Manifest[],
   progress: ProgressSink,
+  wrapDeps: (d: RunDeps) => RunDeps,
 ): Promise<{ summary: RunSummary; scenarios: Scenario[] }> {
   const note = (l: string) => progress.note(l);
   const { profile, scenarios, cells, baselines, rounds } = planBench(g, names, opts, note, extraManifests);
@@ -301,7 +306,7 @@ async function benchRun(
     resultsDir: g.resultsDir,
     scenariosDir: g.scenariosDir,
     ...target,
-    deps: realDeps({ profile, host: opts.host, ...target }),
+    deps: wrapDeps(realDeps({ profile, host: opts.host, ...target })),
     command,
     signal,
     progress,

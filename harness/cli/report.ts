@@ -13,11 +13,12 @@ import { loadScenarios } from '../contract/scenarios.ts';
 import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
+import { readAllWhy } from '../store/why-store.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/exporter-registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
 
-/** Every run of the store with its cells and trial files, plus the scenario contract; warnings for skipped files. */
+/** Every run of the store with its cells and trial files, the scenario contract and the `just why` records; warnings for skipped files. */
 export function readSnapshot(
   resultsDir: string,
   scenariosDir: string,
@@ -35,7 +36,9 @@ export function readSnapshot(
       warnings.push(...t.warnings);
       return { meta, cells: byRun.get(meta.runId) ?? [], trials: t.trials };
     });
-  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir) }, warnings };
+  const why = readAllWhy(resultsDir);
+  warnings.push(...why.warnings);
+  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir), why: why.records }, warnings };
 }
 
 interface Dirs {

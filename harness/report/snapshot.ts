@@ -4,6 +4,7 @@
  * one and returns text; nothing in report/ reads files under `results/` itself.
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
+import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
 
 /** One run as the store reads it. */
@@ -30,6 +31,8 @@ export interface SnapshotScenario {
 export interface ReportSnapshot {
   readonly runs: readonly SnapshotRun[];
   readonly scenarios: readonly SnapshotScenario[];
+  /** The CPU attribution records of `just why` runs (store/why-store.ts), oldest first, when the reader loaded them. */
+  readonly why?: readonly WhyRecord[];
 }
 
 /**
@@ -86,7 +89,7 @@ export function snapshotOfCells(
 export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
   const exact = s.runs.filter((r) => r.meta.runId === runId);
   const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
-  if (hits.length === 1) return { runs: hits, scenarios: s.scenarios };
+  if (hits.length === 1) return { runs: hits, scenarios: s.scenarios, ...(s.why ? { why: s.why } : {}) };
   const known = s.runs
     .slice(-8)
     .map((r) => r.meta.runId)

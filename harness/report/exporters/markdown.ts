@@ -11,6 +11,7 @@
  * differs from the closed-loop one; a capacity table prints the capacity column set
  * (capacity-text.ts) instead of the closed-loop one.
  */
+import { whyMarkdown } from '../why-text.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
 import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
 import {
@@ -302,6 +303,6 @@ export const markdownExporter: Exporter = {
   extension: 'md',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
     const v = buildView(snapshot, options);
-    return options.summary ? summaryMarkdown(v) : renderMarkdownView(v);
+    return options.summary ? summaryMarkdown(v) : renderMarkdownView(v) + whyMarkdown(snapshot);
   },
 };

@@ -17,6 +17,7 @@
  */
 import pc from 'picocolors';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
+import { whyTerminal } from '../why-text.ts';
 import {
   capacityHeader,
   fmtSlo,
@@ -333,6 +334,6 @@ export const terminalExporter: Exporter = {
   description: 'the overview fitted to the terminal (--details: every table), colour on a TTY',
   extension: 'txt',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
-    return renderTerminalView(buildView(snapshot, options), options);
+    return renderTerminalView(buildView(snapshot, options), options) + whyTerminal(snapshot);
   },
 };

@@ -1,0 +1,150 @@
+/**
+ * `just why` end to end (issue 25): real servers under the real CPU profiler, the real driver,
+ * the real store. Fixture contenders in a temp contenders folder: `burner` (node:http whose
+ * GET /ping spins 400 µs inside `node_modules/burn-pkg`), `burner-sh` (the same server started
+ * through `sh -c`, so --cpu-prof cannot be injected: "no profile: …"), and `node-http` (the same
+ * server without the burn; the ping baseline, which `why` adds itself). Checks: the stored attribution (through
+ * store/why-store.ts) has one profiled cell per server whose shares and ns per request add up,
+ * the burn goes to `burn-pkg`, the difference from the baseline adds up exactly with the
+ * remainder, the unprofiled cell says why, the raw profile lies under the git-ignored logs
+ * folder, and the Markdown report carries the Why section with a finding.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { readAllWhy, whyResultsDir } from '../harness/store/why-store.ts';
+import { ROOT, runCli, tmpDir } from './helpers.ts';
+
+const BURN_US = 400;
+
+const server = (burnUs: number) => `import http from 'node:http';
+import burnPkg from './node_modules/burn-pkg/index.js';
+http
+  .createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/ping') {
+      if (${burnUs} > 0) burnPkg.burnA(${burnUs / 1000});
+      return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': 4 }).end('pong');
+    }
+    res.writeHead(404, { 'content-length': 0 }).end();
+  })
+  .listen(Number(process.env.PORT), process.env.HOST);
+`;
+
+/** test/cpu-profile.test.ts's pkg-a: a timed busy loop that V8 does not inline into its caller (see its comment). */
+const BURN = fs.readFileSync(
+  path.join(ROOT, 'test', 'fixtures', 'profile', 'two-burns', 'packages', 'pkg-a', 'index.js'),
+);
+
+function contender(dir: string, name: string, start: string[], burnUs = BURN_US) {
+  const d = path.join(dir, name);
+  fs.mkdirSync(path.join(d, 'node_modules', 'burn-pkg'), { recursive: true });
+  fs.writeFileSync(path.join(d, 'server.js'), server(burnUs));
+  fs.writeFileSync(path.join(d, 'package.json'), '{ "type": "module", "private": true }\n');
+  fs.writeFileSync(path.join(d, 'node_modules', 'burn-pkg', 'index.js'), BURN);
+  fs.writeFileSync(path.join(d, 'node_modules', 'burn-pkg', 'package.json'), '{ "type": "commonjs" }\n');
+  fs.writeFileSync(
+    path.join(d, 'contender.json'),
+    JSON.stringify({
+      name,
+      displayName: `why fixture ${name}`,
+      description: 'node:http that burns CPU in node_modules/burn-pkg on GET /ping (test/why.test.ts)',
+      tags: { framework: 'node:http', httpClient: 'none', language: 'javascript' },
+      scenarios: ['ping'],
+      build: null,
+      start,
+    }),
+  );
+}
+
+test('just why: profiled window per cell, attribution stored, shares and the difference add up, no profile says why', async (t) => {
+  const contenders = tmpDir('why-contenders');
+  const results = tmpDir('why-results');
+  contender(contenders, 'node-http', ['node', 'server.js'], 0);
+  contender(contenders, 'burner', ['node', 'server.js']);
+  contender(contenders, 'burner-sh', ['sh', '-c', 'exec node server.js']);
+  const r = await runCli([
+    '--contenders-dir',
+    contenders,
+    '--results-dir',
+    results,
+    'why',
+    'burner',
+    'burner-sh',
+    '--scenario',
+    'ping',
+    '--profile',
+    'quick',
+    '--duration',
+    '2',
+  ]);
+  t.diagnostic(r.stdout.slice(-3000));
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  assert.match(r.stdout, /burner vs node-http on ping: \+[\d.]+ µs CPU\/request/);
+  assert.match(r.stdout, /= difference/);
+
+  const { records, warnings } = readAllWhy(results);
+  assert.deepEqual(warnings, []);
+  assert.equal(records.length, 1);
+  const rec = records[0]!;
+  const byName = new Map(rec.cells.map((c) => [c.contender, c]));
+  assert.deepEqual([...byName.keys()].sort(), ['burner', 'burner-sh', 'node-http']);
+
+  const sh = byName.get('burner-sh')!;
+  assert.match(sh.noProfile ?? '', /^no profile: the start command of burner-sh is not `node …`/);
+  assert.equal(sh.totalNs, null);
+
+  for (const name of ['burner', 'node-http']) {
+    const c = byName.get(name)!;
+    assert.equal(c.noProfile, null, `${name}: ${c.noProfile}`);
+    assert.ok(c.requests > 0 && c.samples > 0);
+    assert.equal(c.isBaseline, name === 'node-http');
+    const busy = c.buckets.filter((b) => b.bucket !== '(idle)');
+    const shares = busy.reduce((s, b) => s + (b.share ?? 0), 0);
+    assert.ok(Math.abs(shares - 1) < 1e-9, `${name}: the shares add up to ${shares}`);
+    const ns = busy.reduce((s, b) => s + (b.ns ?? 0), 0);
+    assert.ok(Math.abs(ns - c.totalNs!) <= busy.length, `${name}: Σ ns ${ns} vs total ${c.totalNs} (rounding only)`);
+    assert.ok(Math.abs(c.busyUs + c.idleUs - c.wallUs) < 1e-6);
+    // The raw profile is kept beside the run, in its git-ignored logs folder.
+    assert.match(c.profileFile ?? '', /^logs\/profiles\/.+\.cpuprofile$/);
+    const runDir = path.join(whyResultsDir(results), 'runs', rec.runId);
+    assert.ok(fs.existsSync(path.join(runDir, c.profileFile!)));
+    const inRepo = path.join('results', 'why', 'runs', rec.runId, c.profileFile!);
+    assert.equal(spawnSync('git', ['check-ignore', '-q', inRepo], { cwd: ROOT }).status, 0, `${inRepo} is git-ignored`);
+  }
+
+  // The burn (a timed busy loop of 400 µs per request) is burn-pkg's, and burner's largest bucket.
+  const burner = byName.get('burner')!;
+  const top = burner.buckets.find((b) => b.bucket !== '(idle)')!;
+  assert.equal(top.bucket, 'burn-pkg');
+  assert.equal(top.kind, 'package');
+  assert.equal(burner.cpuSource, 'proc', 'CPU per request from /proc, shared out by the profile');
+  assert.ok(top.share! > 0.5, `burn-pkg holds most of burner's busy time (${top.share})`);
+  // A burn timed by the wall clock costs at most its length in CPU (less when the server is
+  // preempted mid-burn on a shared machine), and more than nothing.
+  assert.ok(
+    top.ns! > 0.2 * BURN_US * 1000 && top.ns! <= 1.2 * BURN_US * 1000,
+    `burn-pkg: ${top.ns} ns/request for a ${BURN_US} µs burn`,
+  );
+
+  // burner − node-http: the parts and the remainder add up to the measured difference, exactly.
+  assert.equal(rec.diffs.length, 1);
+  const d = rec.diffs[0]!;
+  assert.equal(d.a, burner.cellId);
+  assert.equal(d.b, byName.get('node-http')!.cellId);
+  assert.equal(d.diffNs, d.aTotalNs - d.bTotalNs);
+  assert.equal(d.parts.reduce((s, p) => s + p.diffNs, 0) + d.remainderNs, d.diffNs);
+  assert.equal(d.parts[0]!.bucket, 'burn-pkg');
+
+  // The report: a Why section with the finding naming burn-pkg.
+  const md = await runCli(['--results-dir', results, 'export', '--format', 'md']);
+  assert.equal(md.code, 0, md.stderr);
+  assert.match(md.stdout, /## Why \(CPU profiles\)/);
+  assert.match(
+    md.stdout,
+    new RegExp(
+      `burner on ping uses [\\d.]+× the CPU per request of node-http .*burn-pkg \\+[\\d.]+.*why run ${rec.runId}`,
+    ),
+  );
+});

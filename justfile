@@ -62,6 +62,10 @@ export *args:
 selftest *args:
     @exec {{harness}} selftest "$@"
 
+# An in-run A/B of two builds of one contender (now vs a git revision), interleaved in one run; exit 1 on a regression: just ab fastify --ref HEAD~1 [--scenario json]
+ab +args:
+    @exec {{harness}} ab "$@"
+
 # Install or build every optional tool it can (k6 via Go into ~/.cache/node-http-bakeoff/bin; as root apt's wrk and chromium), else print the command.
 tools:
     @exec {{harness}} tools

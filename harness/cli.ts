@@ -26,6 +26,7 @@ import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
 import { precheckWhy, why } from './cli/why.ts';
+import { ab, type AbOpts } from './cli/ab.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
@@ -441,6 +442,22 @@ program
   });
 
 program
+  .command('ab')
+  .description(
+    'an in-run A/B of two builds of one contender: its folder now (A) and at --ref (B, from git) interleaved in one run, A ÷ B per scenario with its 95% CI; exit 1 when A is slower (a regression)',
+  )
+  .argument('<contender>')
+  .requiredOption('--ref <rev>', 'the git revision of B (a commit, tag or branch)')
+  .option('-s, --scenario <names>', "scenarios (default: every scenario the contender supports)", list)
+  .option('-p, --profile <name>', 'load profile (default ab: 24 interleaved rounds)', 'ab')
+  .option('--env <KEY=VALUE...>', "environment added to A only (e.g. a fixture's planted cost)")
+  .option('--seed <n>', 'shuffle seed (recorded)')
+  .option('-q, --quiet', 'no progress lines or notes')
+  .action(async (name: string, opts) => {
+    process.exitCode = await ab(globals(), name, opts as AbOpts, interrupt.signal);
+  });
+
+program
   .command('claims')
   .description(
     "measure every source claim (harness/report/claims.json) in its source's own load shape at its own length, ≥ 5 interleaved rounds per cell: one bench run per profile; prints the plan and expected duration first, the verdicts at the end",
@@ -509,6 +526,11 @@ const EXAMPLES: Record<string, string[]> = {
   tools: ['npx just tools'],
   doctor: ['npx just doctor'],
   selftest: ['npx just selftest', 'npx just selftest --copies 6 --scenario ping,json'],
+  ab: [
+    'npx just ab fastify --ref HEAD~1',
+    'npx just ab express --ref main --scenario json,post',
+    'npx just ab selftest-burn --ref HEAD --contenders-dir contenders/_selftest --env BURN_US=1',
+  ],
   claims: [
     'npx just claims --dry-run',
     'npx just claims --source "Nexus/Express/Fastify report"',
@@ -556,7 +578,7 @@ const SHORT_EXIT_HELP = [
 ].join('\n');
 const exitHelpFor = (name: string) =>
   EXIT_HELP_BY_COMMAND[name] ??
-  (['bench', 'bench-all', 'selftest', 'claims', 'why'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
+  (['bench', 'bench-all', 'selftest', 'claims', 'why', 'ab'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
 for (const c of program.commands) {
   const ex = EXAMPLES[c.name()];
   if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${exitHelpFor(c.name())}\n`);
@@ -567,7 +589,7 @@ program.addHelpText(
 );
 
 /** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
-const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why']);
+const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why', 'ab']);
 for (const c of program.commands)
   if (LOCKED.has(c.name()))
     c.option('--wait', 'when another run holds this machine, wait for it to finish instead of refusing');
@@ -579,7 +601,8 @@ program.hook('preAction', async (_root, cmd) => {
     planClaims(globals(), opts as ClaimsOpts);
     if (opts.dryRun) return; // measures nothing: no lock
   } else {
-    const names = Array.isArray(cmd.processedArgs[0]) ? (cmd.processedArgs[0] as string[]) : [];
+    const arg: unknown = cmd.processedArgs[0];
+    const names = Array.isArray(arg) ? (arg as string[]) : typeof arg === 'string' ? [arg] : [];
     precheckCommand(globals(), cmd.name(), names, opts);
   }
   if (cmd.name() === 'why') precheckWhy(opts);

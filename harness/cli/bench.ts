@@ -94,8 +94,9 @@ function seconds(flag: string, v: string | boolean | undefined): number | undefi
  */
 export function precheckCommand(g: Globals, command: string, names: string[], opts: Partial<BenchOpts>): void {
   try {
-    if (command === 'verify') {
+    if (command === 'verify' || command === 'ab') {
       selectContenders(load(g).manifests, names);
+      if (command === 'ab') getProfile(opts.profile ?? 'ab');
       return;
     }
     if (command === 'selftest') {

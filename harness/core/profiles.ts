@@ -182,6 +182,20 @@ export const PROFILES: Profile[] = [
     interleave: { rounds: 5, activeS: 1, sliceMs: 100 },
   },
   {
+    name: 'ab',
+    driver: 'native',
+    description:
+      'an in-run A/B of two builds of one contender (just ab): 100 connections, 1 s warm-up, 1 solo 1 s window per cell, then 24 interleaved rounds of 1 s per cell in 100 ms slices',
+    source: 'project',
+    connections: 100,
+    pipelining: 1,
+    warmupS: 1,
+    durationS: 1,
+    timeoutS: 10,
+    rounds: 1,
+    interleave: { rounds: 24, activeS: 1, sliceMs: 100 },
+  },
+  {
     name: 'pipelined',
     driver: 'autocannon',
     description: '100 connections, pipelining 10 (autocannon), 5 interleaved 2 s windows',

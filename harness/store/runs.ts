@@ -346,7 +346,17 @@ export function readBaseline(resultsDir: string, name: string): RunRead {
 
 /** Writes a selftest record as `results/selftest/<id>.json`; returns the file. StorageError when refused. */
 export function writeSelftest(resultsDir: string, id: string, record: unknown): string {
-  const file = path.join(resultsDir, 'selftest', `${id.replace(/[^\w.-]/g, '_')}.json`);
+  return writeRecord(resultsDir, 'selftest', id, record);
+}
+
+/** Writes an A/B record (cli/ab.ts) as `results/ab/<id>.json`; returns the file. StorageError when refused. */
+export function writeAbRecord(resultsDir: string, id: string, record: unknown): string {
+  return writeRecord(resultsDir, 'ab', id, record);
+}
+
+/** Writes `record` as `<resultsDir>/<kind>/<id>.json` (atomically); returns the file. StorageError when refused. */
+function writeRecord(resultsDir: string, kind: 'selftest' | 'ab', id: string, record: unknown): string {
+  const file = path.join(resultsDir, kind, `${id.replace(/[^\w.-]/g, '_')}.json`);
   try {
     mkdirp(path.dirname(file));
     writeJsonAtomic(file, record);

@@ -37,7 +37,7 @@ import {
   type RatioEstimate,
   ratio,
 } from '../analysis/stats.ts';
-import type { RankedTable } from '../analysis/tables.ts';
+import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
 import { firstBreak } from '../analysis/capacity.ts';
 import { getProfile } from '../core/profiles.ts';
 import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
@@ -604,7 +604,9 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
     notes.push({
       kind: 'noisy',
       labels: noisy.map((r) => r.label),
-      detail: `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
+      detail: noisy.some((r) => pairedRounds(r.cell))
+        ? `interleaved rounds that disagree much more than the table's other rows (the model keeps their own variance, F test at 1%): ${noisy.map((r) => r.label).join(', ')}`
+        : `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
     });
   const tail = closedLoopTailNote(table);
   if (tail) notes.push(tail);

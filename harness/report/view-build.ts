@@ -7,7 +7,7 @@
  */
 import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
-import { buildTables, type OtherRunRow, type RankedTable, type TableRow } from '../analysis/tables.ts';
+import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
@@ -161,7 +161,8 @@ function rowFlags(
     f.clientBound ? 'client-bound (lower bound)' : '',
     f.noisy ? 'noisy' : '',
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
-    trials < MIN_CI_TRIALS && !f.failed ? `${trials} trial${trials === 1 ? '' : 's'}` : '',
+    // With interleaved rounds the ranks rest on them; the solo windows' count is no flag then.
+    trials < MIN_CI_TRIALS && !f.failed && !pairedRounds(c) ? `${trials} trial${trials === 1 ? '' : 's'}` : '',
     c.verification?.level === 'warn' ? 'verify warn' : '',
     c.target?.kind === 'external' ? 'external' : '',
   ].filter(Boolean);
@@ -199,6 +200,7 @@ function rowView(r: TableRow): RowView {
     noisy: r.flags.noisy,
     failed: r.status === 'failed',
     trials: r.trials,
+    paired: pairedRounds(c),
     resources: r.status === 'failed' ? null : resourcesOf(c),
     startupMs: c.startupMs,
     flags: rowFlags(c, r.flags, r.trials),
@@ -229,6 +231,7 @@ function otherRowView(r: OtherRunRow): RowView {
     noisy: Boolean(c.stats?.noisy),
     failed: Boolean(r.failed),
     trials: r.trials,
+    paired: pairedRounds(c),
     resources: null,
     startupMs: null,
     flags: [`run ${r.runId}`],
@@ -701,9 +704,14 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
   if (!rows.length) return 'No measured cell yet.';
   const trials = rows.map((r) => r.trials);
-  const lo = Math.min(...trials);
   const hi = Math.max(...trials);
   const ci = rows.filter((r) => r.rps?.kind === 'ci95').length;
+  const paired = rows.map((r) => r.paired).filter((n) => n > 0);
+  const span = (xs: number[]) => {
+    const a = Math.min(...xs);
+    const b = Math.max(...xs);
+    return a === b ? `${a}` : `${a}–${b}`;
+  };
   const noisy = rows.filter((r) => r.noisy).length;
   const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
   const capRows = rows.filter((r) => r.capacity);
@@ -719,7 +727,13 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
           `median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'})`,
         ]
       : []),
-    `${lo === hi ? lo : `${lo}–${hi}`} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`,
+    ...(paired.length
+      ? [
+          `ranks and ratios from ${span(paired)} interleaved round${Math.max(...paired) === 1 ? '' : 's'} per cell (requests per CPU-second, beside the table's other servers); requests/s and latency from ${span(trials)} solo window${hi === 1 ? '' : 's'}`,
+        ]
+      : [
+          `${span(trials)} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`,
+        ]),
     `${noisy} noisy`,
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),

@@ -109,6 +109,8 @@ export interface RowView {
   noisy: boolean;
   failed: boolean;
   trials: number;
+  /** Interleaved rounds behind the row's ranks and ratio (0 without them: the solo trials rank). */
+  paired: number;
   resources: ResourcesView | null;
   startupMs: number | null;
   /** Short flags for the reader: 'client-bound (lower bound)', 'noisy', 'failed', 'verify warn'… */

@@ -448,7 +448,7 @@ program
   )
   .argument('<contender>')
   .requiredOption('--ref <rev>', 'the git revision of B (a commit, tag or branch)')
-  .option('-s, --scenario <names>', "scenarios (default: every scenario the contender supports)", list)
+  .option('-s, --scenario <names>', 'scenarios (default: every scenario the contender supports)', list)
   .option('-p, --profile <name>', 'load profile (default ab: 24 interleaved rounds)', 'ab')
   .option('--env <KEY=VALUE...>', "environment added to A only (e.g. a fixture's planted cost)")
   .option('--seed <n>', 'shuffle seed (recorded)')

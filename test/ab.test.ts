@@ -44,36 +44,34 @@ test('ab: an unknown contender or git revision is exit 2 before anything runs', 
   assert.equal(fs.existsSync(path.join(results, 'ab', 'runs')), false, 'no run was started');
 });
 
-test(
-  'ab: a planted CPU cost in A is a regression (exit 1), measured in one interleaved run against B from git',
-  { skip: findWrk() ? false : 'wrk is not installed (apt-get install -y wrk)' },
-  async () => {
-    const results = tmpDir('ab-real');
-    const r = await runCli([
-      'ab',
-      'selftest-burn',
-      '--ref',
-      'HEAD',
-      '--contenders-dir',
-      'contenders/_selftest',
-      '--scenario',
-      'json',
-      '--profile',
-      'quick',
-      '--env',
-      'BURN_US_JSON=60',
-      '--results-dir',
-      results,
-    ]);
-    assert.equal(r.code, 1, `exit ${r.code}: ${r.stdout.slice(-2000)}${r.stderr.slice(-2000)}`);
-    assert.match(r.stdout, /json\s+A ÷ B 0\.\d+ \(95% CI [\d.]+–[\d.]+\)\s+−[\d.]+%\s+slower/);
-    assert.match(r.stdout, /REGRESSION: A is slower in json \(exit 1\)/);
-    const [file] = fs.readdirSync(path.join(results, 'ab')).filter((f) => f.endsWith('.json'));
-    assert.ok(file, 'the record is written');
-    const record = JSON.parse(fs.readFileSync(path.join(results, 'ab', file), 'utf8'));
-    assert.equal(record.regression, true);
-    assert.equal(record.verdicts[0].scenario, 'json');
-    assert.ok(record.verdicts[0].ci[1] < 1);
-    assert.equal(record.verdicts[0].rounds, 5, "the quick profile's five interleaved rounds");
-  },
-);
+test('ab: a planted CPU cost in A is a regression (exit 1), measured in one interleaved run against B from git', {
+  skip: findWrk() ? false : 'wrk is not installed (apt-get install -y wrk)',
+}, async () => {
+  const results = tmpDir('ab-real');
+  const r = await runCli([
+    'ab',
+    'selftest-burn',
+    '--ref',
+    'HEAD',
+    '--contenders-dir',
+    'contenders/_selftest',
+    '--scenario',
+    'json',
+    '--profile',
+    'quick',
+    '--env',
+    'BURN_US_JSON=60',
+    '--results-dir',
+    results,
+  ]);
+  assert.equal(r.code, 1, `exit ${r.code}: ${r.stdout.slice(-2000)}${r.stderr.slice(-2000)}`);
+  assert.match(r.stdout, /json\s+A ÷ B 0\.\d+ \(95% CI [\d.]+–[\d.]+\)\s+−[\d.]+%\s+slower/);
+  assert.match(r.stdout, /REGRESSION: A is slower in json \(exit 1\)/);
+  const [file] = fs.readdirSync(path.join(results, 'ab')).filter((f) => f.endsWith('.json'));
+  assert.ok(file, 'the record is written');
+  const record = JSON.parse(fs.readFileSync(path.join(results, 'ab', file), 'utf8'));
+  assert.equal(record.regression, true);
+  assert.equal(record.verdicts[0].scenario, 'json');
+  assert.ok(record.verdicts[0].ci[1] < 1);
+  assert.equal(record.verdicts[0].rounds, 5, "the quick profile's five interleaved rounds");
+});

@@ -70,7 +70,10 @@ export function parseEnvPairs(pairs: string[] = []): Record<string, string> {
 export function extractRef(m: Manifest, ref: string, tmp: string): Manifest {
   const rel = path.relative(ROOT, m.dir);
   if (rel.startsWith('..')) throw new UserError(`ab: ${m.dir} is outside the repository, so git has no history of it`);
-  const rev = spawnSync('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' });
+  const rev = spawnSync('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (rev.status !== 0) throw new UserError(`ab: '${ref}' is not a git revision of this repository (git rev-parse)`);
   const name = `${m.name}-ref`;
   const dir = path.join(tmp, 'contenders', name);
@@ -126,7 +129,13 @@ export async function ab(g: Globals, name: string, o: AbOpts, signal: AbortSigna
     g.contendersDir,
     scenarios.map((s) => s.name),
   );
-  const m = all.find((x) => x.name === name) ?? unknownName('contender', name, all.map((x) => x.name));
+  const m =
+    all.find((x) => x.name === name) ??
+    unknownName(
+      'contender',
+      name,
+      all.map((x) => x.name),
+    );
   const env = parseEnvPairs(o.env);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ab-'));
   try {

@@ -130,7 +130,7 @@ export function autocannonVersion(): string {
 /** autocannon behind the LoadDriver interface (connection profiles; always available: an npm dependency). */
 export const autocannonDriver: LoadDriver = {
   name: 'autocannon',
-  interleaves: false,
+  interleaves: true,
   probe(): DriverProbe {
     return { name: 'autocannon', available: true, version: autocannonVersion(), why: '', install: 'npm ci' };
   },
@@ -147,10 +147,7 @@ export const autocannonDriver: LoadDriver = {
       },
       o.cpus,
       o.signal,
-      (pid) => {
-        o.onSpawn?.(pid);
-        o.onProcess?.(pid);
-      },
+      o.onSpawn,
       o.onTick,
     );
   },

@@ -48,12 +48,6 @@ export interface WindowOptions {
   signal: AbortSignal;
   /** Called with the driver's PID once it runs (resource sampling). */
   onSpawn?: (pid: number) => void;
-  /**
-   * Called with the PID of EVERY process the window starts (wrk's main and checker processes,
-   * autocannon's worker), each the leader of its own process group: an interleaved round
-   * (scheduler/interleave.ts) pauses and resumes them with SIGSTOP/SIGCONT. Connection drivers only.
-   */
-  onProcess?: (pid: number) => void;
   scenario: Scenario;
   sharedSchemas: object[];
   /** constant-arrival-rate rate, requests/s (k6-rate), when resolved. */
@@ -93,9 +87,10 @@ export interface LoadDriver {
   /** Runs one window of profile `p`'s shape against `job.url`; rejects when the driver fails or `o.signal` aborts. */
   window(p: Profile, job: LoadJob, o: WindowOptions): Promise<LoadOutput>;
   /**
-   * Its windows can be interleaved (scheduler/interleave.ts): it reports every process through
-   * `onProcess`, a paused process resumes cleanly, and SIGINT ends a window early with its results
-   * (wrk: yes; autocannon's worker exits on SIGINT without them; k6 profiles are not interleaved).
+   * Its windows may run in interleaved rounds (scheduler/interleave.ts: every server of a group
+   * driven at once, all but one paused): a window that runs its full length against a server that
+   * stalls for a second or two and reports what was answered (wrk, autocannon: yes; k6 profiles are
+   * not interleaved; `just why`'s profiled driver: no, one window per cell).
    */
   interleaves: boolean;
 }

@@ -300,7 +300,7 @@ async function runOne(
     durationS: number;
     timeoutS: number;
   },
-  o: Pick<WindowOptions, 'cpus' | 'signal' | 'onSpawn' | 'onProcess'>,
+  o: Pick<WindowOptions, 'cpus' | 'signal' | 'onSpawn'>,
 ): Promise<OneRun> {
   fs.mkdirSync(dir, { recursive: true });
   const script = path.join(dir, 'window.lua');
@@ -313,7 +313,6 @@ async function runOne(
     onSpawn: (p) => {
       pid = p;
       o.onSpawn?.(p);
-      o.onProcess?.(p);
     },
     timeoutMs: (a.durationS + a.timeoutS + 30) * 1000,
   });

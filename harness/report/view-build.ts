@@ -731,9 +731,7 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
       ? [
           `ranks and ratios from ${span(paired)} interleaved round${Math.max(...paired) === 1 ? '' : 's'} per cell (requests per CPU-second, beside the table's other servers); requests/s and latency from ${span(trials)} solo window${hi === 1 ? '' : 's'}`,
         ]
-      : [
-          `${span(trials)} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`,
-        ]),
+      : [`${span(trials)} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`]),
     `${noisy} noisy`,
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),

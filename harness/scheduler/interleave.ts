@@ -4,29 +4,27 @@
  *
  * Why. On this host the speed of the server core drifts by 5–20% over a second or two, so two
  * solo windows measured seconds apart differ by that much whatever the stacks are. In an
- * interleaved round every live server of the group gets its own driver window AT ONCE, and the
- * scheduler keeps all drivers but one paused (SIGSTOP to each driver's process group): it resumes
- * them in turn for `sliceMs` each (100 ms), in a new seeded shuffled order every cycle, until each
- * server had about `activeS` seconds of load. Every server thus samples the same seconds of the
- * host's drift, and the drift cancels in the per-round ratio to the baseline (the table model,
- * analysis/table-model.ts).
+ * interleaved round every live server of the group is driven AT ONCE, each by its own driver
+ * window of the same length, and the scheduler keeps every server but one paused (SIGSTOP to the
+ * server's process group): it resumes them in turn for `sliceMs` each (100 ms), in a new seeded
+ * shuffled order every cycle, for the whole window, so each server gets about `activeS` seconds.
+ * A paused server's driver just waits for its answers (no CPU). Every server thus samples the same
+ * seconds of the host's drift, and the drift cancels in the per-round ratio to the baseline (the
+ * table model, analysis/table-model.ts).
  *
  * The figure of a server in a round is its efficiency: (requests completed + requests in flight
  * when the driver stopped) ÷ the CPU-seconds of its processes (cgroup `cpu.stat`, µs) from the
- * round's start until its drivers ended and it drained. Time-based figures would be wrong here:
- * a paused driver's in-flight requests are still served during the next server's slice, and
- * with CPU-seconds each server is charged exactly for its own work wherever it ran.
+ * round's start until its driver ended and it drained. It charges each server exactly for its own
+ * work, wherever a slice boundary fell.
  *
  * What the figure means: requests per CPU-second of the contender's own processes. Work done
  * elsewhere (the upstream mock of `fanout`, PostgreSQL) is not in it; the solo rounds' requests/s
- * stays the absolute figure, and their latency the latency (a paused driver's requests wait, so
+ * stays the absolute figure, and their latency the latency (a paused server's requests wait, so
  * latency from these windows is never read).
  *
- * Start and end: each driver is paused as it starts unless its server has the first slice (a
- * paused wrk starts, connects and sends when first resumed); after the last slice every driver is
- * resumed and stopped at once with SIGINT (wrk then prints its results), so no driver runs alone
- * or beside another. Interleaving needs a driver that stops gracefully on SIGINT: wrk.
- * Times in ms unless named S.
+ * Why the servers and not the drivers are paused: a paused wrk does not end at its `-d` (its
+ * clock does not run while stopped) and SIGINT may reach a worker thread and not end it either;
+ * a wrk that is never paused ends on time, and its waiting costs nothing. Times in ms unless named S.
  */
 import type { ConnectionProfile, InterleaveShape } from '../core/profiles.ts';
 import { mulberry32 } from '../core/prng.ts';
@@ -38,13 +36,11 @@ import { shuffle } from './rounds.ts';
 import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
 import { loopbackBreach } from './window.ts';
 
-/** Seconds a driver's own `-d` exceeds the round (the gate ends every driver with SIGINT before that). */
-const SLACK_S = 5;
 /** Wait after the last driver ended before the servers' CPU is read (they serve what was in flight), ms. */
 export const DRAIN_MS = 100;
 
-/** Sends `sig` to the process group `pid` leads (drivers are spawned as group leaders); ignores a gone group. */
-function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGINT'): void {
+/** Sends `sig` to the process group `pid` leads (servers are spawned as group leaders); ignores a gone group. */
+function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT'): void {
   try {
     process.kill(-pid, sig);
   } catch {
@@ -57,14 +53,13 @@ function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGINT'): void {
 }
 
 /**
- * The pause/resume state of one round: which entry's drivers run, the driver processes of each
- * entry, and each entry's unpaused time (ms). `register` is the drivers' `onProcess`: a process
- * is paused as it starts unless its entry is the active one (a paused wrk starts, connects and
- * sends when it is first resumed). `finishAll` ends every driver gracefully (SIGCONT, then SIGINT:
- * wrk stops and prints its results), whatever its own `-d`.
+ * The pause/resume state of one round: which entry's server runs, the server process group of
+ * each entry, and each entry's unpaused time (ms). `register` pauses a server (SIGSTOP to its
+ * process group) unless its entry is the active one; `switchTo` pauses the active server and
+ * resumes the next; `resumeAll` resumes every server (the end of the slices, an abort).
  */
 export class SliceGate {
-  private pids = new Map<Entry, number[]>();
+  private pids = new Map<Entry, number>();
   private active: Entry | null = null;
   private since = 0;
   readonly activeMs = new Map<Entry, number>();
@@ -75,29 +70,27 @@ export class SliceGate {
     this.now = now;
   }
 
-  /** A driver process of `e` started: paused at once unless `e` is the active entry. */
+  /** The server of `e` (its process group leader `pid`): paused at once unless `e` is the active entry. */
   register(e: Entry, pid: number): void {
-    this.pids.set(e, [...(this.pids.get(e) ?? []), pid]);
+    this.pids.set(e, pid);
     if (this.active !== e) signalGroup(pid, 'SIGSTOP');
   }
 
-  /** Pauses the active entry's drivers (if another) and resumes `e`'s; the time is charged to the one that ran. */
+  /** Pauses the active entry's server (if another) and resumes `e`'s; the time is charged to the one that ran. */
   switchTo(e: Entry): void {
     this.charge();
-    if (this.active && this.active !== e) for (const p of this.pids.get(this.active) ?? []) signalGroup(p, 'SIGSTOP');
-    for (const p of this.pids.get(e) ?? []) signalGroup(p, 'SIGCONT');
+    const prev = this.active ? this.pids.get(this.active) : undefined;
+    if (prev !== undefined && this.active !== e) signalGroup(prev, 'SIGSTOP');
+    const next = this.pids.get(e);
+    if (next !== undefined) signalGroup(next, 'SIGCONT');
     this.active = e;
   }
 
-  /** Ends the slices: every driver resumed and asked to stop now (SIGINT), the active one's time charged. */
-  finishAll(): void {
+  /** Ends the slices: every server resumed, the active one's time charged. */
+  resumeAll(): void {
     this.charge();
     this.active = null;
-    for (const ps of this.pids.values())
-      for (const p of ps) {
-        signalGroup(p, 'SIGCONT');
-        signalGroup(p, 'SIGINT');
-      }
+    for (const p of this.pids.values()) signalGroup(p, 'SIGCONT');
   }
 
   /** Charges the time since the last switch to the active entry. */
@@ -108,14 +101,14 @@ export class SliceGate {
   }
 }
 
-/** The slices of one round of `servers` servers: about `activeS` seconds of load for each. */
-export function roundSlices(servers: number, shape: InterleaveShape): number {
-  return servers * Math.max(1, Math.round((shape.activeS * 1000) / shape.sliceMs));
+/** Seconds of one round of `servers` servers (every driver's window): servers × activeS, whole seconds (wrk's -d). */
+export function roundWindowS(servers: number, shape: InterleaveShape): number {
+  return Math.max(1, Math.ceil(servers * shape.activeS));
 }
 
 /** The planned cost of one interleaved round of `servers` servers, ms (for the ETA). */
 export function interleavedRoundMs(servers: number, shape: InterleaveShape): number {
-  return servers < 2 ? 0 : roundSlices(servers, shape) * shape.sliceMs + DRAIN_MS + 400;
+  return servers < 2 ? 0 : roundWindowS(servers, shape) * 1000 + DRAIN_MS + 500;
 }
 
 /**
@@ -175,26 +168,30 @@ export async function runInterleavedRound(
   const first = live[0];
   if (!first) return true;
   const p = first.cell.profile as ConnectionProfile;
-  const slices = roundSlices(live.length, shape);
+  const windowS = roundWindowS(live.length, shape);
+  const slices = Math.ceil((windowS * 1000) / shape.sliceMs);
   const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round);
   ctx.progress.window(
-    `interleaved round ${round}: ${live.length} servers, ${((slices * shape.sliceMs) / 1000).toFixed(1)} s in ${shape.sliceMs} ms slices`,
+    `interleaved round ${round}: ${live.length} servers, ${windowS} s in ${shape.sliceMs} ms slices`,
     interleavedRoundMs(live.length, shape),
   );
   const gate = new SliceGate();
-  const cpu0 = new Map(live.map((e) => [e, liveServer(e).cpuUs()]));
   const [head] = order;
-  if (head) gate.switchTo(head); // before the launch: only the first slice's drivers start unpaused
+  if (head) gate.switchTo(head);
+  for (const e of live) {
+    const pid = liveServer(e).pid;
+    if (pid !== null) gate.register(e, pid);
+  }
+  const cpu0 = new Map(live.map((e) => [e, liveServer(e).cpuUs()]));
   const runs = live.map((e) => {
     const s = liveServer(e);
     return ctx.driver
       .window(p, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
-        durationS: Math.ceil((slices * shape.sliceMs) / 1000) + SLACK_S,
+        durationS: windowS,
         warmup: false,
         cpus: ctx.cpuPlan.client,
         threads: ctx.cpuPlan.clientThreads,
         signal: AbortSignal.any([ctx.signal, s.died]),
-        onProcess: (pid) => gate.register(e, pid),
         scenario: e.cell.scenario,
         sharedSchemas: ctx.sharedSchemas,
         rate: null,
@@ -206,9 +203,9 @@ export async function runInterleavedRound(
   });
   let ended = 0;
   for (const r of runs) void r.then(() => ended++);
-  // The round lasts slices × sliceMs of wall time: a late timer (a busy host) lengthens a slice,
-  // never the round; each server's share stays equal in expectation (the order is shuffled).
-  const endAt = performance.now() + slices * shape.sliceMs;
+  // The slices fill the drivers' window; a late timer (a busy host) lengthens a slice, never the
+  // round, and each server's share stays equal in expectation (the order is shuffled per cycle).
+  const endAt = performance.now() + windowS * 1000;
   try {
     for (const [i, e] of order.entries()) {
       if (ctx.signal.aborted || ended > 0 || performance.now() >= endAt) break;
@@ -216,7 +213,7 @@ export async function runInterleavedRound(
       await sleep(Math.min(shape.sliceMs, endAt - performance.now()));
     }
   } finally {
-    gate.finishAll();
+    gate.resumeAll();
   }
   const results = await Promise.all(runs);
   ctx.progress.close();

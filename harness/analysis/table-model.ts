@@ -130,6 +130,12 @@ export interface TableModel {
   /** Rows taken out of the pool by the F test (noisier than the others). */
   ownVariance: string[];
   nullCheck: NullCheck | null;
+  /**
+   * 'ratio': rows are log-ratios to the baseline per window (`fitTable`), the baseline exact;
+   * 'two-way': rows are each cell's own log figure per round, cell + round effects
+   * (`fitTwoWay`), the baseline a noisy row like the others. Absent in older callers = 'ratio'.
+   */
+  kind?: 'ratio' | 'two-way';
 }
 
 /** Options of `fitTable` / `compare`. */
@@ -267,6 +273,99 @@ export function fitTable(input: TableInput, opts: ModelOptions = {}): TableModel
 }
 
 // ---------------------------------------------------------------------------------------------
+// The two-way model (interleaved rounds)
+
+/** One row of a two-way table: a cell's log figure (natural log) per round, keyed by round. */
+export interface TwoWayRow {
+  name: string;
+  y: Map<number, number>;
+}
+
+/**
+ * Fits the two-way model of one table measured in interleaved rounds (scheduler/interleave.ts):
+ *     y_{c,r} = μ + α_c + β_r + ε_{c,r},   ε ~ N(0, σ²) independent,
+ * y = ln(efficiency), over the rounds every row has (a complete block design; e.g. Montgomery,
+ * "Design and Analysis of Experiments", ch. 4, the randomized complete block design). The round
+ * effect β_r absorbs the host's drift shared by the round; σ̂² = SS_res / ((C−1)(R−1)). A row's
+ * log-ratio to the baseline B is ȳ_c − ȳ_B; each row's mean carries se σ̂/√R, so a pair's SE is
+ * σ̂·√(2/R) whether or not the baseline is in it (the baseline is noisy like any row: the one-way
+ * model on ratios to B counted B's noise in every row as independent and widened every pair's
+ * interval by √2). A row whose residual variance fails the F test of `noisyGroups` (its residuals
+ * against the others', Bonferroni over the rows at HETEROGENEITY_ALPHA) keeps its own variance
+ * (df R − 1). Returns null with fewer than 2 rows, 2 common rounds, or a missing baseline row.
+ */
+export function fitTwoWay(baseline: string, input: TwoWayRow[], opts: ModelOptions = {}): TableModel | null {
+  const alpha = opts.alpha ?? ALPHA;
+  checkAlpha(alpha);
+  if (input.length < 2 || !input.some((r) => r.name === baseline)) return null;
+  const rounds = [...(input[0]?.y.keys() ?? [])].filter((k) => input.every((r) => Number.isFinite(r.y.get(k))));
+  const C = input.length;
+  const R = rounds.length;
+  if (R < 2) return null;
+  const val = (r: TwoWayRow, k: number) => r.y.get(k) ?? 0;
+  const rowMean = new Map(input.map((r) => [r.name, rounds.reduce((a, k) => a + val(r, k), 0) / R]));
+  const roundMean = new Map(rounds.map((k) => [k, input.reduce((a, r) => a + val(r, k), 0) / C]));
+  const grand = [...rowMean.values()].reduce((a, x) => a + x, 0) / C;
+  // Residuals as groups (one per row) so the F test and pooling of the one-way model apply; each
+  // row's residuals carry (R − 1)(C − 1)/C degrees of freedom of the (C − 1)(R − 1) in all.
+  const gs: Group[] = input.map((r) => {
+    const e = rounds.map((k) => val(r, k) - (rowMean.get(r.name) ?? 0) - (roundMean.get(k) ?? 0) + grand);
+    return { name: r.name, d: e, mean: 0, ss: e.reduce((a, x) => a + x * x, 0) };
+  });
+  const rowDf = ((R - 1) * (C - 1)) / C;
+  const poolRes = (xs: Group[]) => {
+    const df = xs.length * rowDf;
+    return { s2: df > 0 ? xs.reduce((a, g) => a + g.ss, 0) / df : Number.NaN, df };
+  };
+  const noisy = new Set<string>();
+  if (R >= 3 && C >= 3)
+    for (const g of gs) {
+      const others = poolRes(gs.filter((o) => o !== g));
+      if (!(others.s2 > 0)) continue;
+      const f = g.ss / rowDf / others.s2;
+      if (f > fQuantile(1 - HETEROGENEITY_ALPHA / C, rowDf, others.df)) noisy.add(g.name);
+    }
+  const pooled = poolRes(gs.filter((g) => !noisy.has(g.name)));
+  const sigma = Math.sqrt(pooled.s2);
+  const df = pooled.df;
+  const base = rowMean.get(baseline) ?? 0;
+  const seOf = (g: Group) => (noisy.has(g.name) ? Math.sqrt(g.ss / Math.max(1, R - 1) / R) : sigma / Math.sqrt(R));
+  const dfOf = (g: Group) => (noisy.has(g.name) ? R - 1 : df);
+  const baseG = gs.find((g) => g.name === baseline);
+  const seB = baseG ? seOf(baseG) : 0;
+  const rows: RowFit[] = gs.map((g) => {
+    const lr = (rowMean.get(g.name) ?? 0) - base;
+    const isBase = g.name === baseline;
+    const se = seOf(g);
+    const seRatio = Math.sqrt(se ** 2 + seB ** 2);
+    return {
+      name: g.name,
+      baseline: isBase,
+      n: R,
+      logRatio: isBase ? 0 : lr,
+      ratio: isBase ? 1 : Math.exp(lr),
+      se,
+      df: dfOf(g),
+      ci: isBase ? [1, 1] : interval(lr, seRatio, tq(1 - alpha / 2, dfOf(g))),
+      sd: Math.sqrt(g.ss / Math.max(1, rowDf)),
+      variance: noisy.has(g.name) ? 'own' : 'pooled',
+    };
+  });
+  rows.sort((a, b) => b.logRatio - a.logRatio || a.name.localeCompare(b.name));
+  return {
+    baseline,
+    rows,
+    sigma,
+    df,
+    windows: C * R,
+    alpha,
+    ownVariance: [...noisy],
+    nullCheck: null,
+    kind: 'two-way',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Pairwise comparisons
 
 /** Three-way (four-word) verdict of A against C. */
@@ -302,8 +401,10 @@ function row(m: TableModel, name: string): RowFit {
 
 /** df of a difference of two row means: the pooled df when both use σ̂, else Welch–Satterthwaite. */
 function pairDf(m: TableModel, a: RowFit, c: RowFit): number {
-  if (a.baseline) return c.df;
-  if (c.baseline) return a.df;
+  if (m.kind !== 'two-way') {
+    if (a.baseline) return c.df;
+    if (c.baseline) return a.df;
+  }
   if (a.variance === 'pooled' && c.variance === 'pooled') return m.df;
   const va = a.se ** 2;
   const vc = c.se ** 2;
@@ -429,7 +530,9 @@ export function tableMdd(
   const at = (k: number) => ns[k] ?? Number.NaN; // NaN when no row is outside the baseline
   const n = ns.length % 2 ? at(ns.length >> 1) : (at(ns.length / 2 - 1) + at(ns.length / 2)) / 2;
   const base = { sigma: m.sigma, df: m.df, nA: n, ...opts };
-  return { pair: mdd({ ...base, nC: n }), baseline: mdd(base), n };
+  const pair = mdd({ ...base, nC: n });
+  // Two-way: the baseline is a noisy row like any other (its ratio's SE is a pair's).
+  return { pair, baseline: m.kind === 'two-way' ? pair : mdd(base), n };
 }
 
 /** Options of `windowsNeeded`. */

@@ -27,7 +27,7 @@ import {
   ratio,
   rankRows,
 } from './stats.ts';
-import { compare, fitTable, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
+import { compare, fitTable, fitTwoWay, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
 
 /** One run as the store reads it: its meta.json and its cell files. */
 export interface RunSnapshot {
@@ -362,28 +362,14 @@ function roundLogRatios(c: CellResult, b: CellResult): number[] {
   const cs = c.stats;
   const bs = b.stats;
   if (!cs || !bs) return [];
-  // Interleaved rounds (scheduler/interleave.ts) when both cells have them: efficiency, measured
-  // beside each other; else the solo windows' requests/s of the same round.
-  const [xs, ys] =
-    cs.paired && bs.paired
-      ? [
-          { rounds: cs.paired.rounds, values: cs.paired.efficiency },
-          { rounds: bs.paired.rounds, values: bs.paired.efficiency },
-        ]
-      : [solo(cs), solo(bs)];
-  const base = new Map(ys.rounds.map((r, i) => [r, ys.values[i] ?? 0]));
+  const base = new Map(bs.rounds.map((r, i) => [r, bs.trialRps[i] ?? 0]));
   const out: number[] = [];
-  xs.rounds.forEach((r, i) => {
-    const x = xs.values[i] ?? 0;
+  cs.rounds.forEach((r, i) => {
+    const x = cs.trialRps[i] ?? 0;
     const y = base.get(r) ?? 0;
     if (x > 0 && y > 0) out.push(Math.log(x / y));
   });
   return out;
-}
-
-/** A cell's per-round figures: the paired efficiencies, or the solo requests/s. */
-function solo(s: NonNullable<CellResult['stats']>): { rounds: number[]; values: number[] } {
-  return { rounds: s.rounds, values: s.trialRps };
 }
 
 /** Interleaved rounds behind a cell (0 without them). */
@@ -402,6 +388,22 @@ export function tableModel(
 ): { fit: TableModel; summary: NonNullable<RankedTable['model']> } | null {
   const base = rankable.find((r) => r.label === baseline);
   if (!base || rankable.length < 2) return null;
+  // Interleaved rounds: the two-way model on each cell's own efficiency per round.
+  if (rankable.every((r) => pairedRounds(r.cell) > 0)) {
+    const fit = fitTwoWay(
+      baseline,
+      rankable.map((r) => {
+        const p = r.cell.stats?.paired;
+        return {
+          name: r.label,
+          y: new Map((p?.rounds ?? []).map((k, i) => [k, Math.log(p?.efficiency[i] ?? Number.NaN)])),
+        };
+      }),
+    );
+    if (!fit || !(fit.df > 0)) return null;
+    const m = tableMdd(fit);
+    return { fit, summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, mdd: { pair: m.pair, baseline: m.baseline } } };
+  }
   const rows = rankable
     .filter((r) => r !== base)
     .map((r) => ({ name: r.label, d: roundLogRatios(r.cell, base.cell) }))

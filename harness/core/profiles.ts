@@ -170,7 +170,7 @@ export const PROFILES: Profile[] = [
     name: 'quick',
     driver: 'native',
     description:
-      'the default bake-off: 100 connections, 1 s warm-up per server, 2 solo 1 s windows per cell (requests/s, latency), then 5 interleaved rounds of 1 s per cell in 100 ms slices (ranks and ratios)',
+      'the default bake-off: 100 connections, 1 s warm-up per server, 2 solo 1 s windows per cell (requests/s, latency), then 6 interleaved rounds of 1 s per cell in 100 ms slices (ranks and ratios)',
     source: 'project',
     connections: 100,
     pipelining: 1,
@@ -179,7 +179,7 @@ export const PROFILES: Profile[] = [
     timeoutS: 10,
     rounds: 2,
     fidelityS: 3,
-    interleave: { rounds: 5, activeS: 1, sliceMs: 100 },
+    interleave: { rounds: 6, activeS: 1, sliceMs: 100 },
   },
   {
     name: 'ab',

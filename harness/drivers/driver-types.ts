@@ -50,6 +50,11 @@ export interface WindowOptions {
   onSpawn?: (pid: number) => void;
   scenario: Scenario;
   sharedSchemas: object[];
+  /**
+   * false: the caller drops the window's latency (an interleaved round: scheduler/interleave.ts), so
+   * the driver may skip collecting it (wrk then writes no raw histogram). Default true.
+   */
+  latency?: boolean;
   /** constant-arrival-rate rate, requests/s (k6-rate), when resolved. */
   rate?: number | null;
   /**

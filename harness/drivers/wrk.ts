@@ -75,6 +75,12 @@ export interface WrkScriptOptions {
   sampleEvery: number;
   /** Define `response()` (status counts and sampled checks). false = wrk's own counters only (measuring its cost). */
   responseHook: boolean;
+  /**
+   * done() writes wrk's raw latency values (the HDR histogram). false when the window's latency is
+   * not wanted (WindowOptions.latency): reading a wide histogram value by value is slow, and on a
+   * shared client core its CPU-time budget stretches to minutes of wall time.
+   */
+  histogram?: boolean;
 }
 
 /** The Lua script of one window (see the module docstring). */
@@ -155,7 +161,7 @@ export function wrkScript(o: WrkScriptOptions): string {
     '    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.timeout, e.status,',
     '    s, n, sm, #threads, latency.mean, latency.stdev, latency.max,',
     '    P(50), P(90), P(95), P(99), P(99.9), ut, st))',
-    '  local h = io.open(DIR .. "/latency.txt", "w")',
+    `  local h = ${o.histogram === false ? 'nil' : 'io.open(DIR .. "/latency.txt", "w")'}`,
     '  if h then',
     '    local t0 = os.clock()',
     '    local count = #latency',
@@ -297,6 +303,7 @@ async function runOne(
     threads: number;
     every: number;
     hook: boolean;
+    histogram: boolean;
     durationS: number;
     timeoutS: number;
   },
@@ -304,7 +311,10 @@ async function runOne(
 ): Promise<OneRun> {
   fs.mkdirSync(dir, { recursive: true });
   const script = path.join(dir, 'window.lua');
-  fs.writeFileSync(script, wrkScript({ requests: a.requests, dir, sampleEvery: a.every, responseHook: a.hook }));
+  fs.writeFileSync(
+    script,
+    wrkScript({ requests: a.requests, dir, sampleEvery: a.every, responseHook: a.hook, histogram: a.histogram }),
+  );
   const argv = wrkArgv(bin, { ...a, script });
   const [cmd, ...args] = pinnedCommand(o.cpus, argv);
   let pid: number | null = null;
@@ -367,7 +377,7 @@ export async function runWrkWindow(
     const split = splitConnections(p.connections, job.sampleEvery, o.checks ?? 'split');
     const [firstRequest = job.request] = requests;
     const url = job.url.replace(/\/$/, '') + firstRequest.path;
-    const common = { requests, url, durationS: o.durationS, timeoutS: p.timeoutS };
+    const common = { requests, url, durationS: o.durationS, timeoutS: p.timeoutS, histogram: o.latency !== false };
     const mainThreads = split.main > 0 ? Math.max(1, Math.min(o.threads, split.main)) : 0;
     const runs = await Promise.all([
       split.main > 0

@@ -189,6 +189,7 @@ export async function runInterleavedRound(
       .window(p, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
         durationS: windowS,
         warmup: false,
+        latency: false,
         cpus: ctx.cpuPlan.client,
         threads: ctx.cpuPlan.clientThreads,
         signal: AbortSignal.any([ctx.signal, s.died]),

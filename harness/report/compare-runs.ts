@@ -272,6 +272,8 @@ export function renderComparison(c: Comparison, opts: RenderCompareOptions = {})
     '',
     `Each cell's change is the change of its ratio to its own run's baseline (host drift cancels); the baseline's own cells are compared by absolute requests/s and marked host-sensitive. A change counts only beyond ±${(c.threshold * 100).toFixed(0)}% and when its 95% interval (Welch, on the logs) excludes 0.`,
     '',
+    "Two separate runs are the weaker design: the host drifts between them, and only each run's own baseline ties them together. To measure a change of one contender, `npx just ab <contender> --ref <git rev>` runs both builds interleaved in one run.",
+    '',
     `${c.changes.length} cells: ${c.counts.improved} improved, ${c.counts.regressed} regressed, ${c.counts['no change']} no change (${(c.noChangeFraction * 100).toFixed(0)}% no change).`,
     ...(c.machinesDiffer ? ['', 'The two runs ran on different machines: host-sensitive rows mean little.'] : []),
     '',

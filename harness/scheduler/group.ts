@@ -317,7 +317,8 @@ async function closeGroup(entries: Entry[], ctx: GroupContext, ops: GroupOps): P
   for (const e of entries) {
     if (!e.final) continue;
     ctx.sink.writeCell(e.final);
-    const noisy = e.final.stats?.noisy;
+    // With interleaved rounds the table model judges noise (its F test), not the solo windows' spread.
+    const noisy = e.final.stats?.noisy && !e.final.stats.paired;
     ctx.progress.cellDone(
       e.id,
       e.label,

@@ -156,7 +156,7 @@ export class Progress {
 
   /** A cell's final result; `line`: its plain line, if any (`  label: CRASHED: …`). */
   cellDone(cell: string, label: string, final: CellResult, line?: string): void {
-    const noisy = Boolean(final.stats?.noisy);
+    const noisy = Boolean(final.stats?.noisy && !final.stats.paired);
     const figure = final.status === 'ok' ? (final.stats?.rps.figure ?? final.load?.requestsPerSec.mean ?? null) : null;
     this.sink.emit(
       {

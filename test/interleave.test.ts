@@ -14,6 +14,8 @@ import { findWrk } from '../harness/drivers/wrk.ts';
 import { readRunAt } from './helpers.ts';
 import { listRuns } from '../harness/store/runs.ts';
 import { buildTables } from '../harness/analysis/tables.ts';
+import { loadFailure } from '../harness/scheduler/aggregate.ts';
+import type { CellResult } from '../harness/store/results.ts';
 import { ROOT, runCli, tmpDir } from './helpers.ts';
 
 /** The state letter of /proc/<pid>/stat (R, S, T = stopped, …). */
@@ -148,4 +150,26 @@ test('a real interleaved bench (wrk): identical copies come out equal, a planted
   // The solo windows still give requests/s and latency; the paired trials keep no latency.
   for (const x of run.cells) assert.ok(x.stats?.latencyMs && x.stats.latencyMs.p99 > 0);
   for (const x of paired) assert.equal(x.load?.latencyHistogramUs, null);
+});
+
+test('timeouts in an interleaved round are the pause, not the contender: they never fail the cell; errors still do', () => {
+  const trial = (paired: boolean, over: Partial<{ timeouts: number; errors: number }>) =>
+    ({
+      status: 'ok',
+      round: 1,
+      load: {
+        requests: { total: 10_000, sent: 10_000 },
+        errors: 0,
+        timeouts: 0,
+        non2xx: 0,
+        bodyChecks: { sampled: 100, mismatched: 0 },
+        ...over,
+      },
+      ...(paired
+        ? { paired: { efficiency: 1, requests: 10_000, serverCpuS: 1, activeS: 1, servers: 13, sliceMs: 100 } }
+        : {}),
+    }) as unknown as CellResult;
+  assert.equal(loadFailure([trial(false, {}), trial(true, { timeouts: 90 })]), null);
+  assert.match(loadFailure([trial(false, { timeouts: 90 }), trial(true, {})]) ?? '', /failed under load/);
+  assert.match(loadFailure([trial(false, {}), trial(true, { errors: 90 })]) ?? '', /failed under load/);
 });

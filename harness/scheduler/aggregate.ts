@@ -84,7 +84,12 @@ export function describePaired(p: PairedWindow): string {
  * contender that answers wrongly in another round.
  */
 export function loadFailure(trials: readonly CellResult[]): string | null {
-  const loads = trials.flatMap((t) => (t.load && t.status === 'ok' ? [{ l: t.load, round: t.round }] : []));
+  // In an interleaved round a request waits while its server is paused (up to the round's other
+  // servers' slices, many times over for a slow server), so the driver's timeouts there are the
+  // harness's doing, not the contender's: they do not count. Errors, non-2xx and wrong bodies do.
+  const loads = trials.flatMap((t) =>
+    t.load && t.status === 'ok' ? [{ l: t.paired ? { ...t.load, timeouts: 0 } : t.load, round: t.round }] : [],
+  );
   if (!loads.length) return null;
   const sum = (f: (l: (typeof loads)[number]['l']) => number) => loads.reduce((a, x) => a + f(x.l), 0);
   const errors = sum((l) => l.errors);

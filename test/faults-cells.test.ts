@@ -48,7 +48,18 @@ test('a cell that answers wrongly only under load is load-failed, the run exits 
 test('a leaking server (4 KiB kept per request) is reported in the quick profile; the same server without the leak is not', async () => {
   const results = tmpDir('leaky');
   const args = ['--contenders-dir', FAULTS, '--results-dir', results];
-  const r = await runCli([...args, 'bench', 'leaky', '--scenario', 'ping', '--profile', 'quick', '--no-baseline']);
+  const r = await runCli([
+    ...args,
+    'bench',
+    'leaky',
+    '--scenario',
+    'ping',
+    '--profile',
+    'quick',
+    '--rounds',
+    '5',
+    '--no-baseline',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const lb = await runCli([...args, 'leaderboard']);
   assert.equal(lb.code, 0, lb.stderr);

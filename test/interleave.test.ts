@@ -122,7 +122,8 @@ test('a real interleaved bench (wrk): identical copies come out equal, a planted
   assert.ok(info, 'one run');
   const run = readRunAt(info.dir);
   assert.equal(run.cells.length, 4, 'node-http, the fixture, its copy and its slow variant');
-  for (const c of run.cells) assert.equal(c.stats?.paired?.efficiency.length, 5, `${c.label}: five interleaved rounds`);
+  for (const c of run.cells)
+    assert.equal(c.stats?.paired?.efficiency.length, 6, `${c.label}: the quick profile's six interleaved rounds`);
   const paired = run.trials.filter((t) => t.paired);
   assert.equal(paired.length, 20);
   for (const t of paired) assert.equal(t.paired?.servers, 4);

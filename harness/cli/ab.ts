@@ -46,7 +46,7 @@ export interface AbVerdict {
   ratio: number;
   ci: [number, number];
   verdict: string;
-  /** Minimum detectable difference of A vs B at the measured noise (90% power), e.g. 1.05. */
+  /** Minimum detectable difference of A vs B at the measured noise (90% power), as an excess: 0.05 = 5%. */
   mdd: number;
   rounds: number;
 }
@@ -200,7 +200,7 @@ function abText(name: string, ref: string, vs: AbVerdict[], wallMs: number, file
     `A/B of ${name}: now (A) vs ${ref} (B), requests per server CPU-second, interleaved in one run (${runId})`,
     ...vs.map(
       (v) =>
-        `  ${v.scenario.padEnd(10)} A ÷ B ${v.ratio.toFixed(3)} (95% CI ${v.ci[0].toFixed(3)}–${v.ci[1].toFixed(3)}) ${pct(v.ratio).padStart(7)}  ${v.verdict.padEnd(16)} resolves ±${((v.mdd - 1) * 100).toFixed(1)}% (${v.rounds} rounds)`,
+        `  ${v.scenario.padEnd(10)} A ÷ B ${v.ratio.toFixed(3)} (95% CI ${v.ci[0].toFixed(3)}–${v.ci[1].toFixed(3)}) ${pct(v.ratio).padStart(7)}  ${v.verdict.padEnd(16)} resolves ±${(v.mdd * 100).toFixed(1)}% (${v.rounds} rounds)`,
     ),
     vs.some((v) => v.verdict === 'slower')
       ? `REGRESSION: A is slower in ${vs

@@ -308,7 +308,7 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
       x.width,
     ).map((l) => (crit ? x.c.red(l) : l)),
   );
-  if (v.claims.length) out.push(claimsLine(v));
+  if (v.claims.length) out.push(...wrap(claimsLine(v), x.width));
   if (!x.details)
     out.push(
       ...wrap(`Every table (${v.tables.length}), with its rows, intervals, p99 and notes: add --details.`, x.width).map(
@@ -334,6 +334,14 @@ export const terminalExporter: Exporter = {
   description: 'the overview fitted to the terminal (--details: every table), colour on a TTY',
   extension: 'txt',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
-    return renderTerminalView(buildView(snapshot, options), options) + whyTerminal(snapshot);
+    const width = Math.max(MIN_WIDTH, options.width ?? DEFAULT_WIDTH);
+    const why = whyTerminal(snapshot);
+    const fitted = why
+      ? `${why
+          .split('\n')
+          .flatMap((l) => (l ? wrap(l, width) : [l]))
+          .join('\n')}`
+      : '';
+    return renderTerminalView(buildView(snapshot, options), options) + fitted;
   },
 };

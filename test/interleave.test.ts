@@ -125,11 +125,11 @@ test('a real interleaved bench (wrk): identical copies come out equal, a planted
   for (const c of run.cells)
     assert.equal(c.stats?.paired?.efficiency.length, 6, `${c.label}: the quick profile's six interleaved rounds`);
   const paired = run.trials.filter((t) => t.paired);
-  assert.equal(paired.length, 20);
+  assert.equal(paired.length, 24, 'six interleaved rounds × four servers');
   for (const t of paired) assert.equal(t.paired?.servers, 4);
   // Each server ran unpaused for about a quarter of its round (slices are shuffled, timers late
   // on a busy host): never most of it, as it would if the pauses did not hold.
-  for (let round = 1; round <= 5; round++) {
+  for (let round = 1; round <= 6; round++) {
     const these = paired.filter((t) => t.round === round);
     const total = these.reduce((a, t) => a + (t.paired?.activeS ?? 0), 0);
     for (const t of these) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { abVerdict, parseEnvPairs } from '../harness/cli/ab.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { findWrk } from '../harness/drivers/wrk.ts';
-import { getProfile } from '../harness/core/profiles.ts';
+import { type ConnectionProfile, getProfile } from '../harness/core/profiles.ts';
 import { runCli, tmpDir } from './helpers.ts';
 
 /** A cell with interleaved rounds of these efficiencies. */
@@ -74,5 +74,9 @@ test('ab: a planted CPU cost in A is a regression (exit 1), measured in one inte
   assert.equal(record.regression, true);
   assert.equal(record.verdicts[0].scenario, 'json');
   assert.ok(record.verdicts[0].ci[1] < 1);
-  assert.equal(record.verdicts[0].rounds, getProfile('quick').interleave?.rounds, "the quick profile's interleaved rounds");
+  assert.equal(
+    record.verdicts[0].rounds,
+    (getProfile('quick') as ConnectionProfile).interleave?.rounds,
+    "the quick profile's interleaved rounds",
+  );
 });

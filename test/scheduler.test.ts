@@ -69,6 +69,8 @@ type Behaviour = {
   wrong?: boolean;
   wrongEvery?: number;
   startFails?: boolean;
+  /** The n-th start of this contender's server (1-based) fails. */
+  startFailsAt?: number;
   crashAtWindow?: number;
   rps?: number;
   cpuPerRequestUs?: number;
@@ -214,7 +216,9 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         logFile,
       });
       const b = behaviour[cell.manifest.name] ?? {};
-      if (b.startFails) throw new StartFailure(`${label} exited with code 1 before it was ready`, 'boom');
+      const nth = w.starts.filter((x) => x.label === label).length;
+      if (b.startFails || b.startFailsAt === nth)
+        throw new StartFailure(`${label} exited with code 1 before it was ready`, 'boom');
       let n = 0;
       const server = http.createServer((req, res) => {
         const send = (type: string, body: string) =>
@@ -799,6 +803,43 @@ test('interleaved rounds: after the solo rounds, one paired trial per server and
     ['node-http', 'c', 'b'],
     'rows by the modelled ratio',
   );
+});
+
+test('server processes: the interleaved rounds run in blocks, each server restarted, checked and warmed (interleaved) before each later block; the model judges per process', async () => {
+  const cost = { 'node-http': 100, b: 200, c: 150 };
+  const w = world({
+    'node-http': { cpuPerRequestUs: cost['node-http'] },
+    b: { cpuPerRequestUs: cost.b },
+    c: { cpuPerRequestUs: cost.c, startFailsAt: 3 },
+  });
+  const shape = { ...PAIRED, interleave: { rounds: 6, activeS: 1, sliceMs: 100, instances: 3 } } as Profile;
+  const cells = planCells([manifest('node-http'), manifest('b'), manifest('c')], [json], shape, [NODE]);
+  const s = await runPlan(options(w, cells));
+  const run = readRunAt(s.runDir);
+  const starts = (l: string) => w.starts.filter((x) => x.label === l).length;
+  assert.equal(starts('node-http'), 3, 'one start per server process');
+  assert.equal(starts('c'), 3, "c's third start was tried (and failed)");
+  const inst = (l: string) =>
+    run.trials.filter((t) => t.contender === l && t.paired).map((t) => t.paired.instance ?? 1);
+  assert.deepEqual(inst('node-http'), [1, 1, 2, 2, 3, 3]);
+  assert.deepEqual(inst('c'), [1, 1, 2, 2], 'c left the rounds when its restart failed');
+  const failed = run.trials.find((t) => t.contender === 'c' && t.status === 'error');
+  assert.match(
+    failed?.failure?.reason ?? '',
+    /restart as server process 3 before interleaved round 5: c exited with code 1/,
+  );
+  assert.equal(failed?.round, 5);
+  const cellC = run.cells.find((c) => c.contender === 'c');
+  assert.notEqual(cellC?.status, 'ok', 'a cell whose restart failed is not ok');
+  // The interleaved warm-ups: one unrecorded window per live server before blocks 2 and 3.
+  const warm = w.windows.filter((x) => x.warmup).map((x) => x.label);
+  assert.equal(warm.filter((l) => l.startsWith('node-http')).length, 3, 'the solo warm-up, then one per restart');
+  const base = run.cells.find((c) => c.contender === 'node-http');
+  assert.deepEqual(base?.stats.paired.instances, [1, 1, 2, 2, 3, 3]);
+  const [t] = buildTables([{ meta: run.meta, cells: run.cells }], {});
+  assert.equal(t?.model?.rounds, 3, 'the model’s units are the three server processes');
+  const ratio = t?.rows.find((r) => r.label === 'b')?.vsBaseline?.figure ?? Number.NaN;
+  assert.ok(Math.abs(ratio - 0.5) < 0.02, `b: ${ratio}`);
 });
 
 test('interleaved rounds are skipped, with a note, when a server’s CPU time cannot be read', async () => {

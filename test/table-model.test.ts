@@ -23,6 +23,8 @@ import {
   tableMdd,
   windowsNeeded,
 } from '../harness/analysis/table-model.ts';
+import { pairedUnits } from '../harness/analysis/tables.ts';
+import type { CellResult } from '../harness/store/results.ts';
 
 /** A standard normal sampler (Box–Muller) over a seeded uniform PRNG. */
 function normal(rand: () => number): () => number {
@@ -411,4 +413,50 @@ test('two-way model: no table without the baseline row or 2 common rounds; a muc
   const r3 = fit.rows.find((r) => r.name === 'r3');
   assert.equal(r3?.variance, 'own');
   assert.equal(r3?.df, 7);
+});
+
+test('server processes: a planted difference between processes of one build inflates false differences when rounds are the units, not when each process is (pairedUnits)', (tc) => {
+  const z = normal(mulberry32(23));
+  const C = 10;
+  const R = 6;
+  const K = 3;
+  let pairs = 0;
+  const hits = { round: 0, process: 0 };
+  for (let t = 0; t < 200; t++) {
+    const drift = Array.from({ length: R }, () => 0.2 * z());
+    const cells = Array.from({ length: C }, (_, c) => {
+      const inst = Array.from({ length: K }, () => 0.04 * z());
+      const rounds = Array.from({ length: R }, (_, r) => r + 1);
+      const instances = rounds.map((r) => Math.floor((r - 1) / (R / K)) + 1);
+      const efficiency = rounds.map((r, i) =>
+        Math.exp(10 + (drift[r - 1] ?? 0) + (inst[(instances[i] ?? 1) - 1] ?? 0) + 0.05 * z()),
+      );
+      return {
+        name: c === 0 ? 'base' : `r${c}`,
+        cell: { stats: { paired: { rounds, efficiency, instances } } } as unknown as CellResult,
+      };
+    });
+    for (const by of ['round', 'process'] as const) {
+      const fit = fitTwoWay(
+        'base',
+        cells.map((c) => {
+          const u = pairedUnits(c.cell);
+          assert.equal(u.by, 'process');
+          if (by === 'process') return { name: c.name, y: u.y };
+          const p = c.cell.stats?.paired;
+          return { name: c.name, y: new Map((p?.rounds ?? []).map((k, i) => [k, Math.log(p?.efficiency[i] ?? 1)])) };
+        }),
+      );
+      assert.ok(fit);
+      if (by === 'process') assert.equal(fit.rows[0]?.n, K, 'three units per row');
+      for (const x of comparePairs(fit)) if (x.verdict === 'faster' || x.verdict === 'slower') hits[by]++;
+    }
+    pairs += (C * (C - 1)) / 2;
+  }
+  const rate = (n: number) => n / pairs;
+  tc.diagnostic(
+    `false differences: rounds as units ${pct(rate(hits.round))}, processes as units ${pct(rate(hits.process))} of ${pairs}`,
+  );
+  assert.ok(rate(hits.round) > 0.1, `rounds as units: ${pct(rate(hits.round))}`);
+  assert.ok(rate(hits.process) <= 0.065, `processes as units: ${pct(rate(hits.process))}`);
 });

@@ -378,6 +378,33 @@ export function pairedRounds(c: CellResult): number {
 }
 
 /**
+ * The table model's units of a cell measured in interleaved rounds: ln(efficiency) per round, or,
+ * when its rounds ran in several server processes (`stats.paired.instances`, profiles.ts
+ * `InterleaveShape.instances`), the mean ln(efficiency) of each process, keyed by process number
+ * (1-based). Per-process means put the difference between processes of one build into the
+ * model's residual, where rounds of one process cannot see it (docs/noise.md, "Process
+ * instances"). Empty map without interleaved rounds; efficiencies ≤ 0 are skipped.
+ */
+export function pairedUnits(c: CellResult): { by: 'round' | 'process'; y: Map<number, number> } {
+  const p = c.stats?.paired;
+  if (!p) return { by: 'round', y: new Map() };
+  const inst = p.instances;
+  if (!inst || new Set(inst).size < 2)
+    return {
+      by: 'round',
+      y: new Map(p.rounds.flatMap((k, i) => ((p.efficiency[i] ?? 0) > 0 ? [[k, Math.log(p.efficiency[i] ?? 0)]] : []))),
+    };
+  const sums = new Map<number, { s: number; n: number }>();
+  p.efficiency.forEach((e, i) => {
+    const k = inst[i] ?? 1;
+    if (!(e > 0)) return;
+    const a = sums.get(k) ?? { s: 0, n: 0 };
+    sums.set(k, { s: a.s + Math.log(e), n: a.n + 1 });
+  });
+  return { by: 'process', y: new Map([...sums].map(([k, a]) => [k, a.s / a.n])) };
+}
+
+/**
  * The table's model over its ranked rows: each non-baseline row's per-round log-ratios to the
  * baseline row (same run, same rounds), σ pooled (table-model.ts `fitTable`). Null when the
  * baseline is not a ranked row, fewer than 2 rows are ranked, or no row has 2 common rounds.
@@ -389,16 +416,13 @@ export function tableModel(
   const base = rankable.find((r) => r.label === baseline);
   if (!base || rankable.length < 2) return null;
   // Interleaved rounds: the two-way model on each cell's own efficiency per round.
+  // Rows measured in several server processes each: the model's units are the processes.
   if (rankable.every((r) => pairedRounds(r.cell) > 0)) {
+    const units = rankable.map((r) => ({ name: r.label, ...pairedUnits(r.cell) }));
+    const byProcess = units.every((u) => u.by === 'process');
     const fit = fitTwoWay(
       baseline,
-      rankable.map((r) => {
-        const p = r.cell.stats?.paired;
-        return {
-          name: r.label,
-          y: new Map((p?.rounds ?? []).map((k, i) => [k, Math.log(p?.efficiency[i] ?? Number.NaN)])),
-        };
-      }),
+      units.map((u) => ({ name: u.name, y: byProcess ? u.y : pairedUnits(stripInstances(u.name, rankable)).y })),
     );
     if (!fit || !(fit.df > 0)) return null;
     const m = tableMdd(fit);
@@ -413,6 +437,14 @@ export function tableModel(
   if (!(fit.df > 0)) return null;
   const m = tableMdd(fit);
   return { fit, summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, mdd: { pair: m.pair, baseline: m.baseline } } };
+}
+
+/** The cell of row `name` with its process numbers dropped (a table whose rows do not all have them ranks on rounds). */
+function stripInstances(name: string, rows: TableRow[]): CellResult {
+  const c = rows.find((r) => r.label === name)?.cell;
+  if (!c?.stats?.paired) throw new Error(`stripInstances: no interleaved rounds in row ${name}`);
+  const { instances: _i, ...paired } = c.stats.paired;
+  return { ...c, stats: { ...c.stats, paired } };
 }
 
 /** Ranks, rank ranges and ratios to the baseline of the ranked rows, from the model. */

@@ -3,7 +3,8 @@
  * contender. The contender's folder as it is now (A) and as it was at `--ref` (B, extracted with
  * `git archive` into a temporary folder, named `<contender>-ref`) run as two cells of the same
  * groups, in the `ab` profile: each interleaved round gives both servers the same seconds of the
- * host (scheduler/interleave.ts), 24 rounds per scenario. Per scenario the table model
+ * host (scheduler/interleave.ts), 24 rounds per scenario in 12 server processes per build (a
+ * restart every 2 rounds: profiles.ts `InterleaveShape.instances`). Per scenario the table model
  * (analysis/table-model.ts) with B as the reference row gives A ÷ B in requests per server
  * CPU-second with its 95% CI, the verdict (faster / slower / equal within 5% / not resolved) and
  * the minimum detectable difference at the measured noise.
@@ -25,6 +26,7 @@ import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
 import { ROOT } from '../core/paths.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { compare, fitTable, tableMdd } from '../analysis/table-model.ts';
+import { pairedRounds, pairedUnits } from '../analysis/tables.ts';
 import { readRun, writeAbRecord } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
 import { bench, type BenchOpts, type Globals } from './bench.ts';
@@ -48,7 +50,10 @@ export interface AbVerdict {
   verdict: string;
   /** Minimum detectable difference of A vs B at the measured noise (90% power), as an excess: 0.05 = 5%. */
   mdd: number;
+  /** A's interleaved rounds. */
   rounds: number;
+  /** Server processes per build the rounds ran in (the model's units when > 1). */
+  processes: number;
 }
 
 /** `KEY=VALUE` pairs as an object; UserError on a malformed pair. */
@@ -102,23 +107,31 @@ export function extractRef(m: Manifest, ref: string, tmp: string): Manifest {
   return loadManifest(dir, m.scenarios);
 }
 
-/** Per-round efficiencies of a cell by round. */
-function byRound(c: CellResult): Map<number, number> {
-  const p = c.stats?.paired;
-  return new Map((p?.rounds ?? []).map((r, i) => [r, p?.efficiency[i] ?? 0]));
-}
-
-/** The verdict of A (`a`) against B (`b`) in one scenario, from their interleaved rounds; null without ≥ 2 common rounds. */
+/**
+ * The verdict of A (`a`) against B (`b`) in one scenario, from their interleaved rounds; null
+ * without ≥ 2 common units. The units are the table model's (analysis/tables.ts `pairedUnits`):
+ * each server process's mean when the profile restarts the servers (`ab`: 12 processes of 2
+ * rounds), else each round.
+ */
 export function abVerdict(scenario: string, a: CellResult, b: CellResult): AbVerdict | null {
-  const rb = byRound(b);
-  const d = [...byRound(a)].flatMap(([r, x]) => {
-    const y = rb.get(r) ?? 0;
-    return x > 0 && y > 0 ? [Math.log(x / y)] : [];
+  const ua = pairedUnits(a);
+  const ub = pairedUnits(b);
+  const d = [...ua.y].flatMap(([k, x]) => {
+    const y = ub.y.get(k);
+    return y !== undefined && ua.by === ub.by ? [x - y] : [];
   });
   if (d.length < 2) return null;
   const fit = fitTable({ baseline: 'B', rows: [{ name: 'A', d }] });
   const c = compare(fit, 'A', 'B');
-  return { scenario, ratio: c.ratio, ci: c.ci, verdict: c.verdict, mdd: tableMdd(fit).baseline, rounds: d.length };
+  return {
+    scenario,
+    ratio: c.ratio,
+    ci: c.ci,
+    verdict: c.verdict,
+    mdd: tableMdd(fit).baseline,
+    rounds: pairedRounds(a),
+    processes: ua.by === 'process' ? d.length : 1,
+  };
 }
 
 /** Runs the A/B; returns the exit code (1 on a regression). */
@@ -200,7 +213,7 @@ function abText(name: string, ref: string, vs: AbVerdict[], wallMs: number, file
     `A/B of ${name}: now (A) vs ${ref} (B), requests per server CPU-second, interleaved in one run (${runId})`,
     ...vs.map(
       (v) =>
-        `  ${v.scenario.padEnd(10)} A ÷ B ${v.ratio.toFixed(3)} (95% CI ${v.ci[0].toFixed(3)}–${v.ci[1].toFixed(3)}) ${pct(v.ratio).padStart(7)}  ${v.verdict.padEnd(16)} resolves ±${(v.mdd * 100).toFixed(1)}% (${v.rounds} rounds)`,
+        `  ${v.scenario.padEnd(10)} A ÷ B ${v.ratio.toFixed(3)} (95% CI ${v.ci[0].toFixed(3)}–${v.ci[1].toFixed(3)}) ${pct(v.ratio).padStart(7)}  ${v.verdict.padEnd(16)} resolves ±${(v.mdd * 100).toFixed(1)}% (${v.rounds} rounds${v.processes > 1 ? ` in ${v.processes} server processes each` : ''})`,
     ),
     vs.some((v) => v.verdict === 'slower')
       ? `REGRESSION: A is slower in ${vs

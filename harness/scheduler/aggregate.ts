@@ -66,6 +66,7 @@ function withPaired(s: CellStats, trials: CellResult[]): CellStats {
     paired: {
       rounds: p.map((t, i) => t.round ?? i + 1),
       efficiency: p.map((t) => t.paired?.efficiency ?? 0),
+      ...(p.some((t) => (t.paired?.instance ?? 1) > 1) ? { instances: p.map((t) => t.paired?.instance ?? 1) } : {}),
     },
   };
 }

@@ -9,7 +9,7 @@
  * (window.ts `loopbackBreach`): one off loopback makes the cell `error` with the address.
  * Times in ms.
  */
-import { type CapacityShape, measuredSeconds, type Profile } from '../core/profiles.ts';
+import { type CapacityShape, type InterleaveShape, measuredSeconds, type Profile } from '../core/profiles.ts';
 import { UserError } from '../core/errors.ts';
 import type { CellResult } from '../store/results.ts';
 import { aggregateTrials, describe } from './aggregate.ts';
@@ -38,8 +38,18 @@ export function groupPlan(
   const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
   const il = interleaveOf(p);
   const paired = il && cells.length > 1 ? il.rounds : 0;
+  // Each later server process: every server started and checked again, then an interleaved warm-up.
+  const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
+  const restartMs = il
+    ? setup + (p.warmupS > 0 ? interleavedRoundMs(cells.length, { ...il, activeS: p.warmupS }) : 0)
+    : 0;
   return {
-    ms: setup + warm + cells.length * rounds * windowMs(p) + (il ? paired * interleavedRoundMs(cells.length, il) : 0),
+    ms:
+      setup +
+      warm +
+      cells.length * rounds * windowMs(p) +
+      (il ? paired * interleavedRoundMs(cells.length, il) : 0) +
+      restarts * restartMs,
     windows: cells.length * rounds + paired,
   };
 }
@@ -297,9 +307,79 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
     ctx.progress.note("  interleaved rounds skipped: a server's CPU time cannot be read (external target)");
     return;
   }
+  const per = roundsPerInstance(il);
   for (let r = 1; r <= il.rounds; r++) {
     if (ctx.signal.aborted) return;
-    if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail))) return;
+    const instance = Math.floor((r - 1) / per) + 1;
+    if (r > 1 && (r - 1) % per === 0 && ops.alive().length >= 2) {
+      await restartAll(ctx, ops, instance, r);
+      if (ctx.signal.aborted) return;
+      const warm = { ...il, activeS: p.warmupS };
+      if (
+        p.warmupS > 0 &&
+        !(await runInterleavedRound(entries, ctx, r, warm, ops.stop, ops.tail, { instance, warmup: true }))
+      )
+        return;
+    }
+    if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail, { instance }))) return;
+  }
+}
+
+/** Interleaved rounds per server process (profiles.ts `InterleaveShape.instances`; the last block may be shorter). */
+export function roundsPerInstance(il: InterleaveShape): number {
+  const k = Math.max(1, Math.min(il.instances ?? 1, il.rounds));
+  return Math.ceil(il.rounds / k);
+}
+
+/**
+ * Restarts every live server of the group as server process `instance` before interleaved round
+ * `round` (profiles.ts `InterleaveShape.instances`): stop, start, the contract check and the
+ * burst again (window.ts `verifyEntry`); the first process's start-up time and verification stay
+ * the cell's unless the new one fails. A failed start, a crash or a failed check writes an error
+ * trial (numbered `round`) and leaves that cell out of the later rounds. Returns early on an
+ * abort. Throws a UserError (a busy fixed port) or an unexpected start error.
+ */
+async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, round: number): Promise<void> {
+  const fail = (e: Entry, reason: string, logTail: string) => {
+    const trial: CellResult = {
+      ...e.base,
+      status: 'error',
+      round,
+      verification: e.verification,
+      failure: {
+        reason: `restart as server process ${instance} before interleaved round ${round}: ${reason}`,
+        logTail,
+      },
+      finishedAt: new Date().toISOString(),
+    };
+    e.trials.push(trial);
+    ctx.sink.writeTrial(trial, e.trials.length);
+  };
+  const live = ops.alive();
+  ctx.progress.note(`  restarting ${live.length} servers as server process ${instance} of each cell`);
+  for (const e of live) {
+    if (ctx.signal.aborted) return;
+    await ops.stop(e);
+    try {
+      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
+    } catch (err) {
+      if (ctx.signal.aborted && !(err instanceof UserError)) return;
+      if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
+      fail(e, err.message, err.logTail);
+      continue;
+    }
+    const first = { startupMs: e.base.startupMs, verification: e.verification };
+    await verifyEntry(e, ctx);
+    if (ctx.signal.aborted) return;
+    const died = e.server?.exitInfo();
+    const wide = died ? null : loopbackBreach(e, `the contract check of server process ${instance}`);
+    const failed =
+      e.verification?.level === 'fail' ? `verification failed: ${e.verification.reasons.join('; ')}` : null;
+    e.base.startupMs = first.startupMs;
+    if (died || wide || failed) {
+      fail(e, died ? `server ${died} during verification` : (wide ?? failed ?? ''), ops.tail(e));
+      await ops.stop(e);
+    } else e.verification = first.verification;
   }
 }
 

@@ -150,10 +150,18 @@ export function pairedFigure(
   };
 }
 
+/** How a round is used: `instance` (1-based server process of every cell, profiles.ts `instances`); `warmup`: not recorded. */
+export interface RoundUse {
+  instance?: number;
+  /** A warm-up round of freshly restarted servers (`activeS` = the profile's warm-up): no trial unless a server fails. */
+  warmup?: boolean;
+}
+
 /**
  * One interleaved round of the live entries (see the module docstring): writes one trial per
  * entry (its `paired` figure; a crash, an off-loopback socket or a driver error makes an error
- * trial and stops that server). Returns false when an abort interrupted the round (no trials).
+ * trial and stops that server). A `warmup` round writes only the failures' trials (numbered
+ * `round`, the next measured one). Returns false when an abort interrupted the round (no trials).
  */
 export async function runInterleavedRound(
   entries: Entry[],
@@ -162,6 +170,7 @@ export async function runInterleavedRound(
   shape: InterleaveShape,
   stop: (e: Entry) => Promise<void>,
   tail: (e: Entry) => string,
+  use: RoundUse = {},
 ): Promise<boolean> {
   const live = entries.filter((e) => !e.final && e.server);
   if (live.length < 2) return true;
@@ -170,9 +179,10 @@ export async function runInterleavedRound(
   const p = first.cell.profile as ConnectionProfile;
   const windowS = roundWindowS(live.length, shape);
   const slices = Math.ceil((windowS * 1000) / shape.sliceMs);
-  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round);
+  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round + (use.warmup ? 31 : 0));
+  const what = use.warmup ? `interleaved warm-up of server process ${use.instance ?? 1}` : `interleaved round ${round}`;
   ctx.progress.window(
-    `interleaved round ${round}: ${live.length} servers, ${windowS} s in ${shape.sliceMs} ms slices`,
+    `${what}: ${live.length} servers, ${windowS} s in ${shape.sliceMs} ms slices`,
     interleavedRoundMs(live.length, shape),
   );
   const gate = new SliceGate();
@@ -188,7 +198,7 @@ export async function runInterleavedRound(
     return ctx.driver
       .window(p, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
         durationS: windowS,
-        warmup: false,
+        warmup: use.warmup === true,
         latency: false,
         cpus: ctx.cpuPlan.client,
         threads: ctx.cpuPlan.clientThreads,
@@ -227,10 +237,12 @@ export async function runInterleavedRound(
     const c0 = cpu0.get(e);
     const c1 = liveServer(e).cpuUs();
     const cpu = c0 === null || c0 === undefined || c1 === null ? null : c1 - c0;
-    const paired = r.out
+    const fig = r.out
       ? pairedFigure(r.out, inFlight, cpu, (gate.activeMs.get(e) ?? 0) / 1000, live.length, shape.sliceMs)
       : null;
-    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail);
+    const paired = fig && (use.instance ?? 1) > 1 ? { ...fig, instance: use.instance ?? 1 } : fig;
+    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail, use.warmup ? 'warm-up' : '');
+    if (use.warmup && trial.status === 'ok') continue;
     e.trials.push(trial);
     ctx.sink.writeTrial(trial, e.trials.length);
     if (trial.status !== 'ok') await stop(e);
@@ -247,23 +259,25 @@ async function pairedTrial(
   paired: PairedWindow | null,
   error: string | null,
   tail: (e: Entry) => string,
+  warmup: '' | 'warm-up',
 ): Promise<CellResult> {
   const died = liveServer(e).exitInfo();
-  const wide = died ? null : loopbackBreach(e, `interleaved round ${round}`);
+  const where = warmup ? `the interleaved warm-up before round ${round}` : `interleaved round ${round}`;
+  const wide = died ? null : loopbackBreach(e, where);
   const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
   const stamp = { round, verification: e.verification, finishedAt: new Date().toISOString() };
   if (out && paired && !died && !wide) {
     // The latency of a paused driver is not the server's: the histogram is dropped, never read.
     const load = { ...out, latencyHistogramUs: null, profile: e.cell.profile };
     const trial: CellResult = { ...e.base, ...lost, load, paired, status: 'ok', ...stamp };
-    ctx.progress.note(`  ${e.label}: ${describePaired(paired)}`);
+    if (!warmup) ctx.progress.note(`  ${e.label}: ${describePaired(paired)}`);
     return trial;
   }
   const reason = died
-    ? `server ${died} during interleaved round ${round}`
+    ? `server ${died} during ${where}`
     : (wide ??
       (error
-        ? `load driver failed in interleaved round ${round}: ${error}`
-        : `interleaved round ${round}: the server's CPU time could not be read, or it served no request`));
+        ? `load driver failed in ${where}: ${error}`
+        : `${where}: the server's CPU time could not be read, or it served no request`));
   return { ...e.base, ...lost, status: died ? 'crashed' : 'error', failure: { reason, logTail: tail(e) }, ...stamp };
 }

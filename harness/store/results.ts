@@ -281,9 +281,11 @@ export interface CellStats {
   /**
    * The interleaved rounds (scheduler/interleave.ts), when the profile has them: each round's
    * efficiency (requests per server CPU-second) and its round number. The table model ranks on
-   * these; `trialRps`/`rps` stay the solo windows' requests/s.
+   * these; `trialRps`/`rps` stay the solo windows' requests/s. `instances[i]`: the server
+   * process (1-based) of round `rounds[i]`, when the profile restarts servers between blocks of
+   * rounds (profiles.ts `InterleaveShape.instances`); absent = one process for all rounds.
    */
-  paired?: { rounds: number[]; efficiency: number[] };
+  paired?: { rounds: number[]; efficiency: number[]; instances?: number[] };
 }
 
 /**
@@ -302,6 +304,8 @@ export interface PairedWindow {
   /** Servers interleaved in the round (this one included). */
   servers: number;
   sliceMs: number;
+  /** The server process (1-based) of the cell that ran this round (profiles.ts `InterleaveShape.instances`); absent = 1. */
+  instance?: number;
 }
 
 /** Resource use of one cell's measured window (lifecycle/sampler.ts). */

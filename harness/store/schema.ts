@@ -85,6 +85,7 @@ export const CellFileSchema = z
         activeS: num,
         servers: num,
         sliceMs: num,
+        instance: z.number().int().positive().optional(),
       })
       .optional(),
     startedAt: z.string(),

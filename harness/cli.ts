@@ -273,7 +273,7 @@ const benchOptions = (c: Command) =>
     )
     .option(
       '--rounds <n>',
-      "rounds: measured windows per cell (one trial each), interleaved across contenders (default: the profile's; quick: 5)",
+      "rounds: solo measured windows per cell (one trial each), in a shuffled order per round (default: the profile's; quick: 2)",
     )
     .addOption(new Option('--trials <n>', 'old name of --rounds').hideHelp())
     .option('--seed <n>', 'shuffle seed: fixes the per-round order of the contenders (recorded; random by default)')

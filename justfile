@@ -42,6 +42,10 @@ why +args:
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"
 
+# The README's picture: the committed results/leaderboard.html rendered in Chromium (playwright-core; $CHROMIUM_PATH or /usr/bin/chromium) at 1366×768 into docs/report-overview.png, with docs/report-overview.json naming the report's runs. Run it after `just leaderboard` re-renders the committed report.
+screenshot *args:
+    @exec node scripts/screenshot.ts "$@"
+
 # The contract check only, no load: just verify [contender...]
 verify *args:
     @exec {{harness}} verify "$@"

@@ -137,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!chromiumPath()) {
     console.error(
-      'error: no Chromium: set CHROMIUM_PATH to a Chromium binary, or install Debian\'s with `apt-get install -y chromium` (`npx just tools` as root)',
+      "error: no Chromium: set CHROMIUM_PATH to a Chromium binary, or install Debian's with `apt-get install -y chromium` (`npx just tools` as root)",
     );
     return 2;
   }

@@ -1,8 +1,9 @@
 // results/leaderboard.html opened in headless Chromium (Debian's chromium through
 // playwright-core), driven as a reader would: with the keyboard, the contender filter and
 // highlight, sortable tables, the table of contents, the compare view, a 390 px phone width and
-// the print stylesheet. The 1366×768 screenshot of the first screen (the overview above the fold)
-// is written to docs/report-overview.png (the README shows it).
+// the print stylesheet. The fixture's 1366×768 screenshot of the first screen (the overview above
+// the fold) is written to test-output/report-overview-fixture.png; the README's picture is the
+// committed report's (`npx just screenshot`, checked in report-overview.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumPath } from '../harness/drivers/tools.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { renderHtmlView } from '../harness/report/exporters/html.ts';
 import { buildView } from '../harness/report/view-build.ts';
@@ -17,13 +19,15 @@ import { reportSnapshot } from './report-fixture.ts';
 import { capacitySnapshot } from './report-capacity-fixture.ts';
 import { ROOT } from './helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** Without Debian's chromium the browser tests are skipped with this reason (`npx just tools` installs it as root). */
-const NO_CHROMIUM = fs.existsSync(CHROMIUM)
+/** `$CHROMIUM_PATH`, else Debian's /usr/bin/chromium (drivers/tools.ts). */
+const CHROMIUM = chromiumPath();
+/** Without a Chromium the browser tests are skipped with this reason (`npx just tools` installs Debian's as root). */
+const NO_CHROMIUM = CHROMIUM
   ? false
-  : `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\` (or \`npx just tools\` as root)`;
+  : "no Chromium: install Debian's with `apt-get update && apt-get install -y chromium` (or `npx just tools` as root), or set CHROMIUM_PATH";
 const OUT = path.join(ROOT, 'test-output');
-const SCREENSHOT = path.join(ROOT, 'docs', 'report-overview.png');
+/** The fixture's own screenshot of its first screen (the README's picture is the committed report's). */
+const SCREENSHOT = path.join(OUT, 'report-overview-fixture.png');
 const ASSETS = path.join(ROOT, 'harness', 'report', 'exporters', 'html');
 
 test('the page: one self-contained file from a template, a stylesheet and a script; nothing can break out of <script>', () => {
@@ -49,10 +53,7 @@ test('the page: one self-contained file from a template, a stylesheet and a scri
 });
 
 async function withBrowser(fn: (ctx: BrowserContext) => Promise<void>): Promise<void> {
-  assert.ok(
-    fs.existsSync(CHROMIUM),
-    `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\``,
-  );
+  assert.ok(CHROMIUM, NO_CHROMIUM || 'no Chromium');
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bakeoff-chromium-'));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -125,9 +126,8 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     assert.match(heat.find((r) => r[0] === 'koa')?.[1] ?? '', /^57% ‡5\d–5\d$/);
     assert.match(heat.find((r) => r[0] === 'express')?.[1] ?? '', /^45%4\d–4\d$/);
     assert.match(heat.find((r) => r[0] === 'fastify')?.[1] ?? '', /^9\d% ≥\d+–\d+$/);
-    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
-    assert.ok(fs.statSync(SCREENSHOT).size < 400_000, 'the committed screenshot stays small');
+    assert.ok(fs.statSync(SCREENSHOT).size < 400_000, 'the screenshot stays small');
 
     // 2. Table of contents: keyboard to the "Issues" link, Enter jumps there.
     await page.focus('nav.toc a[href="#issues"]');

@@ -219,15 +219,16 @@ function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number
         const x = m.cells[s]?.[c];
         const w = v.winners.find((y) => y.scenario === s);
         const href = w ? ` href="#${esc(w.tableId)}"` : '';
-        if (!x) return `<td data-label="${esc(c)}" class="na">–</td>`;
+        const at = `data-label="${esc(c)}" data-scenario="${esc(s)}"`;
+        if (!x) return `<td ${at} class="na">–</td>`;
         if (x.isBaseline)
-          return `<td data-label="${esc(c)}" data-v="1" class="${x.rank === 1 ? 'rank1' : ''}" title="${esc(`${c} is the baseline of ${s}`)}"><a${href}>100%<span class="iv">baseline</span></a></td>`;
+          return `<td ${at} data-v="1" class="${x.rank === 1 ? 'rank1' : ''}" title="${esc(`${c} is the baseline of ${s}`)}"><a${href}>100%<span class="iv">baseline</span></a></td>`;
         if (!x.ratio)
-          return `<td data-label="${esc(c)}" title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
+          return `<td ${at} title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
         const { text, iv } = pctCell(x.ratio);
         const col = heatColor(x.ratio.figure);
         const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : ''}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
-        return `<td data-label="${esc(c)}" data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
+        return `<td ${at} data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })
@@ -269,17 +270,18 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
       const tds = m.scenarios.map((s) => {
         const x = m.cells[s]?.[c];
         const href = ` href="#${esc(m.tableIds[s])}"`;
-        if (!x) return `<td data-label="${esc(c)}" class="na">–</td>`;
+        const at = `data-label="${esc(c)}" data-scenario="${esc(s)}"`;
+        if (!x) return `<td ${at} class="na">–</td>`;
         if (!x.rps) {
           const text = x.verdict === 'never' || x.verdict === 'interrupted' ? x.verdict : x.status;
-          return `<td data-label="${esc(c)}" class="cap-none" title="${esc(x.reason ?? text)}"><a${href}>${esc(text)}</a></td>`;
+          return `<td ${at} class="cap-none" title="${esc(x.reason ?? text)}"><a${href}>${esc(text)}</a></td>`;
         }
         const fig = sustainableText(x.rps, x.verdict);
         const iv = fmtBounds(x.rps);
         const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
         const col = x.ratio ? heatColor(x.ratio.figure) : { bg: '#fff', fg: '#1d2430' };
         const title = `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms${iv ? ` (${intervalName(x.rps)} ${iv})` : ''}${pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : ''}`;
-        return `<td data-label="${esc(c)}" data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
+        return `<td ${at} data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })

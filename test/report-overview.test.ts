@@ -25,6 +25,7 @@ import {
   VIEWPORT,
   withChromium,
 } from '../scripts/screenshot.ts';
+import { capacitySnapshot } from './report-capacity-fixture.ts';
 import { reportSnapshot } from './report-fixture.ts';
 import { ROOT } from './helpers.ts';
 
@@ -144,14 +145,20 @@ test('a page that is too wide is caught (the overflow probe can fail)', {
   );
 });
 
-test('the fixture report: no horizontal overflow of the overview at 1366×768 or 390×844, every interval shown', {
+test('the fixture reports (closed-loop and capacity): no horizontal overflow of the overview at 1366×768 or 390×844, every interval shown', {
   skip: NO_CHROMIUM,
   timeout: 180_000,
 }, async () => {
   fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, 'overview-fixture.html');
-  fs.writeFileSync(file, EXPORTERS.html.render(reportSnapshot(), { now: new Date('2026-11-22T01:00:00Z') }));
-  assert.deepEqual(await overflowAtBothWidths(file, 'overview-fixture'), {});
+  const now = new Date('2026-11-22T01:00:00Z');
+  for (const [name, snap] of [
+    ['overview-fixture', reportSnapshot()],
+    ['overview-capacity-fixture', capacitySnapshot()],
+  ] as const) {
+    const file = path.join(OUT, `${name}.html`);
+    fs.writeFileSync(file, EXPORTERS.html.render(snap, { now }));
+    assert.deepEqual(await overflowAtBothWidths(file, name), {}, name);
+  }
 });
 
 test('the committed runs re-rendered by this code: no horizontal overflow of the overview at 1366×768 or 390×844', {

@@ -248,6 +248,11 @@ export interface MatrixView {
       } | null
     >
   >;
+  /**
+   * Per scenario, the rows of its table that are noisy (issues.ts measurement note 'noisy'): said
+   * once per table, as a mark on the scenario's column, not on each cell.
+   */
+  noisy: Record<string, string[]>;
   /** The contenders shown from other runs (flag '‡'), with their run and scenarios, for the note on how to rank them. */
   joined: { label: string; runId: string; scenarios: string[] }[];
   /** The one profile of the overview's closed-loop tables (the default profile when it has tables). */

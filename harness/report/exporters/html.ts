@@ -212,7 +212,13 @@ const pctCell = (e: Estimate | null): { text: string; iv: string } =>
  */
 function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number]): string {
   const m = v.matrix;
-  const head = `<tr><th class="who">contender</th>${f.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
+  const noisy = (s: string) => {
+    const who = m.noisy[s] ?? [];
+    return who.length
+      ? ` <span class="noisy" title="${esc(`noisy rows in this table: ${who.join(', ')}`)}">~</span>`
+      : '';
+  };
+  const head = `<tr><th class="who">contender</th>${f.scenarios.map((s) => `<th class="num">${esc(s)}${noisy(s)}</th>`).join('')}</tr>`;
   const body = f.contenders
     .map((c) => {
       const tds = f.scenarios.map((s) => {
@@ -256,7 +262,7 @@ ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driver
 <div class="overview-grid">
 <div>${oneShape && v.winners[0] ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
 <div>${v.matrix.families.map((f) => familyHeatmap(v, f)).join('\n')}${v.matrix.joinedNote ? `<p class="note joined">${md(v.matrix.joinedNote)}</p>` : ''}
-<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials); ‡ from another run, not ranked</span></div></div>
+<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); † not ranked (few trials); ‡ from another run, not ranked; ~ after a scenario: its table has noisy rows (its notes name them)</span></div></div>
 </div>
 ${v.capacity ? capacityOverview(v.capacity) : ''}
 </section>`;

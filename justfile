@@ -13,10 +13,9 @@ harness := "node --disable-warning=ExperimentalWarning harness/cli.ts"
 # List contenders, scenarios and profiles.
 default: list
 
-# The quick bake-off of every contender, then the leaderboard (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
+# The quick bake-off of every contender, then the leaderboard, its overview printed once (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
 bake-off *args:
-    @exec {{harness}} bench-all "$@"
-    @if [[ " $* " == *" --json "* ]]; then exec {{harness}} leaderboard >&2; else exec {{harness}} leaderboard; fi
+    @exec {{harness}} bench-all --leaderboard "$@"
 
 # Verify and measure one or more contenders: just bench fastify [--scenario json] [--profile quick]
 bench +args:

@@ -290,6 +290,10 @@ const benchOptions = (c: Command) =>
       'bench a server already running on this machine, http(s)://127.0.0.1|localhost|[::1]:PORT (external target: no start, stop or pinning)',
       parseUrl,
     )
+    .option(
+      '--leaderboard',
+      "after the run, write results/LEADERBOARD.md and results/leaderboard.html and print their overview instead of the run's own table (`just bake-off`)",
+    )
     .option('-q, --quiet', 'no progress lines or notes: only the final table (stdout) and errors (stderr)')
     .option(
       '--json',

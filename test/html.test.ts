@@ -152,22 +152,68 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     );
     assert.ok(drawn.length >= 10 && drawn.every((d) => d === '1'), `charts drawn: ${drawn}`);
 
-    // 4. Resource charts on honest scales: CPU ends at pinned cores × 100, a 112% peak is clamped.
-    const cpu = await page.$eval(`${post} .chart[data-chart="cpu"]`, (el) => {
+    // 4. Requests per server CPU-second instead of a CPU chart flat at 100% (solo windows here: requests/s ÷ CPU).
+    assert.equal(await page.$(`${post} .chart[data-chart="cpu"]`), null, 'no CPU chart');
+    const eff = await page.$eval(`${post} .chart[data-chart="efficiency"]`, (el) => {
       const w = window as unknown as { echarts: { getInstanceByDom(e: Element): { getOption(): unknown } } };
       const o = w.echarts.getInstanceByDom(el).getOption() as {
-        xAxis: { max: number; name: string }[];
+        xAxis: { name: string }[];
+        yAxis: { data: string[] }[];
         series: { data: { value: number }[] }[];
       };
-      return {
-        max: o.xAxis[0]!.max,
-        name: o.xAxis[0]!.name,
-        values: o.series.flatMap((s) => s.data.map((d) => d.value)),
-      };
+      return { name: o.xAxis[0]!.name, labels: o.yAxis[0]!.data, values: o.series[0]!.data.map((d) => d.value) };
     });
-    assert.equal(cpu.max, 100);
-    assert.match(cpu.name, /CPU % of one core \(max 100\)/);
-    assert.ok(cpu.values.length > 0 && Math.max(...cpu.values) <= 100, `CPU bars above the axis: ${cpu.values}`);
+    assert.equal(eff.name, 'requests per server CPU-second');
+    assert.ok(eff.values.length >= 3 && eff.values.every((v) => v > 0), JSON.stringify(eff));
+    assert.ok(!eff.labels.includes('broken'), 'a failed row has no efficiency bar');
+    assert.match(
+      (await page.textContent(`${post} .chart-box:has([data-chart="efficiency"]) h4`)) ?? '',
+      /requests per server CPU-second \(solo windows: requests\/s ÷ server CPU\)/,
+    );
+
+    // 4b. Every value label of the requests/s bars sits right of its whisker's high end.
+    const clash = await page.$eval(`${post} .chart[data-chart="rps"]`, (el) => {
+      const w = window as unknown as {
+        echarts: {
+          getInstanceByDom(e: Element): {
+            getOption(): unknown;
+            convertToPixel(f: unknown, v: unknown): number[];
+          };
+        };
+      };
+      const chart = w.echarts.getInstanceByDom(el);
+      const o = chart.getOption() as { series: { data: (number | string | null)[][] }[]; yAxis: { data: string[] }[] };
+      const svg = el.querySelector('svg')!.getBoundingClientRect();
+      const texts = [...el.querySelectorAll('svg text')].map((t) => ({
+        t: t.textContent ?? '',
+        b: t.getBoundingClientRect(),
+      }));
+      const out: string[] = [];
+      let checked = 0;
+      for (const [i, lo, hi, label] of o.series[1]!.data) {
+        if (typeof hi !== 'number' || typeof lo !== 'number') continue;
+        const [x, y] = chart.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, [hi, o.yAxis[0]!.data[Number(i)]]);
+        const hit = texts.find((t) => t.t === label && Math.abs(t.b.top + t.b.height / 2 - svg.top - y!) < 8);
+        if (!hit) out.push(`row ${i}: label ${label} not found`);
+        else if (hit.b.left - svg.left < x!)
+          out.push(`row ${i}: label ${label} at ${hit.b.left - svg.left} < whisker ${x}`);
+        checked++;
+      }
+      return { out, checked };
+    });
+    assert.ok(clash.checked >= 3, `labels checked: ${clash.checked}`);
+    assert.deepEqual(clash.out, []);
+
+    // 4c. A detail table scrolls inside its own box with its rank and contender columns sticky.
+    const sticky = await page.$eval(`${post} table.board`, (t) => {
+      const cell = (sel: string) => getComputedStyle(t.querySelector(sel)!).position;
+      return [
+        cell('tbody td:first-child'),
+        cell('tbody td:nth-child(2)'),
+        getComputedStyle(t.parentElement!).overflowX,
+      ];
+    });
+    assert.deepEqual(sticky, ['sticky', 'sticky', 'auto']);
 
     // 5. Latency: a p50/p99 dot plot on a log axis whose title is drawn whole inside the chart.
     const lat = await page.$eval(`${post} .chart[data-chart="latency"]`, (el) => {

@@ -8,7 +8,7 @@
 import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
-import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
+import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
@@ -203,6 +203,7 @@ function rowView(r: TableRow): RowView {
     trials: r.trials,
     paired: pairedRounds(c),
     resources: r.status === 'failed' ? null : resourcesOf(c),
+    efficiency: r.status === 'failed' || !c.stats?.paired?.efficiency.length ? null : median(c.stats.paired.efficiency),
     startupMs: c.startupMs,
     flags: rowFlags(c, r.flags, r.trials),
     capacity: capacityRowView(c),
@@ -234,6 +235,7 @@ function otherRowView(r: OtherRunRow): RowView {
     trials: r.trials,
     paired: pairedRounds(c),
     resources: null,
+    efficiency: null,
     startupMs: null,
     flags: [`run ${r.runId}`],
     capacity: null,

@@ -112,6 +112,11 @@ export interface RowView {
   /** Interleaved rounds behind the row's ranks and ratio (0 without them: the solo trials rank). */
   paired: number;
   resources: ResourcesView | null;
+  /**
+   * Requests per server CPU-second, the median over the row's interleaved rounds
+   * (CellResult stats.paired.efficiency); null without interleaved rounds.
+   */
+  efficiency: number | null;
   startupMs: number | null;
   /** Short flags for the reader: 'client-bound (lower bound)', 'noisy', 'failed', 'verify warn'… */
   flags: string[];

@@ -8,8 +8,10 @@
  * with ties, a heatmap of "% of baseline" with intervals); the reader's controls (contender
  * filter and highlight, scenario/profile/driver/Node filters); per table the summary sentence,
  * measurement notes, charts (requests/s bars with interval whiskers, client-bound bars hatched
- * and marked ≥, failed rows marked ✕; a p50/p99 latency dot plot on a log axis; server CPU on a
- * scale ending at the pinned cores × 100; RSS) and a sortable table; issues found with chips that
+ * and marked ≥, failed rows marked ✕, each value label right of its whisker; a p50/p99 latency
+ * dot plot on a log axis; requests per server CPU-second (issue 26: the median of the interleaved
+ * rounds, else the solo windows' requests/s ÷ server CPU, instead of a CPU chart flat at 100%);
+ * RSS) and a sortable table (scrolling inside its own box, the rank and contender columns sticky); issues found with chips that
  * count what the filters leave; claims; the Node version matrix; a compare view of two runs;
  * runs and method. Tables and text are plain HTML (readable without JavaScript and in print).
  *
@@ -99,6 +101,10 @@ interface PageRow {
   cpuCap: number | null;
   rssAvg: number | null;
   rssPeak: number | null;
+  /** Requests per server CPU-second: the median of the interleaved rounds, else the solo windows' requests/s ÷ CPU. */
+  eff: number | null;
+  /** Where `eff` comes from: 'rounds' (interleaved), 'solo' (requests/s ÷ server CPU), '' (none). */
+  effFrom: string;
 }
 
 interface PageData {
@@ -151,6 +157,8 @@ function pageRow(r: RowView): PageRow {
     cpuCap: res?.cpuCapPct ?? null,
     rssAvg: res?.rssAvgMiB ?? null,
     rssPeak: res?.rssPeakMiB ?? null,
+    eff: r.efficiency ?? (res && res.rpsPerCpuSecond > 0 ? res.rpsPerCpuSecond : null),
+    effFrom: r.efficiency !== null ? 'rounds' : res && res.rpsPerCpuSecond > 0 ? 'solo' : '',
   };
 }
 
@@ -429,6 +437,10 @@ function groupSection(t: TableView): string {
   const shown = tableRows(t);
   const drawn = own.filter((r) => shown.includes(r) || r.failed);
   const hasRes = drawn.some((r) => r.resources);
+  const hasEff = drawn.some((r) => r.efficiency !== null || (r.resources?.rpsPerCpuSecond ?? 0) > 0);
+  const effTitle = drawn.some((r) => r.efficiency !== null)
+    ? 'requests per server CPU-second (median of the interleaved rounds)'
+    : 'requests per server CPU-second (solo windows: requests/s ÷ server CPU)';
   const hasLat = drawn.some((r) => r.latencyMs);
   const hasCurve = own.some((r) => r.capacity?.curve.length);
   const chart = (kind: string, title: string) =>
@@ -445,7 +457,7 @@ function groupSection(t: TableView): string {
       : '';
   const charts =
     drawn.length || curve
-      ? `<div class="charts">${drawn.length ? chart('rps', rpsTitle) : ''}${curve}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasRes ? chart('cpu', 'server CPU (100% = one core; the axis ends at the pinned cores × 100)') + chart('rss', 'server memory') : ''}</div>`
+      ? `<div class="charts">${drawn.length ? chart('rps', rpsTitle) : ''}${curve}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasEff ? chart('efficiency', effTitle) : ''}${hasRes ? chart('rss', 'server memory') : ''}</div>`
       : '';
   return `<section class="card group${t.capacity ? ' capacity' : ''}" id="${esc(t.id)}" data-scenario="${esc(t.scenario)}" data-profile="${esc(t.profile)}" data-driver="${esc(t.driver)}" data-node="${t.nodeMajor}">
 <h3>${esc(t.scenario)} · ${esc(t.profile)} · ${esc(t.driver)} · Node ${t.nodeMajor}</h3>

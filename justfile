@@ -13,10 +13,9 @@ harness := "node --disable-warning=ExperimentalWarning harness/cli.ts"
 # List contenders, scenarios and profiles.
 default: list
 
-# The quick bake-off of every contender, then the leaderboard (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
+# The quick bake-off of every contender, then the leaderboard, its overview printed once (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
 bake-off *args:
-    @exec {{harness}} bench-all "$@"
-    @if [[ " $* " == *" --json "* ]]; then exec {{harness}} leaderboard >&2; else exec {{harness}} leaderboard; fi
+    @exec {{harness}} bench-all --leaderboard "$@"
 
 # Verify and measure one or more contenders: just bench fastify [--scenario json] [--profile quick]
 bench +args:
@@ -42,6 +41,10 @@ why +args:
 leaderboard *args:
     @exec {{harness}} leaderboard "$@"
 
+# The README's picture: the committed results/leaderboard.html rendered in Chromium (playwright-core; $CHROMIUM_PATH or /usr/bin/chromium) at 1366×768 into docs/report-overview.png, with docs/report-overview.json naming the report's runs. Run it after `just leaderboard` re-renders the committed report.
+screenshot *args:
+    @exec node scripts/screenshot.ts "$@"
+
 # The contract check only, no load: just verify [contender...]
 verify *args:
     @exec {{harness}} verify "$@"
@@ -58,7 +61,7 @@ baseline +args:
 export *args:
     @exec {{harness}} export "$@"
 
-# The harness's own resolution: 10 identical copies of a fixture and copies slowed 10% and 5%, in one run, judged pair by pair (false-difference rate, power; a benchmark, ~11 min).
+# The harness's own resolution: 10 identical copies of a fixture and copies slowed 10% and 5%, in one run, judged pair by pair (false-difference rate, power; a benchmark, ~25 min). Its newest record is the report's how-sure line.
 selftest *args:
     @exec {{harness}} selftest "$@"
 

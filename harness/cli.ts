@@ -290,6 +290,10 @@ const benchOptions = (c: Command) =>
       'bench a server already running on this machine, http(s)://127.0.0.1|localhost|[::1]:PORT (external target: no start, stop or pinning)',
       parseUrl,
     )
+    .option(
+      '--leaderboard',
+      "after the run, write results/LEADERBOARD.md and results/leaderboard.html and print their overview instead of the run's own table (`just bake-off`)",
+    )
     .option('-q, --quiet', 'no progress lines or notes: only the final table (stdout) and errors (stderr)')
     .option(
       '--json',
@@ -431,7 +435,7 @@ program
 program
   .command('selftest')
   .description(
-    "certify the harness's resolution: K identical copies of a fixture and copies slowed by 10% and 5%, in one run, judged pair by pair (false-difference rate, power at 10% and 5%)",
+    "certify the harness's resolution: K identical copies of a fixture and copies slowed by 10% and 5%, in one run, judged pair by pair (false-difference rate, power at 10% and 5%); a benchmark, ~25 min; its newest record is the report's how-sure line",
   )
   .option('-s, --scenario <names>', 'scenarios (default: the simple REST routes)', list)
   .option('-p, --profile <name>', 'load profile of the runs', DEFAULT_PROFILE)

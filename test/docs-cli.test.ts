@@ -122,3 +122,12 @@ test("help texts: each command's exit codes are only those it returns; tools nam
   assert.match(rate.replace(/\s+/g, ' '), /k6-rate profile: the constant arrival rate in requests\/s/);
   assert.doesNotMatch(rate, /autocannon/);
 });
+
+test('`just bake-off` prints the overview once: one harness process, bench-all --leaderboard, no second leaderboard', async () => {
+  const body = recipes().get('bake-off') ?? [];
+  const calls = body.filter((l) => l.includes('{{harness}}'));
+  assert.equal(calls.length, 1, body.join('\n'));
+  assert.match(calls[0] ?? '', /\{\{harness\}\} bench-all --leaderboard "\$@"/);
+  const help = await runCli(['bench-all', '--help']);
+  assert.match(help.stdout, /--leaderboard\s+after the run, write results\/LEADERBOARD\.md/);
+});

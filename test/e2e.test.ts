@@ -102,6 +102,28 @@ test('`bench x` measures the baseline beside it, unasked, and says so', async ()
   assert.equal(meta.harnessPid > 0, true);
 });
 
+test('`bench --leaderboard` (what `just bake-off` runs): the leaderboard is written and its overview printed once', async () => {
+  const results = tmpDir('e2e-leaderboard');
+  const r = await runCli([
+    '--results-dir',
+    results,
+    'bench',
+    'hono',
+    '--profile',
+    'smoke',
+    '--scenario',
+    'json',
+    '--leaderboard',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((r.stdout.match(/^Overview$/gm) ?? []).length, 1, r.stdout);
+  assert.match(r.stdout, /How sure: /);
+  assert.match(r.stdout, /wrote .*LEADERBOARD\.md and .*leaderboard\.html/);
+  assert.ok(
+    fs.existsSync(path.join(results, 'LEADERBOARD.md')) && fs.existsSync(path.join(results, 'leaderboard.html')),
+  );
+});
+
 test('the concurrency burst fails a POST that hangs on keep-alive and a body wrong 1 in 200 times', async () => {
   const contenders = tmpDir('e2e-burst-contenders');
   fs.cpSync(path.join(FIXTURES, 'hanging-post'), path.join(contenders, 'hanging-post'), { recursive: true });

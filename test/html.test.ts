@@ -1,8 +1,9 @@
 // results/leaderboard.html opened in headless Chromium (Debian's chromium through
 // playwright-core), driven as a reader would: with the keyboard, the contender filter and
 // highlight, sortable tables, the table of contents, the compare view, a 390 px phone width and
-// the print stylesheet. The 1366×768 screenshot of the first screen (the overview above the fold)
-// is written to docs/report-overview.png (the README shows it).
+// the print stylesheet. The fixture's 1366×768 screenshot of the first screen (the overview above
+// the fold) is written to test-output/report-overview-fixture.png; the README's picture is the
+// committed report's (`npx just screenshot`, checked in report-overview.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumPath } from '../harness/drivers/tools.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { renderHtmlView } from '../harness/report/exporters/html.ts';
 import { buildView } from '../harness/report/view-build.ts';
@@ -17,13 +19,15 @@ import { reportSnapshot } from './report-fixture.ts';
 import { capacitySnapshot } from './report-capacity-fixture.ts';
 import { ROOT } from './helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** Without Debian's chromium the browser tests are skipped with this reason (`npx just tools` installs it as root). */
-const NO_CHROMIUM = fs.existsSync(CHROMIUM)
+/** `$CHROMIUM_PATH`, else Debian's /usr/bin/chromium (drivers/tools.ts). */
+const CHROMIUM = chromiumPath();
+/** Without a Chromium the browser tests are skipped with this reason (`npx just tools` installs Debian's as root). */
+const NO_CHROMIUM = CHROMIUM
   ? false
-  : `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\` (or \`npx just tools\` as root)`;
+  : "no Chromium: install Debian's with `apt-get update && apt-get install -y chromium` (or `npx just tools` as root), or set CHROMIUM_PATH";
 const OUT = path.join(ROOT, 'test-output');
-const SCREENSHOT = path.join(ROOT, 'docs', 'report-overview.png');
+/** The fixture's own screenshot of its first screen (the README's picture is the committed report's). */
+const SCREENSHOT = path.join(OUT, 'report-overview-fixture.png');
 const ASSETS = path.join(ROOT, 'harness', 'report', 'exporters', 'html');
 
 test('the page: one self-contained file from a template, a stylesheet and a script; nothing can break out of <script>', () => {
@@ -49,10 +53,7 @@ test('the page: one self-contained file from a template, a stylesheet and a scri
 });
 
 async function withBrowser(fn: (ctx: BrowserContext) => Promise<void>): Promise<void> {
-  assert.ok(
-    fs.existsSync(CHROMIUM),
-    `${CHROMIUM} is missing: install Debian's chromium with \`apt-get update && apt-get install -y chromium\``,
-  );
+  assert.ok(CHROMIUM, NO_CHROMIUM || 'no Chromium');
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bakeoff-chromium-'));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -125,9 +126,8 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     assert.match(heat.find((r) => r[0] === 'koa')?.[1] ?? '', /^57% ‡5\d–5\d$/);
     assert.match(heat.find((r) => r[0] === 'express')?.[1] ?? '', /^45%4\d–4\d$/);
     assert.match(heat.find((r) => r[0] === 'fastify')?.[1] ?? '', /^9\d% ≥\d+–\d+$/);
-    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
-    assert.ok(fs.statSync(SCREENSHOT).size < 400_000, 'the committed screenshot stays small');
+    assert.ok(fs.statSync(SCREENSHOT).size < 400_000, 'the screenshot stays small');
 
     // 2. Table of contents: keyboard to the "Issues" link, Enter jumps there.
     await page.focus('nav.toc a[href="#issues"]');
@@ -152,22 +152,68 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     );
     assert.ok(drawn.length >= 10 && drawn.every((d) => d === '1'), `charts drawn: ${drawn}`);
 
-    // 4. Resource charts on honest scales: CPU ends at pinned cores × 100, a 112% peak is clamped.
-    const cpu = await page.$eval(`${post} .chart[data-chart="cpu"]`, (el) => {
+    // 4. Requests per server CPU-second instead of a CPU chart flat at 100% (solo windows here: requests/s ÷ CPU).
+    assert.equal(await page.$(`${post} .chart[data-chart="cpu"]`), null, 'no CPU chart');
+    const eff = await page.$eval(`${post} .chart[data-chart="efficiency"]`, (el) => {
       const w = window as unknown as { echarts: { getInstanceByDom(e: Element): { getOption(): unknown } } };
       const o = w.echarts.getInstanceByDom(el).getOption() as {
-        xAxis: { max: number; name: string }[];
+        xAxis: { name: string }[];
+        yAxis: { data: string[] }[];
         series: { data: { value: number }[] }[];
       };
-      return {
-        max: o.xAxis[0]!.max,
-        name: o.xAxis[0]!.name,
-        values: o.series.flatMap((s) => s.data.map((d) => d.value)),
-      };
+      return { name: o.xAxis[0]!.name, labels: o.yAxis[0]!.data, values: o.series[0]!.data.map((d) => d.value) };
     });
-    assert.equal(cpu.max, 100);
-    assert.match(cpu.name, /CPU % of one core \(max 100\)/);
-    assert.ok(cpu.values.length > 0 && Math.max(...cpu.values) <= 100, `CPU bars above the axis: ${cpu.values}`);
+    assert.equal(eff.name, 'requests per server CPU-second');
+    assert.ok(eff.values.length >= 3 && eff.values.every((v) => v > 0), JSON.stringify(eff));
+    assert.ok(!eff.labels.includes('broken'), 'a failed row has no efficiency bar');
+    assert.match(
+      (await page.textContent(`${post} .chart-box:has([data-chart="efficiency"]) h4`)) ?? '',
+      /requests per server CPU-second \(solo windows: requests\/s ÷ server CPU\)/,
+    );
+
+    // 4b. Every value label of the requests/s bars sits right of its whisker's high end.
+    const clash = await page.$eval(`${post} .chart[data-chart="rps"]`, (el) => {
+      const w = window as unknown as {
+        echarts: {
+          getInstanceByDom(e: Element): {
+            getOption(): unknown;
+            convertToPixel(f: unknown, v: unknown): number[];
+          };
+        };
+      };
+      const chart = w.echarts.getInstanceByDom(el);
+      const o = chart.getOption() as { series: { data: (number | string | null)[][] }[]; yAxis: { data: string[] }[] };
+      const svg = el.querySelector('svg')!.getBoundingClientRect();
+      const texts = [...el.querySelectorAll('svg text')].map((t) => ({
+        t: t.textContent ?? '',
+        b: t.getBoundingClientRect(),
+      }));
+      const out: string[] = [];
+      let checked = 0;
+      for (const [i, lo, hi, label] of o.series[1]!.data) {
+        if (typeof hi !== 'number' || typeof lo !== 'number') continue;
+        const [x, y] = chart.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, [hi, o.yAxis[0]!.data[Number(i)]]);
+        const hit = texts.find((t) => t.t === label && Math.abs(t.b.top + t.b.height / 2 - svg.top - y!) < 8);
+        if (!hit) out.push(`row ${i}: label ${label} not found`);
+        else if (hit.b.left - svg.left < x!)
+          out.push(`row ${i}: label ${label} at ${hit.b.left - svg.left} < whisker ${x}`);
+        checked++;
+      }
+      return { out, checked };
+    });
+    assert.ok(clash.checked >= 3, `labels checked: ${clash.checked}`);
+    assert.deepEqual(clash.out, []);
+
+    // 4c. A detail table scrolls inside its own box with its rank and contender columns sticky.
+    const sticky = await page.$eval(`${post} table.board`, (t) => {
+      const cell = (sel: string) => getComputedStyle(t.querySelector(sel)!).position;
+      return [
+        cell('tbody td:first-child'),
+        cell('tbody td:nth-child(2)'),
+        getComputedStyle(t.parentElement!).overflowX,
+      ];
+    });
+    assert.deepEqual(sticky, ['sticky', 'sticky', 'auto']);
 
     // 5. Latency: a p50/p99 dot plot on a log axis whose title is drawn whole inside the chart.
     const lat = await page.$eval(`${post} .chart[data-chart="latency"]`, (el) => {

@@ -239,7 +239,7 @@ test('HTML: capacity columns, the overview’s capacity matrix and rankings, and
   assert.match(overview, /<table class="heatmap capacity"/);
   assert.match(
     overview,
-    /<td data-label="slowpoke" class="cap-none" title="failed: never held p99 ≤ 10 ms[^"]*"><a[^>]*>never<\/a>/,
+    /<td data-label="slowpoke" data-scenario="ping" class="cap-none" title="failed: never held p99 ≤ 10 ms[^"]*"><a[^>]*>never<\/a>/,
   );
   assert.match(
     overview,

@@ -25,6 +25,7 @@ import type { RunDeps } from '../scheduler/scheduler-types.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
 import { renderTerminal } from '../report/leaderboard.ts';
+import { leaderboardCommand } from './report.ts';
 import { terminalSettings } from '../report/exporters/terminal.ts';
 
 export interface Globals {
@@ -60,6 +61,12 @@ export interface BenchOpts {
   quiet?: boolean;
   /** `--json`: NDJSON progress events on stdout (the table to stderr). */
   json?: boolean;
+  /**
+   * `--leaderboard`: after the run, write results/LEADERBOARD.md and results/leaderboard.html
+   * (cli/report.ts `leaderboardCommand`) and print their terminal overview instead of the run's own
+   * table, also with `--quiet` (to stderr with `--json`). `just bake-off` passes it: one overview.
+   */
+  leaderboard?: boolean;
 }
 
 const err = (l: string) => process.stderr.write(`${l}\n`);
@@ -176,14 +183,20 @@ export async function bench(
       metas = [];
     }
     const stream = opts.json ? process.stderr : process.stdout;
-    const table = `\n${renderTerminal(
-      summary.cells,
-      scenarios.map((s) => s.name),
-      metas,
-      terminalSettings(stream, process.env),
-    )}`;
-    if (!opts.json) process.stdout.write(table);
-    else if (!opts.quiet) process.stderr.write(table);
+    if (opts.leaderboard) {
+      // `just bake-off`: the leaderboard's overview instead of this run's table, so it is printed once.
+      const log = (l: string) => process.stderr.write(`${l}\n`);
+      stream.write(`\n${leaderboardCommand(g, terminalSettings(stream, process.env), log)}`);
+    } else {
+      const table = `\n${renderTerminal(
+        summary.cells,
+        scenarios.map((s) => s.name),
+        metas,
+        terminalSettings(stream, process.env),
+      )}`;
+      if (!opts.json) process.stdout.write(table);
+      else if (!opts.quiet) process.stderr.write(table);
+    }
     process.exitCode = exitCodeForStatuses(summary.cells.map((c) => c.status));
     end(process.exitCode, { cells: summary.cells.length });
     return summary;

@@ -13,12 +13,13 @@ import { loadScenarios } from '../contract/scenarios.ts';
 import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
+import { readNewestSelftest } from '../store/selftest-store.ts';
 import { readAllWhy } from '../store/why-store.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/exporter-registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
 
-/** Every run of the store with its cells and trial files, the scenario contract and the `just why` records; warnings for skipped files. */
+/** Every run of the store with its cells and trial files, the scenario contract, the `just why` records and the newest self-test record; warnings for skipped files. */
 export function readSnapshot(
   resultsDir: string,
   scenariosDir: string,
@@ -38,7 +39,12 @@ export function readSnapshot(
     });
   const why = readAllWhy(resultsDir);
   warnings.push(...why.warnings);
-  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir), why: why.records }, warnings };
+  const self = readNewestSelftest(resultsDir);
+  warnings.push(...self.warnings);
+  return {
+    snapshot: { runs, scenarios: loadScenarios(scenariosDir), why: why.records, selftest: self.selftest },
+    warnings,
+  };
 }
 
 interface Dirs {

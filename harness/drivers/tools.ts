@@ -34,8 +34,18 @@ export interface ToolStatus {
 
 /** Debian packages the tools and tests use, by tool. */
 const APT: Record<string, string> = { wrk: 'wrk', chromium: 'chromium' };
-/** The chromium binary the browser test drives. */
+/** The chromium binary the browser tests and `just screenshot` drive: Debian's package. */
 export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * The Chromium to drive: `$CHROMIUM_PATH` when it is set and names an existing file, else Debian's
+ * `/usr/bin/chromium` when installed, else null (no browser is ever downloaded).
+ */
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string | null {
+  const own = env.CHROMIUM_PATH;
+  if (own && fs.existsSync(own)) return own;
+  return fs.existsSync(CHROMIUM) ? CHROMIUM : null;
+}
 
 const names = (pred: (p: (typeof PROFILES)[number]) => boolean) =>
   PROFILES.filter(pred)
@@ -63,7 +73,7 @@ export function toolStatus(): ToolStatus[] {
   const k6 = findK6({ build: false });
   const oha = findOha();
   const go = onPath('go');
-  const chromium = fs.existsSync(CHROMIUM) ? CHROMIUM : null;
+  const chromium = chromiumPath();
   const taskset = onPath('taskset');
   const docker = onPath('docker');
   return [
@@ -153,7 +163,7 @@ export function installTools(o: { log: (l: string) => void; apt?: boolean; oha?:
       : `oha: missing — ${oha.why}; run: ${oha.install} (7–25 minutes, once)`,
   );
   const missing = Object.entries(APT)
-    .filter(([tool]) => (tool === 'wrk' ? !findWrk() : !fs.existsSync(CHROMIUM)))
+    .filter(([tool]) => (tool === 'wrk' ? !findWrk() : !chromiumPath()))
     .map(([, pkg]) => pkg);
   const aptGet = onPath('apt-get');
   if (missing.length && isRoot() && aptGet && o.apt !== false) {
@@ -168,10 +178,9 @@ export function installTools(o: { log: (l: string) => void; apt?: boolean; oha?:
   }
   const wrk = findWrk();
   lines.push(wrk ? `wrk: ${wrk.bin} (${wrk.version})` : `wrk: missing — run: ${aptCommand(['wrk'])}`);
-  lines.push(
-    fs.existsSync(CHROMIUM) ? `chromium: ${CHROMIUM}` : `chromium: missing — run: ${aptCommand(['chromium'])}`,
-  );
-  return { ok: Boolean(k6.bin && wrk && fs.existsSync(CHROMIUM)), lines };
+  const chromium = chromiumPath();
+  lines.push(chromium ? `chromium: ${chromium}` : `chromium: missing — run: ${aptCommand(['chromium'])}`);
+  return { ok: Boolean(k6.bin && wrk && chromium), lines };
 }
 
 /** `just doctor`'s text: each tool with its version, and for each missing one what it costs and how to get it. */

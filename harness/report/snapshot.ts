@@ -4,6 +4,7 @@
  * one and returns text; nothing in report/ reads files under `results/` itself.
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
+import type { SelftestSummary } from '../store/selftest-store.ts';
 import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
 
@@ -33,6 +34,11 @@ export interface ReportSnapshot {
   readonly scenarios: readonly SnapshotScenario[];
   /** The CPU attribution records of `just why` runs (store/why-store.ts), oldest first, when the reader loaded them. */
   readonly why?: readonly WhyRecord[];
+  /**
+   * The newest `just selftest` record (store/selftest-store.ts) for the how-sure line: null when
+   * the reader found none ("self-test: not run"), absent when the reader did not look.
+   */
+  readonly selftest?: SelftestSummary | null;
 }
 
 /**
@@ -89,7 +95,13 @@ export function snapshotOfCells(
 export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
   const exact = s.runs.filter((r) => r.meta.runId === runId);
   const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
-  if (hits.length === 1) return { runs: hits, scenarios: s.scenarios, ...(s.why ? { why: s.why } : {}) };
+  if (hits.length === 1)
+    return {
+      runs: hits,
+      scenarios: s.scenarios,
+      ...(s.why ? { why: s.why } : {}),
+      ...(s.selftest !== undefined ? { selftest: s.selftest } : {}),
+    };
   const known = s.runs
     .slice(-8)
     .map((r) => r.meta.runId)

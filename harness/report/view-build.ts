@@ -8,7 +8,7 @@
 import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
-import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
+import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
@@ -36,6 +36,7 @@ import {
   sig,
 } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
+import { selftestText } from './resolution-text.ts';
 import { fmtSlo, ordinal } from './capacity-text.ts';
 import type {
   CapacityMatrixView,
@@ -143,7 +144,7 @@ function capacityRowView(c: CellResult): CapacityRowView | null {
 
 function rowFlags(
   c: CellResult,
-  f: { clientBound: boolean; noisy: boolean; failed: string | null; servicesLost: string[] },
+  f: { clientBound: boolean; failed: string | null; servicesLost: string[] },
   trials: number,
 ): string[] {
   const k = c.capacity;
@@ -159,7 +160,7 @@ function rowFlags(
       ? `${k.boundsAbove} of ${k.searches} searches held more without bracketing (lower bounds above the figure)`
       : '',
     f.clientBound ? 'client-bound (lower bound)' : '',
-    f.noisy ? 'noisy' : '',
+    // Noisy rows are named once per table, in its measurement notes, not flagged on each row.
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
     // With interleaved rounds the ranks rest on them; the solo windows' count is no flag then.
     trials < MIN_CI_TRIALS && !f.failed && !pairedRounds(c) ? `${trials} trial${trials === 1 ? '' : 's'}` : '',
@@ -202,6 +203,7 @@ function rowView(r: TableRow): RowView {
     trials: r.trials,
     paired: pairedRounds(c),
     resources: r.status === 'failed' ? null : resourcesOf(c),
+    efficiency: r.status === 'failed' || !c.stats?.paired?.efficiency.length ? null : median(c.stats.paired.efficiency),
     startupMs: c.startupMs,
     flags: rowFlags(c, r.flags, r.trials),
     capacity: capacityRowView(c),
@@ -233,6 +235,7 @@ function otherRowView(r: OtherRunRow): RowView {
     trials: r.trials,
     paired: pairedRounds(c),
     resources: null,
+    efficiency: null,
     startupMs: null,
     flags: [`run ${r.runId}`],
     capacity: null,
@@ -459,7 +462,8 @@ function matrixOf(primary: TableView[], profile: string | null): MatrixView {
         ratio: r.ratio,
         rank: r.rank,
         status: r.failed ? 'failed' : r.rank === null ? 'not ranked' : 'ok',
-        flags: [r.clientBound ? '≥' : '', r.noisy ? '~' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
+        // Noisy is said once per table (MatrixView.noisy, on the scenario's column), not per cell.
+        flags: [r.clientBound ? '≥' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
         isBaseline: r.isBaseline,
       };
     }
@@ -487,6 +491,9 @@ function matrixOf(primary: TableView[], profile: string | null): MatrixView {
       return { baseline, scenarios: ts.map((t) => t.scenario), contenders: orderedLabels(ts) };
     }),
     cells,
+    noisy: Object.fromEntries(
+      primary.map((t) => [t.scenario, t.rows.filter((r) => !r.otherRun && r.noisy).map((r) => r.label)]),
+    ),
     joined: [...joined.values()],
     profile,
     joinedNote: joinedNote([...joined.values()], primary),
@@ -699,10 +706,15 @@ function scenarioList(snapshot: ReportSnapshot): { name: string; baseline?: stri
   return snapshot.scenarios.map((s) => (s.baseline ? { name: s.name, baseline: s.baseline } : { name: s.name }));
 }
 
-/** A one-line answer to "how sure are these numbers?". */
-function certaintyOf(tables: TableView[], fidelity: string[]): string {
+/**
+ * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
+ * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
+ * intervals, how many tables have noisy rows (once per table, not per cell), client-bound cells
+ * and the driver fidelity.
+ */
+function certaintyOf(tables: TableView[], fidelity: string[], selftest: string | null): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
-  if (!rows.length) return 'No measured cell yet.';
+  if (!rows.length) return selftest ? `No measured cell yet · ${selftest}.` : 'No measured cell yet.';
   const trials = rows.map((r) => r.trials);
   const hi = Math.max(...trials);
   const ci = rows.filter((r) => r.rps?.kind === 'ci95').length;
@@ -712,7 +724,8 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
     const b = Math.max(...xs);
     return a === b ? `${a}` : `${a}–${b}`;
   };
-  const noisy = rows.filter((r) => r.noisy).length;
+  const measured = tables.filter((t) => t.rows.some((r) => !r.otherRun && !r.failed && r.rps));
+  const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
   const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
   const capRows = rows.filter((r) => r.capacity);
   const capBound = capRows.filter((r) => r.capacity?.verdict === 'at-least').length;
@@ -722,9 +735,10 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
     .sort((a, b) => a - b);
   const med = mdds.length ? (mdds[(mdds.length - 1) >> 1] ?? 0) / 2 + (mdds[mdds.length >> 1] ?? 0) / 2 : null;
   const parts = [
+    ...(selftest ? [selftest] : []),
     ...(med !== null
       ? [
-          `median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'})`,
+          `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'})`,
         ]
       : []),
     ...(paired.length
@@ -732,7 +746,7 @@ function certaintyOf(tables: TableView[], fidelity: string[]): string {
           `ranks and ratios from ${span(paired)} interleaved round${Math.max(...paired) === 1 ? '' : 's'} per cell (requests per CPU-second, beside the table's other servers); requests/s and latency from ${span(trials)} solo window${hi === 1 ? '' : 's'}`,
         ]
       : [`${span(trials)} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`]),
-    `${noisy} noisy`,
+    `${noisy} of ${measured.length} table${measured.length === 1 ? '' : 's'} noisy (see their notes)`,
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
     fidelity
@@ -816,7 +830,11 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     machine: machines.join(' | ') || '–',
     runs: metas.map((m) => runView(m, snapshot.runs.find((r) => r.meta.runId === m.runId)?.cells.length ?? 0)),
     driverFallback: fallbackOf(tables, metas),
-    certainty: certaintyOf(tables, fidelity),
+    certainty: certaintyOf(
+      tables,
+      fidelity,
+      snapshot.selftest === undefined ? null : selftestText(snapshot.selftest, o.now ?? new Date()),
+    ),
     rankRule: `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model (each row's per-round log-ratio to the baseline of the same round, noise pooled over the table; "significantly" = the ratio's 95% CI excludes 1); "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
     fidelity,
     winners,

@@ -112,6 +112,11 @@ export interface RowView {
   /** Interleaved rounds behind the row's ranks and ratio (0 without them: the solo trials rank). */
   paired: number;
   resources: ResourcesView | null;
+  /**
+   * Requests per server CPU-second, the median over the row's interleaved rounds
+   * (CellResult stats.paired.efficiency); null without interleaved rounds.
+   */
+  efficiency: number | null;
   startupMs: number | null;
   /** Short flags for the reader: 'client-bound (lower bound)', 'noisy', 'failed', 'verify warn'… */
   flags: string[];
@@ -248,6 +253,11 @@ export interface MatrixView {
       } | null
     >
   >;
+  /**
+   * Per scenario, the rows of its table that are noisy (issues.ts measurement note 'noisy'): said
+   * once per table, as a mark on the scenario's column, not on each cell.
+   */
+  noisy: Record<string, string[]>;
   /** The contenders shown from other runs (flag '‡'), with their run and scenarios, for the note on how to rank them. */
   joined: { label: string; runId: string; scenarios: string[] }[];
   /** The one profile of the overview's closed-loop tables (the default profile when it has tables). */

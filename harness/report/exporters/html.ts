@@ -8,8 +8,10 @@
  * with ties, a heatmap of "% of baseline" with intervals); the reader's controls (contender
  * filter and highlight, scenario/profile/driver/Node filters); per table the summary sentence,
  * measurement notes, charts (requests/s bars with interval whiskers, client-bound bars hatched
- * and marked ≥, failed rows marked ✕; a p50/p99 latency dot plot on a log axis; server CPU on a
- * scale ending at the pinned cores × 100; RSS) and a sortable table; issues found with chips that
+ * and marked ≥, failed rows marked ✕, each value label right of its whisker; a p50/p99 latency
+ * dot plot on a log axis; requests per server CPU-second (issue 26: the median of the interleaved
+ * rounds, else the solo windows' requests/s ÷ server CPU, instead of a CPU chart flat at 100%);
+ * RSS) and a sortable table (scrolling inside its own box, the rank and contender columns sticky); issues found with chips that
  * count what the filters leave; claims; the Node version matrix; a compare view of two runs;
  * runs and method. Tables and text are plain HTML (readable without JavaScript and in print).
  *
@@ -99,6 +101,10 @@ interface PageRow {
   cpuCap: number | null;
   rssAvg: number | null;
   rssPeak: number | null;
+  /** Requests per server CPU-second: the median of the interleaved rounds, else the solo windows' requests/s ÷ CPU. */
+  eff: number | null;
+  /** Where `eff` comes from: 'rounds' (interleaved), 'solo' (requests/s ÷ server CPU), '' (none). */
+  effFrom: string;
 }
 
 interface PageData {
@@ -151,6 +157,8 @@ function pageRow(r: RowView): PageRow {
     cpuCap: res?.cpuCapPct ?? null,
     rssAvg: res?.rssAvgMiB ?? null,
     rssPeak: res?.rssPeakMiB ?? null,
+    eff: r.efficiency ?? (res && res.rpsPerCpuSecond > 0 ? res.rpsPerCpuSecond : null),
+    effFrom: r.efficiency !== null ? 'rounds' : res && res.rpsPerCpuSecond > 0 ? 'solo' : '',
   };
 }
 
@@ -212,22 +220,29 @@ const pctCell = (e: Estimate | null): { text: string; iv: string } =>
  */
 function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number]): string {
   const m = v.matrix;
-  const head = `<tr><th class="who">contender</th>${f.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
+  const noisy = (s: string) => {
+    const who = m.noisy[s] ?? [];
+    return who.length
+      ? ` <span class="noisy" title="${esc(`noisy rows in this table: ${who.join(', ')}`)}">~</span>`
+      : '';
+  };
+  const head = `<tr><th class="who">contender</th>${f.scenarios.map((s) => `<th class="num">${esc(s)}${noisy(s)}</th>`).join('')}</tr>`;
   const body = f.contenders
     .map((c) => {
       const tds = f.scenarios.map((s) => {
         const x = m.cells[s]?.[c];
         const w = v.winners.find((y) => y.scenario === s);
         const href = w ? ` href="#${esc(w.tableId)}"` : '';
-        if (!x) return `<td data-label="${esc(c)}" class="na">–</td>`;
+        const at = `data-label="${esc(c)}" data-scenario="${esc(s)}"`;
+        if (!x) return `<td ${at} class="na">–</td>`;
         if (x.isBaseline)
-          return `<td data-label="${esc(c)}" data-v="1" class="${x.rank === 1 ? 'rank1' : ''}" title="${esc(`${c} is the baseline of ${s}`)}"><a${href}>100%<span class="iv">baseline</span></a></td>`;
+          return `<td ${at} data-v="1" class="${x.rank === 1 ? 'rank1' : ''}" title="${esc(`${c} is the baseline of ${s}`)}"><a${href}>100%<span class="iv">baseline</span></a></td>`;
         if (!x.ratio)
-          return `<td data-label="${esc(c)}" title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
+          return `<td ${at} title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
         const { text, iv } = pctCell(x.ratio);
         const col = heatColor(x.ratio.figure);
         const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : ''}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
-        return `<td data-label="${esc(c)}" data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
+        return `<td ${at} data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })
@@ -255,7 +270,7 @@ ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driver
 <div class="overview-grid">
 <div>${oneShape && v.winners[0] ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
 <div>${v.matrix.families.map((f) => familyHeatmap(v, f)).join('\n')}${v.matrix.joinedNote ? `<p class="note joined">${md(v.matrix.joinedNote)}</p>` : ''}
-<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); ~ noisy; † not ranked (few trials); ‡ from another run, not ranked</span></div></div>
+<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); † not ranked (few trials); ‡ from another run, not ranked; ~ after a scenario: its table has noisy rows (its notes name them)</span></div></div>
 </div>
 ${v.capacity ? capacityOverview(v.capacity) : ''}
 </section>`;
@@ -269,17 +284,18 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
       const tds = m.scenarios.map((s) => {
         const x = m.cells[s]?.[c];
         const href = ` href="#${esc(m.tableIds[s])}"`;
-        if (!x) return `<td data-label="${esc(c)}" class="na">–</td>`;
+        const at = `data-label="${esc(c)}" data-scenario="${esc(s)}"`;
+        if (!x) return `<td ${at} class="na">–</td>`;
         if (!x.rps) {
           const text = x.verdict === 'never' || x.verdict === 'interrupted' ? x.verdict : x.status;
-          return `<td data-label="${esc(c)}" class="cap-none" title="${esc(x.reason ?? text)}"><a${href}>${esc(text)}</a></td>`;
+          return `<td ${at} class="cap-none" title="${esc(x.reason ?? text)}"><a${href}>${esc(text)}</a></td>`;
         }
         const fig = sustainableText(x.rps, x.verdict);
         const iv = fmtBounds(x.rps);
         const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
         const col = x.ratio ? heatColor(x.ratio.figure) : { bg: '#fff', fg: '#1d2430' };
         const title = `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms${iv ? ` (${intervalName(x.rps)} ${iv})` : ''}${pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : ''}`;
-        return `<td data-label="${esc(c)}" data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
+        return `<td ${at} data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })
@@ -421,6 +437,10 @@ function groupSection(t: TableView): string {
   const shown = tableRows(t);
   const drawn = own.filter((r) => shown.includes(r) || r.failed);
   const hasRes = drawn.some((r) => r.resources);
+  const hasEff = drawn.some((r) => r.efficiency !== null || (r.resources?.rpsPerCpuSecond ?? 0) > 0);
+  const effTitle = drawn.some((r) => r.efficiency !== null)
+    ? 'requests per server CPU-second (median of the interleaved rounds)'
+    : 'requests per server CPU-second (solo windows: requests/s ÷ server CPU)';
   const hasLat = drawn.some((r) => r.latencyMs);
   const hasCurve = own.some((r) => r.capacity?.curve.length);
   const chart = (kind: string, title: string) =>
@@ -437,7 +457,7 @@ function groupSection(t: TableView): string {
       : '';
   const charts =
     drawn.length || curve
-      ? `<div class="charts">${drawn.length ? chart('rps', rpsTitle) : ''}${curve}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasRes ? chart('cpu', 'server CPU (100% = one core; the axis ends at the pinned cores × 100)') + chart('rss', 'server memory') : ''}</div>`
+      ? `<div class="charts">${drawn.length ? chart('rps', rpsTitle) : ''}${curve}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasEff ? chart('efficiency', effTitle) : ''}${hasRes ? chart('rss', 'server memory') : ''}</div>`
       : '';
   return `<section class="card group${t.capacity ? ' capacity' : ''}" id="${esc(t.id)}" data-scenario="${esc(t.scenario)}" data-profile="${esc(t.profile)}" data-driver="${esc(t.driver)}" data-node="${t.nodeMajor}">
 <h3>${esc(t.scenario)} · ${esc(t.profile)} · ${esc(t.driver)} · Node ${t.nodeMajor}</h3>

@@ -57,12 +57,12 @@ export function overviewMarkdown(v: ReportView): string[] {
   const m = v.matrix;
   out.push(
     '',
-    `**% of each scenario's baseline**${m.profile ? ` (profile \`${m.profile}\`)` : ''}, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; ~ noisy; † not ranked; ‡ from another run):`,
+    `**% of each scenario's baseline**${m.profile ? ` (profile \`${m.profile}\`)` : ''}, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; † not ranked; ‡ from another run; ~ after a scenario: its table has noisy rows, named in its notes):`,
   );
   for (const f of m.families) {
     out.push(
       '',
-      `| % of \`${f.baseline}\` | ${f.scenarios.join(' | ')} |`,
+      `| % of \`${f.baseline}\` | ${f.scenarios.map((s) => (m.noisy[s]?.length ? `${s} ~` : s)).join(' | ')} |`,
       `|---|${f.scenarios.map(() => '---:').join('|')}|`,
     );
     for (const c of f.contenders)

@@ -89,7 +89,7 @@ function winnerLines(v: ReportView, x: Ctx): string[] {
   return out;
 }
 
-/** One "% of baseline" matrix cell: "*97 (95–100)~"; the status when it has no ratio. */
+/** One "% of baseline" matrix cell: "*97 (95–100)≥"; the status when it has no ratio. */
 function ratioCell(m: MatrixView, s: string, name: string): string {
   const x = m.cells[s]?.[name];
   if (!x) return '–';
@@ -120,13 +120,13 @@ function familyMatrices(v: ReportView, x: Ctx): string[] {
     out.push(
       '',
       ...wrap(
-        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; ~ noisy; † not ranked; ‡ another run):`,
+        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; † not ranked; ‡ another run; ~ after a scenario: its table has noisy rows):`,
         x.width,
         '  ',
       ).map((l) => x.c.bold(l)),
     );
     const rows = [
-      ['contender', ...f.scenarios],
+      ['contender', ...f.scenarios.map((s) => (m.noisy[s]?.length ? `${s} ~` : s))],
       ...f.contenders.map((c) => [c, ...f.scenarios.map((s) => ratioCell(m, s, c))]),
     ];
     out.push(...matrixBlocks(rows, x.width, { indent: '  ', paint: matrixPaint(x, rows) }));

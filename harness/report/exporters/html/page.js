@@ -15,7 +15,8 @@
  * @typedef {{ label: string, rank: number | null, status: string, failed: boolean, otherRun: boolean,
  *   clientBound: boolean, atLeast: boolean, noisy: boolean, rps: number | null, lo: number | null, hi: number | null,
  *   interval: string, p50: number | null, p99: number | null, cpuAvg: number | null, cpuPeak: number | null,
- *   cpuCap: number | null, rssAvg: number | null, rssPeak: number | null }} PageRow
+ *   cpuCap: number | null, rssAvg: number | null, rssPeak: number | null, eff: number | null,
+ *   effFrom: string }} PageRow
  * @typedef {{ label: string, points: [number, number, number][] }} PageCurve
  *   one contender's steps, by rate: [offered requests/s, p99 ms, 1 = held the SLO]
  * @typedef {{ slo: number, curves: PageCurve[] }} PageCapacity
@@ -129,7 +130,14 @@
   /** @param {PageRow} r */
   const dim = (r) => (highlighted() && highlighted() !== r.label ? 0.3 : 1);
 
-  /** Requests/s bars with interval whiskers; client-bound bars hatched, failed rows marked ✕. @param {PageRow[]} rows @returns {Option} */
+  /** A bar's value label: "≥ 12.3k" (≥ for a lower bound), rounded to 100 requests/s. @param {PageRow} r */
+  const barLabel = (r) =>
+    `${r.clientBound || r.atLeast ? '≥ ' : ''}${r.rps == null ? '–' : kFmt(Math.round(r.rps / 100) * 100)}`;
+
+  /**
+   * Requests/s bars with interval whiskers; client-bound bars hatched, failed rows marked ✕; each
+   * value label right of its whisker's high end (never on the whisker). @param {PageRow[]} rows @returns {Option}
+   */
   function rpsOption(rows) {
     return {
       textStyle: font,
@@ -169,14 +177,13 @@
                     }
                   : undefined,
             },
+            // A row with an interval gets its label from the whisker series, right of the whisker.
             label: {
-              show: true,
+              show: r.failed || r.hi == null,
               position: 'right',
               fontSize: 11,
               color: r.failed ? '#c92a2a' : '#1d2430',
-              formatter: r.failed
-                ? 'failed'
-                : `${r.clientBound || r.atLeast ? '≥ ' : ''}${r.rps == null ? '–' : kFmt(Math.round(r.rps / 100) * 100)}`,
+              formatter: r.failed ? 'failed' : barLabel(r),
             },
           })),
         },
@@ -185,7 +192,8 @@
           name: 'interval',
           z: 5,
           silent: true,
-          data: rows.map((r, i) => [i, r.failed ? null : r.lo, r.failed ? null : r.hi]),
+          // [row, lo, hi, the value label drawn right of the whisker]
+          data: rows.map((r, i) => [i, r.failed ? null : r.lo, r.failed ? null : r.hi, barLabel(r)]),
           encode: { x: [1, 2], y: 0 },
           renderItem: (_params, api) => {
             const lo = api.value(1);
@@ -203,6 +211,18 @@
                 { type: 'line', shape: { x1: ax, y1: ay, x2: bx, y2: by }, style },
                 { type: 'line', shape: { x1: ax, y1: ay - h, x2: ax, y2: ay + h }, style },
                 { type: 'line', shape: { x1: bx, y1: by - h, x2: bx, y2: by + h }, style },
+                {
+                  type: 'text',
+                  style: {
+                    text: String(api.value(3)),
+                    x: bx + 4,
+                    y: by,
+                    verticalAlign: 'middle',
+                    fontSize: 11,
+                    fill: '#1d2430',
+                    font: '11px system-ui, sans-serif',
+                  },
+                },
               ],
             };
           },
@@ -335,6 +355,50 @@
   }
 
   /**
+   * Requests per server CPU-second per contender (PageRow.eff: the median of the interleaved
+   * rounds, else the solo windows' requests/s ÷ server CPU), labelled with its value.
+   * @param {PageRow[]} rows @returns {Option}
+   */
+  function efficiencyOption(rows) {
+    const use = rows.filter((r) => r.eff != null && !r.failed);
+    return {
+      textStyle: font,
+      animation: false,
+      grid: { ...grid, right: 56 },
+      tooltip: {
+        trigger: 'item',
+        formatter: (p) => {
+          const one = Array.isArray(p) ? p[0] : p;
+          const r = use[one?.dataIndex ?? 0];
+          if (!r) return '';
+          const from =
+            r.effFrom === 'rounds' ? 'median of the interleaved rounds' : 'solo windows: requests/s ÷ server CPU';
+          return `<b>${esc(r.label)}</b><br>${fmtInt(r.eff ?? 0)} requests per server CPU-second<br>${from}`;
+        },
+      },
+      xAxis: valueAxis('requests per server CPU-second'),
+      yAxis: catAxis(use),
+      series: [
+        {
+          type: 'bar',
+          barMaxWidth: 22,
+          data: use.map((r) => ({
+            value: r.eff ?? 0,
+            itemStyle: { color: color(r.label), opacity: dim(r), borderRadius: [0, 3, 3, 0] },
+            label: {
+              show: true,
+              position: 'right',
+              fontSize: 11,
+              color: '#1d2430',
+              formatter: kFmt(Math.round((r.eff ?? 0) / 100) * 100),
+            },
+          })),
+        },
+      ],
+    };
+  }
+
+  /**
    * Latency against the offered rate of a capacity table: one line per contender shown through
    * every step of its searches (sorted by rate; ● held the SLO, ○ failed), p99 on a log axis, the
    * SLO as a dashed horizontal line; the highlight dims the other contenders.
@@ -450,9 +514,11 @@
           ? rpsOption(rows)
           : kind === 'latency'
             ? latencyOption(rows)
-            : kind === 'cpu'
-              ? resourceOption(rows, 'cpu')
-              : resourceOption(rows, 'rss');
+            : kind === 'efficiency'
+              ? efficiencyOption(rows)
+              : kind === 'cpu'
+                ? resourceOption(rows, 'cpu')
+                : resourceOption(rows, 'rss');
     chart.setOption(option, { notMerge: true });
     el.dataset.drawn = '1';
   }

@@ -1,0 +1,51 @@
+/**
+ * The self-test's part of the report's how-sure line (issue 26, "One honest how-sure line"): this
+ * machine's resolution as the newest `just selftest` record measured it (store/selftest-store.ts)
+ * — its false-difference rate between identical copies with its 95% CI and pair count, its power
+ * at a 10% difference, its median minimum detectable difference, its main run id and its age —
+ * or, with no record, how to get one.
+ */
+import type { SelftestSummary } from '../store/selftest-store.ts';
+
+/** A share 0–1 as a percentage: one decimal below 10%, else whole ("4.9%", "15%", "93%"). */
+export function pctText(x: number): string {
+  const p = 100 * x;
+  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
+}
+
+/** A 95% CI of a share as "10–20%", bounds rounded outward (README: a printed interval contains its figure). */
+export function ciText([lo, hi]: [number, number]): string {
+  const step = (x: number) => (100 * x < 10 ? 0.1 : 1);
+  const f = (x: number, round: (n: number) => number) => {
+    const st = step(x);
+    const v = round((100 * x) / st) * st;
+    return st < 1 ? v.toFixed(1) : v.toFixed(0);
+  };
+  return `${f(lo, Math.floor)}–${f(hi, Math.ceil)}%`;
+}
+
+/** An age in ms as "35 min", "5 h", "3 days" (floor); negative ages (a clock ahead) read "0 min". */
+export function ageText(ms: number): string {
+  const min = Math.max(0, Math.floor(ms / 60_000));
+  if (min < 120) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.floor(h / 24)} days`;
+}
+
+/** What the line says without a record. */
+export const SELFTEST_NOT_RUN = 'self-test: not run (`npx just selftest`, ~25 min)';
+
+/**
+ * "self-test `RUN` (2 days old): 15% false differences between identical servers (95% CI
+ * 10–20%, 225 pairs; target ≤ 5%), 93% power at a 10% difference, median minimum detectable
+ * difference 10%"; SELFTEST_NOT_RUN for null. `now` dates the age.
+ */
+export function selftestText(s: SelftestSummary | null, now: Date): string {
+  if (!s) return SELFTEST_NOT_RUN;
+  const ci = (c: [number, number] | null) => (c ? `95% CI ${ciText(c)}, ` : '');
+  const fd = s.falseDifference;
+  const age = ageText(now.getTime() - Date.parse(s.at));
+  const mdd = s.medianMdd !== null ? `, median minimum detectable difference ${pctText(s.medianMdd)}` : '';
+  return `self-test \`${s.mainRun}\` (${age} old): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}${fd.pairs} pairs; target ≤ 5%), ${pctText(s.power10.rate)} power at a 10% difference${mdd}`;
+}

@@ -1,0 +1,91 @@
+/**
+ * Reading `just selftest` records (`results/selftest/<id>.json`, written by store/runs.ts
+ * `writeSelftest` from cli/selftest.ts) for the report's how-sure line (issue 26): this machine's
+ * resolution as the self-test measured it.
+ *
+ * Only the fields the report uses are validated (zod; other fields pass). Records of the first
+ * design (no `version`, before in-run copies: no false-difference rate per pair) are skipped
+ * silently; a record with a version that fails the schema is skipped with a warning.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { readValidated } from './results.ts';
+
+const Share = z.object({
+  pairs: z.number().int().nonnegative(),
+  rate: z.number().min(0).max(1),
+  ci95: z.tuple([z.number(), z.number()]).nullable().optional(),
+});
+
+/** The fields of a self-test record (version ≥ 2) the report reads. */
+const SelftestRecordSchema = z.looseObject({
+  version: z.number().int().min(2),
+  /** When the self-test finished (ISO 8601). */
+  at: z.string().min(1),
+  runs: z.looseObject({ main: z.string().min(1) }),
+  /** Identical copies judged different: rate of the null pairs, Clopper–Pearson 95% CI. */
+  falseDifference: Share,
+  /** Copies slowed 10% detected as slower. */
+  power10: Share,
+  /** The self-test run's median minimum detectable difference between two rows (a ratio − 1, e.g. 0.10). */
+  medianMddPair: z.number().nullable().optional(),
+});
+
+/** The newest self-test as the report shows it (rates are shares 0–1; `medianMdd` a ratio − 1). */
+export interface SelftestSummary {
+  /** The record's file, relative to the results folder's parent (e.g. `results/selftest/X.json`). */
+  file: string;
+  /** When it finished, ISO 8601. */
+  at: string;
+  /** The id of its main run (the run judged pair by pair). */
+  mainRun: string;
+  falseDifference: { rate: number; ci95: [number, number] | null; pairs: number };
+  power10: { rate: number; ci95: [number, number] | null; pairs: number };
+  medianMdd: number | null;
+}
+
+/**
+ * The newest (by `at`) valid self-test record under `<resultsDir>/selftest/`, or null when there
+ * is none; warnings name the records skipped as bad. Never throws on bad files.
+ */
+export function readNewestSelftest(resultsDir: string): { selftest: SelftestSummary | null; warnings: string[] } {
+  const dir = path.join(resultsDir, 'selftest');
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return { selftest: null, warnings: [] };
+  }
+  const acc = { skipped: [] as string[], warnings: [] as string[] };
+  let best: SelftestSummary | null = null;
+  for (const name of names.sort()) {
+    const file = path.join(dir, name);
+    if (!hasVersion(file)) continue; // the first design's records: no per-pair rates to show
+    const r = readValidated(file, SelftestRecordSchema, acc);
+    if (!r || (best && r.at <= best.at)) continue;
+    best = {
+      file: path.relative(path.dirname(resultsDir), file).split(path.sep).join('/'),
+      at: r.at,
+      mainRun: r.runs.main,
+      falseDifference: {
+        rate: r.falseDifference.rate,
+        ci95: r.falseDifference.ci95 ?? null,
+        pairs: r.falseDifference.pairs,
+      },
+      power10: { rate: r.power10.rate, ci95: r.power10.ci95 ?? null, pairs: r.power10.pairs },
+      medianMdd: r.medianMddPair ?? null,
+    };
+  }
+  return { selftest: best, warnings: acc.warnings };
+}
+
+/** Whether a JSON file has a top-level `version` (unreadable or not JSON: true, so the reader warns). */
+function hasVersion(file: string): boolean {
+  try {
+    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return typeof data !== 'object' || data === null || 'version' in data;
+  } catch {
+    return true;
+  }
+}

@@ -106,7 +106,7 @@ interface World {
   deps: RunDeps;
   lifecycle: Lifecycle;
   driver: LoadDriver;
-  windows: { label: string; warmup: boolean }[];
+  windows: { label: string; warmup: boolean; durationS: number }[];
   started: string[];
   stopped: string[];
   calls: Calls;
@@ -265,7 +265,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
     probe: () => ({ name: 'autocannon', available: true, version: 'fake', why: '', install: '' }),
     async window(_p: Profile, job, o): Promise<LoadOutput> {
       const s = byUrl.get(job.url)!;
-      w.windows.push({ label: s.label, warmup: o.warmup });
+      w.windows.push({ label: s.label, warmup: o.warmup, durationS: o.durationS });
       if (!o.warmup) {
         s.n++;
         measured++;
@@ -834,6 +834,14 @@ test('server processes: the interleaved rounds run in blocks, each server restar
   // The interleaved warm-ups: one unrecorded window per live server before blocks 2 and 3.
   const warm = w.windows.filter((x) => x.warmup).map((x) => x.label);
   assert.equal(warm.filter((l) => l.startsWith('node-http')).length, 3, 'the solo warm-up, then one per restart');
+  // A restarted process gets the load the first one had before its rounds: 1 s warm-up + 2 solo × 1 s,
+  // so each interleaved warm-up window lasts servers × 3 s.
+  const restartWarm = w.windows.filter((x) => x.warmup && x.label.startsWith('node-http')).slice(1);
+  assert.deepEqual(
+    restartWarm.map((x) => x.durationS),
+    [9, 6],
+    'three servers × 3 s, then two (c failed to restart) × 3 s',
+  );
   const base = run.cells.find((c) => c.contender === 'node-http');
   assert.deepEqual(base?.stats.paired.instances, [1, 1, 2, 2, 3, 3]);
   const [t] = buildTables([{ meta: run.meta, cells: run.cells }], {});

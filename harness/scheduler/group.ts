@@ -40,9 +40,7 @@ export function groupPlan(
   const paired = il && cells.length > 1 ? il.rounds : 0;
   // Each later server process: every server started and checked again, then an interleaved warm-up.
   const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
-  const restartMs = il
-    ? setup + (p.warmupS > 0 ? interleavedRoundMs(cells.length, { ...il, activeS: p.warmupS }) : 0)
-    : 0;
+  const restartMs = il ? setup + interleavedRoundMs(cells.length, { ...il, activeS: restartWarmupS(p, rounds) }) : 0;
   return {
     ms:
       setup +
@@ -314,15 +312,26 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
     if (r > 1 && (r - 1) % per === 0 && ops.alive().length >= 2) {
       await restartAll(ctx, ops, instance, r);
       if (ctx.signal.aborted) return;
-      const warm = { ...il, activeS: p.warmupS };
+      const warm = { ...il, activeS: restartWarmupS(p, ctx.rounds) };
       if (
-        p.warmupS > 0 &&
+        warm.activeS > 0 &&
         !(await runInterleavedRound(entries, ctx, r, warm, ops.stop, ops.tail, { instance, warmup: true }))
       )
         return;
     }
     if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail, { instance }))) return;
   }
+}
+
+/**
+ * Seconds of load per server in the interleaved warm-up of a restarted process: the load the first
+ * process had before its first interleaved round (the warm-up and the `soloRounds` solo windows;
+ * 3 s in `quick`), so no process starts its rounds colder than another. With only the 1 s warm-up,
+ * run 2026-11-25T06-45-25Z-e821 found the first round of restarted processes 10–15% below their
+ * second, by amounts that differed between contenders (docs/noise.md, "Process instances").
+ */
+export function restartWarmupS(p: Profile, soloRounds: number): number {
+  return p.warmupS + soloRounds * measuredSeconds(p);
 }
 
 /** Interleaved rounds per server process (profiles.ts `InterleaveShape.instances`; the last block may be shorter). */

@@ -38,7 +38,10 @@ export function readSnapshot(
     });
   const why = readAllWhy(resultsDir);
   warnings.push(...why.warnings);
-  return { snapshot: { runs, scenarios: loadScenarios(scenariosDir), why: why.records }, warnings };
+  return {
+    snapshot: { runs, scenarios: loadScenarios(scenariosDir), why: why.records, flames: why.flames },
+    warnings,
+  };
 }
 
 interface Dirs {

@@ -16,6 +16,7 @@
  */
 import path from 'node:path';
 import { type ProfileResult, readCpuProfile } from '../analysis/cpu-profile.ts';
+import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
 import { whyCell, whyDiffs } from '../analysis/why-table.ts';
 import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
@@ -24,7 +25,8 @@ import { whyRecordText } from '../report/why-text.ts';
 import { type ProfiledServer, profiledDeps } from '../scheduler/profiled.ts';
 import type { RunSummary } from '../scheduler/run.ts';
 import type { CellResult } from '../store/results.ts';
-import { profileDirOf, type WhyRecord, whyResultsDir, writeWhy } from '../store/why-store.ts';
+import { writeFolded } from '../store/flame-store.ts';
+import { profileDirOf, type WhyCell, type WhyRecord, whyResultsDir, writeWhy } from '../store/why-store.ts';
 import { bench, type BenchOpts, type Globals, load } from './bench.ts';
 
 export interface WhyOpts {
@@ -73,7 +75,7 @@ export function precheckWhy(opts: Partial<WhyOpts>): void {
   positiveInt('--top', opts.top, 12, 1000);
 }
 
-/** One cell's attribution input: its server, profile file and measured window. */
+/** One cell's attribution (its server, profile file and measured window) and the profile it read. */
 function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string, baselines: Map<string, string>) {
   const win = s?.windows[0] ?? null;
   let profileFile: string | null = null;
@@ -97,7 +99,7 @@ function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string,
     c.status === 'ok' || profile.ok === false
       ? null
       : `no profile: the cell is ${c.status}${c.failure ? ` (${c.failure.reason})` : ''}, so its window is no measure`;
-  return whyCell({
+  const cell = whyCell({
     cellId: c.cellId,
     contender: c.contender,
     variant: c.variant,
@@ -108,6 +110,21 @@ function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string,
     profile: status ? { ok: false, reason: status } : profile,
     window: win,
     rpsPerCpuSecond: c.resources?.rpsPerCpuSecond ?? null,
+  });
+  return { cell, profile, contenderDir: s?.contenderDir ?? '' };
+}
+
+/**
+ * Writes each attributed cell's flame graph (analysis/flame.ts: the window's call tree, frames
+ * under 0.5% folded) to `<runDir>/flames/<cell-id>.folded` and sets the cell's `flameFile`.
+ */
+function writeFlames(runDir: string, runId: string, inputs: ReturnType<typeof cellInput>[]): WhyCell[] {
+  return inputs.map(({ cell, profile, contenderDir }) => {
+    if (cell.noProfile || !profile.ok || !cell.window) return { ...cell, flameFile: null };
+    const { stacks, totalUs } = flameStacks(profile.profile, { contenderDir }, cell.window);
+    if (!stacks.length) return { ...cell, flameFile: null };
+    const flameFile = writeFolded(runDir, { cellId: cell.cellId, runId, minShare: FLAME_MIN_SHARE, totalUs, stacks });
+    return { ...cell, flameFile };
   });
 }
 
@@ -138,7 +155,8 @@ export async function why(
   });
   if (!summary.runDir) return null;
   const baselines = new Map(load(g).scenarios.map((s) => [s.name, s.baseline]));
-  const cells = summary.cells.map((c) => cellInput(c, servers.get(c.cellId), summary.runDir, baselines));
+  const inputs = summary.cells.map((c) => cellInput(c, servers.get(c.cellId), summary.runDir, baselines));
+  const cells = writeFlames(summary.runDir, summary.runId, inputs);
   const record: WhyRecord = {
     schemaVersion: 1,
     runId: summary.runId,
@@ -152,7 +170,7 @@ export async function why(
   const file = writeWhy(summary.runDir, record);
   const profiles = path.join(summary.runDir, 'logs', 'profiles');
   process.stdout.write(
-    `\n${whyRecordText(record, top)}attribution: ${file}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
+    `\n${whyRecordText(record, top)}attribution: ${file}\nflame graphs (folded stacks, committed; drawn by \`just leaderboard\`'s HTML, open in speedscope): ${path.join(summary.runDir, 'flames')}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
   );
   return record;
 }

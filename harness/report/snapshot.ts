@@ -4,6 +4,7 @@
  * one and returns text; nothing in report/ reads files under `results/` itself.
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
+import type { FoldedRead } from '../store/flame-store.ts';
 import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
 
@@ -33,6 +34,11 @@ export interface ReportSnapshot {
   readonly scenarios: readonly SnapshotScenario[];
   /** The CPU attribution records of `just why` runs (store/why-store.ts), oldest first, when the reader loaded them. */
   readonly why?: readonly WhyRecord[];
+  /**
+   * The flame graphs of those records' cells (store/flame-store.ts), keyed `<run-id>/<cell-id>`
+   * (why-store.ts `flameKey`); a missing or truncated file is `{ ok: false, reason }`.
+   */
+  readonly flames?: ReadonlyMap<string, FoldedRead>;
 }
 
 /**
@@ -89,7 +95,13 @@ export function snapshotOfCells(
 export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
   const exact = s.runs.filter((r) => r.meta.runId === runId);
   const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
-  if (hits.length === 1) return { runs: hits, scenarios: s.scenarios, ...(s.why ? { why: s.why } : {}) };
+  if (hits.length === 1)
+    return {
+      runs: hits,
+      scenarios: s.scenarios,
+      ...(s.why ? { why: s.why } : {}),
+      ...(s.flames ? { flames: s.flames } : {}),
+    };
   const known = s.runs
     .slice(-8)
     .map((r) => r.meta.runId)

@@ -7,13 +7,15 @@
  * store/why-store.ts) has one profiled cell per server whose shares and ns per request add up,
  * the burn goes to `burn-pkg`, the difference from the baseline adds up exactly with the
  * remainder, the unprofiled cell says why, the raw profile lies under the git-ignored logs
- * folder, and the Markdown report carries the Why section with a finding.
+ * folder, each profiled cell has its committed flame graph (folded stacks) with the burn under
+ * `[burn-pkg] burnA`, and the Markdown report carries the Why section with a finding.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
+import { readFolded } from '../harness/store/flame-store.ts';
 import { readAllWhy, whyResultsDir } from '../harness/store/why-store.ts';
 import { ROOT, runCli, tmpDir } from './helpers.ts';
 
@@ -112,7 +114,19 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
     assert.ok(fs.existsSync(path.join(runDir, c.profileFile!)));
     const inRepo = path.join('results', 'why', 'runs', rec.runId, c.profileFile!);
     assert.equal(spawnSync('git', ['check-ignore', '-q', inRepo], { cwd: ROOT }).status, 0, `${inRepo} is git-ignored`);
+    // Its flame graph, trimmed folded stacks of the window, is beside why.json and committed (not ignored).
+    assert.equal(c.flameFile, `flames/${c.cellId}.folded`);
+    const flame = readFolded(path.join(runDir, c.flameFile!));
+    assert.ok(flame.ok, flame.ok ? '' : flame.reason);
+    assert.ok(Math.abs(flame.totalUs - c.busyUs) <= flame.stacks.length + 1, `${name}: the flame holds the busy time`);
+    const flameInRepo = path.join('results', 'why', 'runs', rec.runId, c.flameFile!);
+    assert.equal(
+      spawnSync('git', ['check-ignore', '-q', flameInRepo], { cwd: ROOT }).status,
+      1,
+      `${flameInRepo} is committed`,
+    );
   }
+  assert.equal(byName.get('burner-sh')!.flameFile, null, 'no profile, no flame graph');
 
   // The burn (a timed busy loop of 400 µs per request) is burn-pkg's, and burner's largest bucket.
   const burner = byName.get('burner')!;
@@ -136,6 +150,12 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   assert.equal(d.diffNs, d.aTotalNs - d.bTotalNs);
   assert.equal(d.parts.reduce((s, p) => s + p.diffNs, 0) + d.remainderNs, d.diffNs);
   assert.equal(d.parts[0]!.bucket, 'burn-pkg');
+
+  // burner's flame graph: the burn under the handler, as `[burn-pkg] burnA index.js:<line>`.
+  const burnerFlame = readFolded(path.join(whyResultsDir(results), 'runs', rec.runId, burner.flameFile!));
+  assert.ok(
+    burnerFlame.ok && burnerFlame.stacks.some((s) => /^\[burn-pkg\] burnA index\.js:\d+$/.test(s.frames.at(-1) ?? '')),
+  );
 
   // The report: a Why section with the finding naming burn-pkg.
   const md = await runCli(['--results-dir', results, 'export', '--format', 'md']);

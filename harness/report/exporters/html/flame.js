@@ -15,7 +15,7 @@
 /**
  * @typedef {{ n: string, v: number, b: string, c: FlameNode[] }} FlameNode
  * @typedef {{ anchor: string, totalNs: number, totalUs: number, tree: FlameNode }} FlameData
- * @typedef {{ data: FlameNode & { highlight?: boolean } }} FlameDatum
+ * @typedef {{ data: FlameNode, highlight?: boolean }} FlameDatum  a d3 hierarchy node (search sets `highlight`)
  * @typedef {{ search: (term: string) => void, clear: () => void, resetZoom: () => void }} FlameChart
  */
 
@@ -60,7 +60,7 @@
       .minFrameSize(1)
       .transitionDuration(250)
       .label(label)
-      .setColorMapper(/** @param {FlameDatum} d */ (d) => (d.data.highlight ? '#e600e6' : colorOf(d.data.b)))
+      .setColorMapper(/** @param {FlameDatum} d */ (d) => (d.highlight ? '#e600e6' : colorOf(d.data.b)))
       .setDetailsHandler(
         /** @param {string | null} t */ (t) => {
           if (details) details.textContent = t ?? '';

@@ -168,3 +168,69 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
     ),
   );
 });
+
+test('bench --profile-cpu: the ranked run is untouched, then one profiled window per cell is stored as a why run that names it', async (t) => {
+  const contenders = tmpDir('why-pc-contenders');
+  const results = tmpDir('why-pc-results');
+  contender(contenders, 'node-http', ['node', 'server.js'], 0);
+  contender(contenders, 'burner', ['node', 'server.js']);
+  const base = ['--contenders-dir', contenders, '--results-dir', results, 'bench', 'burner', '--scenario', 'ping'];
+  // Option errors first: exit 2 before any server.
+  for (const [extra, re] of [
+    [['--profile-cpu', '--url', 'http://127.0.0.1:9'], /--profile-cpu cannot be combined with --url/],
+    [['--profile-cpu', '--json'], /--profile-cpu cannot be combined with --json/],
+    [['--profile-cpu', '--profile', 'capacity'], /capacity profile/],
+    [['--interval', '1000'], /--interval sets the sampling of --profile-cpu/],
+  ] as const) {
+    const bad = await runCli([...base, ...extra]);
+    assert.equal(bad.code, 2, `${extra.join(' ')}: ${bad.stderr}`);
+    assert.match(bad.stderr, re);
+  }
+  assert.equal(fs.existsSync(path.join(results, 'runs')), false, 'no run folder after an option error');
+
+  const r = await runCli([
+    ...base,
+    '--profile',
+    'quick',
+    '--duration',
+    '1',
+    '--rounds',
+    '1',
+    '--no-fidelity',
+    '--profile-cpu',
+  ]);
+  t.diagnostic(r.stdout.slice(-2500));
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  const rankedIds = fs.readdirSync(path.join(results, 'runs'));
+  assert.equal(rankedIds.length, 1, 'one ranked run');
+  const rankedId = rankedIds[0]!;
+  const rankedDir = path.join(results, 'runs', rankedId);
+  const before = fs.readdirSync(path.join(rankedDir, 'cells')).sort();
+  assert.deepEqual(
+    before.map((f) => f.split('__')[0]),
+    ['burner', 'node-http'],
+    'the ranked run holds its two cells only',
+  );
+  assert.match(
+    r.stdout,
+    new RegExp(`--profile-cpu: one window per cell under V8's CPU profiler, after ranked run ${rankedId}`),
+  );
+  const { records, warnings } = readAllWhy(results);
+  assert.deepEqual(warnings, []);
+  assert.equal(records.length, 1);
+  const rec = records[0]!;
+  assert.equal(rec.rankedRunId, rankedId);
+  assert.notEqual(rec.runId, rankedId);
+  assert.deepEqual(rec.cells.map((c) => c.contender).sort(), ['burner', 'node-http']);
+  for (const c of rec.cells) {
+    assert.equal(c.noProfile, null, `${c.contender}: ${c.noProfile}`);
+    assert.ok(c.flameFile && readFolded(path.join(whyResultsDir(results), 'runs', rec.runId, c.flameFile)).ok);
+  }
+  assert.equal(rec.diffs[0]?.parts[0]?.bucket, 'burn-pkg');
+  // The profiled windows are not in the leaderboard's runs: the ranked cells are the ranked run's own.
+  assert.deepEqual(fs.readdirSync(path.join(results, 'runs')), [rankedId]);
+  const cells = fs
+    .readdirSync(path.join(rankedDir, 'cells'))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(rankedDir, 'cells', f), 'utf8')));
+  assert.ok(cells.every((c) => c.runId === rankedId && c.status === 'ok'));
+});

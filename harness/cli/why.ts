@@ -43,6 +43,8 @@ export interface WhyOpts {
   against?: string;
   /** Buckets shown per table (`--top`; default 12). */
   top?: string;
+  /** The ranked run these profiled windows follow (`bench --profile-cpu`), recorded in why.json. */
+  rankedRunId?: string;
   seed?: string;
   quiet?: boolean;
 }
@@ -164,6 +166,7 @@ export async function why(
     profile: profile.name,
     durationS: measuredSeconds(profile),
     samplingIntervalUs: intervalUs,
+    ...(opts.rankedRunId ? { rankedRunId: opts.rankedRunId } : {}),
     cells,
     diffs: whyDiffs(cells, opts.against),
   };
@@ -173,4 +176,56 @@ export async function why(
     `\n${whyRecordText(record, top)}attribution: ${file}\nflame graphs (folded stacks, committed; drawn by \`just leaderboard\`'s HTML, open in speedscope): ${path.join(summary.runDir, 'flames')}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
   );
   return record;
+}
+
+/** What `--profile-cpu` reads of bench's options (BenchOpts, plus `--interval`). */
+export interface ProfileCpuOpts extends BenchOpts {
+  profileCpu?: boolean;
+  interval?: string;
+}
+
+/**
+ * The checks of `bench --profile-cpu` / `bench-all --profile-cpu`, before the machine lock: the
+ * profiled windows need the harness's own servers on the pinned Node (not `--url`, not `--node`),
+ * a closed-loop profile (precheckWhy), and text output (not `--json`, whose stdout is NDJSON).
+ * Throws UserError (exit 2).
+ */
+export function precheckProfileCpu(opts: Partial<ProfileCpuOpts>): void {
+  if (!opts.profileCpu && opts.interval !== undefined)
+    throw new UserError('--interval sets the sampling of --profile-cpu: add --profile-cpu (or use `just why`)');
+  if (!opts.profileCpu) return;
+  const no = (flag: string, why: string) => new UserError(`--profile-cpu cannot be combined with ${flag}: ${why}`);
+  if (opts.url) throw no('--url', 'it profiles the servers the harness starts, not an external target');
+  if (opts.node) throw no('--node', 'the profiled windows run on the pinned Node only; run `just why` per major');
+  if (opts.json) throw no('--json', 'the attribution is printed as text');
+  precheckWhy({ profile: opts.profile ?? 'quick', interval: opts.interval });
+}
+
+/**
+ * `--profile-cpu` (issue 25): after the ranked run `ranked` has finished, one profiled window per
+ * cell of the same selection (contenders, scenarios, variants, baselines, profile and window
+ * length) through `why` (scheduler/profiled.ts), stored as a why run of its own in
+ * `results/why/runs/<id>/` with `rankedRunId` set; the ranked run's files and figures are never
+ * touched, and its exit code stays the command's. Nothing runs when the ranked run was interrupted
+ * or wrote no folder. Returns the why record (null when none was written).
+ */
+export async function profileCpuAfter(
+  g: Globals,
+  names: string[],
+  opts: ProfileCpuOpts,
+  ranked: RunSummary,
+  command: string[],
+  signal: AbortSignal,
+): Promise<WhyRecord | null> {
+  if (!opts.profileCpu || !ranked.runId || !ranked.runDir || ranked.interrupted || signal.aborted) return null;
+  const exit = process.exitCode;
+  process.stdout.write(
+    `\n--profile-cpu: one window per cell under V8's CPU profiler, after ranked run ${ranked.runId} (a why run of its own in results/why/; the ranked figures above are not touched)\n`,
+  );
+  try {
+    const { rounds: _r, trials: _t, fidelity: _f, crossCheck: _c, port: _p, ...rest } = opts;
+    return await why(g, names, { ...rest, rankedRunId: ranked.runId }, command, signal);
+  } finally {
+    process.exitCode = exit;
+  }
 }

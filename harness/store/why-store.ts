@@ -105,6 +105,8 @@ export const WhyRecordSchema = z.object({
   profile: z.string(),
   durationS: num,
   samplingIntervalUs: z.number().int().positive(),
+  /** The ranked run these windows followed (`bench --profile-cpu`); absent for `just why`. */
+  rankedRunId: z.string().optional(),
   cells: z.array(WhyCellSchema),
   diffs: z.array(WhyDiffSchema),
 });

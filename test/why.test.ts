@@ -84,6 +84,9 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   t.diagnostic(r.stdout.slice(-3000));
   assert.equal(r.code, 0, r.stderr.slice(-2000));
   assert.match(r.stdout, /burner vs node-http on ping: \+[\d.]+ µs CPU\/request/);
+  // One window per server process: the quick profile's interleaved rounds (and their server
+  // restarts) become solo rounds for the profiled driver, which cannot interleave.
+  assert.doesNotMatch(`${r.stdout}${r.stderr}`, /interleaved round|restarting \d+ servers/);
   assert.match(r.stdout, /= difference/);
 
   const { records, warnings } = readAllWhy(results);
@@ -112,6 +115,12 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
     assert.match(c.profileFile ?? '', /^logs\/profiles\/.+\.cpuprofile$/);
     const runDir = path.join(whyResultsDir(results), 'runs', rec.runId);
     assert.ok(fs.existsSync(path.join(runDir, c.profileFile!)));
+    const profiles = fs.readdirSync(path.dirname(path.join(runDir, c.profileFile!)));
+    assert.equal(
+      profiles.filter((f) => f.endsWith('.cpuprofile')).length,
+      1,
+      `${name}: one server process, one profile`,
+    );
     const inRepo = path.join('results', 'why', 'runs', rec.runId, c.profileFile!);
     assert.equal(spawnSync('git', ['check-ignore', '-q', inRepo], { cwd: ROOT }).status, 0, `${inRepo} is git-ignored`);
     // Its flame graph, trimmed folded stacks of the window, is beside why.json and committed (not ignored).

@@ -298,11 +298,14 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
 
 /**
  * The profile's interleaved rounds (scheduler/interleave.ts), after the solo rounds, when the
- * group has ≥ 2 live servers whose CPU time can be read (not an external target). Stops on an abort.
+ * group has ≥ 2 live servers whose CPU time can be read (not an external target) and the driver
+ * can interleave (`LoadDriver.interleaves`). Stops on an abort.
  */
 async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   const il = interleaveOf(p);
-  if (!il || entries.length < 2) return;
+  // A driver that cannot interleave (k6; `just why`'s profiled driver, scheduler/profiled.ts: one
+  // window per server process) gets the interleaved rounds as solo rounds instead (run.ts `soloOnly`).
+  if (!il || entries.length < 2 || !ctx.driver.interleaves) return;
   if (ops.alive().some((e) => liveServer(e).cpuUs() === null)) {
     ctx.progress.note("  interleaved rounds skipped: a server's CPU time cannot be read (external target)");
     return;

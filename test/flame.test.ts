@@ -292,6 +292,7 @@ test('real profiles: the flame graph keeps the attribution; the report shows it,
   assert.match(row?.why?.text ?? '', /^why: \d+\.\d× the CPU\/request of node-http; pkg-a \+/);
   const md = EXPORTERS.md.render(snap);
   assert.match(md, /\*\*info\*\* · `express` · json \(why · quick\): \*\*Uses/);
+  assert.match(md, /, flame graph `results\/why\/runs\/2026-11-25T09-00-00Z-f1a3\/flames\/express__json\.folded` \|/);
   const ex = v.why?.cells.find((c) => c.label === 'express');
   assert.ok(ex?.flame.ok);
   const burnA = find(ex.flame.tree, /^\[pkg-a\] burnA index\.js:\d+$/);

@@ -124,7 +124,7 @@ export function whyFindings(s: ReportSnapshot): string[] {
 
 /**
  * The report's "Why" section as Markdown ('' when no why record covers the report's contenders):
- * the top buckets per profiled cell, the differences from the baseline with their remainder, and
+ * the top buckets per profiled cell (with its flame graph's folded-stacks file, when it has one), the differences from the baseline with their remainder, and
  * the findings (FAR_BELOW).
  */
 export function whyMarkdown(s: ReportSnapshot): string {
@@ -146,7 +146,7 @@ export function whyMarkdown(s: ReportSnapshot): string {
       .map((b) => `${b.bucket} ${us(b.ns ?? 0)} (${pct(b.share)})`)
       .join(', ');
     out.push(
-      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\` |`,
+      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\`${cell.flameFile ? `, flame graph \`results/why/runs/${record.runId}/${cell.flameFile}\`` : ''} |`,
     );
   }
   out.push('');

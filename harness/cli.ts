@@ -25,7 +25,7 @@ import { doctorReport, installTools } from './drivers/tools.ts';
 import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
-import { precheckProfileCpu, precheckWhy, profileCpuAfter, why } from './cli/why.ts';
+import { precheckProfileCpu, precheckWhy, recordProfiled, why } from './cli/why.ts';
 import { ab, type AbOpts } from './cli/ab.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
@@ -305,11 +305,11 @@ benchOptions(
   program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'),
 ).action(async (names: string[], opts) => {
   const ranked = await bench(globals(), names, opts, process.argv.slice(2), interrupt.signal);
-  await profileCpuAfter(globals(), names, opts, ranked, process.argv.slice(2), interrupt.signal);
+  recordProfiled(globals(), opts, ranked);
 });
 benchOptions(program.command('bench-all').description('verify and measure every contender')).action(async (opts) => {
   const ranked = await bench(globals(), [], opts, process.argv.slice(2), interrupt.signal);
-  await profileCpuAfter(globals(), [], opts, ranked, process.argv.slice(2), interrupt.signal);
+  recordProfiled(globals(), opts, ranked);
 });
 program
   .command('leaderboard')

@@ -178,7 +178,7 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   );
 });
 
-test('bench --profile-cpu: the ranked run is untouched, then one profiled window per cell is stored as a why run that names it', async (t) => {
+test('bench --profile-cpu: the ranked run is untouched; after its group, one profiled window per cell, stored as a why run that names it', async (t) => {
   const contenders = tmpDir('why-pc-contenders');
   const results = tmpDir('why-pc-results');
   contender(contenders, 'node-http', ['node', 'server.js'], 0);
@@ -222,7 +222,9 @@ test('bench --profile-cpu: the ranked run is untouched, then one profiled window
   );
   assert.match(
     r.stdout,
-    new RegExp(`--profile-cpu: one window per cell under V8's CPU profiler, after ranked run ${rankedId}`),
+    new RegExp(
+      `--profile-cpu: one window per cell under V8's CPU profiler after each group's ranked windows of run ${rankedId}`,
+    ),
   );
   const { records, warnings } = readAllWhy(results);
   assert.deepEqual(warnings, []);

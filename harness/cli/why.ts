@@ -20,10 +20,11 @@ import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
 import { whyCell, whyDiffs } from '../analysis/why-table.ts';
 import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
-import { findCpuProfile } from '../lifecycle/cpu-prof.ts';
+import { findCpuProfile, WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
 import { whyRecordText } from '../report/why-text.ts';
 import { type ProfiledServer, profiledDeps } from '../scheduler/profiled.ts';
 import type { RunSummary } from '../scheduler/run.ts';
+import type { Profile } from '../core/profiles.ts';
 import type { CellResult } from '../store/results.ts';
 import { writeFolded } from '../store/flame-store.ts';
 import { profileDirOf, type WhyCell, type WhyRecord, whyResultsDir, writeWhy } from '../store/why-store.ts';
@@ -43,20 +44,9 @@ export interface WhyOpts {
   against?: string;
   /** Buckets shown per table (`--top`; default 12). */
   top?: string;
-  /** The ranked run these profiled windows follow (`bench --profile-cpu`), recorded in why.json. */
-  rankedRunId?: string;
   seed?: string;
   quiet?: boolean;
 }
-
-/**
- * The default sampling interval of `why`, µs: 5 ms, not V8's 1 ms. Chosen from data (docs/why.md,
- * "The profiler's overhead"): at 1 ms LoopBack 4's deep stacks cost 1,396 µs of CPU per request
- * under the profiler (run 2026-11-25T03-16-37Z-eccb) against 540–730 unprofiled (ad hoc) and 454 at
- * 5 ms (run 2026-11-25T03-33-42Z-f8cf), with the same shares; node-http showed no cost at 1 ms.
- * A 5 s window still gives ~1,000 busy samples.
- */
-export const WHY_INTERVAL_US = 5000;
 
 function positiveInt(flag: string, v: string | undefined, dflt: number, max: number): number {
   if (v === undefined) return dflt;
@@ -156,24 +146,38 @@ export async function why(
     return p.deps;
   });
   if (!summary.runDir) return null;
+  return recordWhy(g, { ...summary, servers }, { profile, intervalUs, top, against: opts.against });
+}
+
+/**
+ * The attribution of a run of profiled windows (`just why`, or `--profile-cpu`'s run): each
+ * cell's profile cut to its window and attributed (cellInput), its flame graph written
+ * (writeFlames), the differences from the reference, `why.json` written (store/why-store.ts), and
+ * the tables printed. `rankedRunId`: the ranked run the windows followed.
+ */
+function recordWhy(
+  g: Globals,
+  run: { runId: string; runDir: string; cells: CellResult[]; servers: Map<string, ProfiledServer> },
+  o: { profile: Profile; intervalUs: number; top: number; against?: string; rankedRunId?: string },
+): WhyRecord {
   const baselines = new Map(load(g).scenarios.map((s) => [s.name, s.baseline]));
-  const inputs = summary.cells.map((c) => cellInput(c, servers.get(c.cellId), summary.runDir, baselines));
-  const cells = writeFlames(summary.runDir, summary.runId, inputs);
+  const inputs = run.cells.map((c) => cellInput(c, run.servers.get(c.cellId), run.runDir, baselines));
+  const cells = writeFlames(run.runDir, run.runId, inputs);
   const record: WhyRecord = {
     schemaVersion: 1,
-    runId: summary.runId,
+    runId: run.runId,
     createdAt: new Date().toISOString(),
-    profile: profile.name,
-    durationS: measuredSeconds(profile),
-    samplingIntervalUs: intervalUs,
-    ...(opts.rankedRunId ? { rankedRunId: opts.rankedRunId } : {}),
+    profile: o.profile.name,
+    durationS: measuredSeconds(o.profile),
+    samplingIntervalUs: o.intervalUs,
+    ...(o.rankedRunId ? { rankedRunId: o.rankedRunId } : {}),
     cells,
-    diffs: whyDiffs(cells, opts.against),
+    diffs: whyDiffs(cells, o.against),
   };
-  const file = writeWhy(summary.runDir, record);
-  const profiles = path.join(summary.runDir, 'logs', 'profiles');
+  const file = writeWhy(run.runDir, record);
+  const profiles = path.join(run.runDir, 'logs', 'profiles');
   process.stdout.write(
-    `\n${whyRecordText(record, top)}attribution: ${file}\nflame graphs (folded stacks, committed; drawn by \`just leaderboard\`'s HTML, open in speedscope): ${path.join(summary.runDir, 'flames')}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
+    `\n${whyRecordText(record, o.top)}attribution: ${file}\nflame graphs (folded stacks, committed; drawn by \`just leaderboard\`'s HTML, open in speedscope): ${path.join(run.runDir, 'flames')}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
   );
   return record;
 }
@@ -201,30 +205,32 @@ export function precheckProfileCpu(opts: Partial<ProfileCpuOpts>): void {
   precheckWhy({ profile: opts.profile ?? 'quick', interval: opts.interval });
 }
 
+/** V8's sampling interval of `--profile-cpu`, µs (`--interval`, default WHY_INTERVAL_US), for the scheduler's `profileCpu`. */
+export function profileCpuOf(opts: Partial<ProfileCpuOpts>): { intervalUs: number } | undefined {
+  return opts.profileCpu
+    ? { intervalUs: positiveInt('--interval', opts.interval, WHY_INTERVAL_US, 100_000) }
+    : undefined;
+}
+
 /**
- * `--profile-cpu` (issue 25): after the ranked run `ranked` has finished, one profiled window per
- * cell of the same selection (contenders, scenarios, variants, baselines, profile and window
- * length) through `why` (scheduler/profiled.ts), stored as a why run of its own in
- * `results/why/runs/<id>/` with `rankedRunId` set; the ranked run's files and figures are never
- * touched, and its exit code stays the command's. Nothing runs when the ranked run was interrupted
- * or wrote no folder. Returns the why record (null when none was written).
+ * `--profile-cpu` (issue 25): the scheduler ran, after each group's ranked windows, the group's
+ * cells once more under V8's CPU profiler (scheduler/run.ts `profileCpu`, scheduler/profiled.ts)
+ * into a run of its own under `results/why/runs/<id>/`. This attributes them like `just why`
+ * (recordWhy) and writes its why.json with `rankedRunId` = the ranked run. The ranked run's files
+ * and figures are never touched, and its exit code stays the command's. Returns the record, or
+ * null when the run had no profiled windows (no `--profile-cpu`, interrupted before any).
  */
-export async function profileCpuAfter(
-  g: Globals,
-  names: string[],
-  opts: ProfileCpuOpts,
-  ranked: RunSummary,
-  command: string[],
-  signal: AbortSignal,
-): Promise<WhyRecord | null> {
-  if (!opts.profileCpu || !ranked.runId || !ranked.runDir || ranked.interrupted || signal.aborted) return null;
+export function recordProfiled(g: Globals, opts: ProfileCpuOpts, ranked: RunSummary): WhyRecord | null {
+  const p = ranked.profiled;
+  if (!opts.profileCpu || !p?.cells.length) return null;
   const exit = process.exitCode;
-  process.stdout.write(
-    `\n--profile-cpu: one window per cell under V8's CPU profiler, after ranked run ${ranked.runId} (a why run of its own in results/why/; the ranked figures above are not touched)\n`,
-  );
   try {
-    const { rounds: _r, trials: _t, fidelity: _f, crossCheck: _c, port: _p, ...rest } = opts;
-    return await why(g, names, { ...rest, rankedRunId: ranked.runId }, command, signal);
+    process.stdout.write(
+      `\n--profile-cpu: one window per cell under V8's CPU profiler after each group's ranked windows of run ${ranked.runId} (a why run of its own, ${p.runId}; the ranked figures above are not touched)\n`,
+    );
+    const profile = withOverrides(getProfile(opts.profile), opts);
+    const intervalUs = profileCpuOf(opts)?.intervalUs ?? WHY_INTERVAL_US;
+    return recordWhy(g, p, { profile, intervalUs, top: 12, rankedRunId: ranked.runId });
   } finally {
     process.exitCode = exit;
   }

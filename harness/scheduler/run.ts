@@ -237,7 +237,7 @@ function announce(run: Run, usesK6: boolean): void {
   const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
   progress.plan(builds.length * ESTIMATE.build + (o.cells.some(needsDatabase) ? ESTIMATE.database : 0));
   for (const g of groups) {
-    const gp = groupPlan(g, rounds, mode);
+    const gp = groupPlan(g, rounds, mode, driver.driver.interleaves && !o.externalUrl);
     progress.plan(gp.ms, gp.windows);
     const pp = run.profiled ? groupPlan(g, 1, mode, false) : null;
     if (pp) progress.plan(pp.ms, pp.windows);

@@ -25,7 +25,7 @@ import { doctorReport, installTools } from './drivers/tools.ts';
 import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
-import { precheckWhy, why } from './cli/why.ts';
+import { precheckProfileCpu, precheckWhy, recordProfiled, why } from './cli/why.ts';
 import { ab, type AbOpts } from './cli/ab.ts';
 import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
@@ -296,6 +296,11 @@ const benchOptions = (c: Command) =>
     )
     .option('-q, --quiet', 'no progress lines or notes: only the final table (stdout) and errors (stderr)')
     .option(
+      '--profile-cpu',
+      "after the ranked windows, one more window per cell under V8's CPU profiler: CPU per request by package, stored as a why run (results/why/; never ranked)",
+    )
+    .option('--interval <us>', "with --profile-cpu: V8's sampling interval, µs (default 5000: docs/why.md)")
+    .option(
       '--json',
       'progress as NDJSON events on stdout (run-start … run-end; schema in harness/scheduler/progress-sink.ts); the final table goes to stderr',
     );
@@ -303,10 +308,12 @@ const benchOptions = (c: Command) =>
 benchOptions(
   program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'),
 ).action(async (names: string[], opts) => {
-  await bench(globals(), names, opts, process.argv.slice(2), interrupt.signal);
+  const ranked = await bench(globals(), names, opts, process.argv.slice(2), interrupt.signal);
+  recordProfiled(globals(), opts, ranked);
 });
 benchOptions(program.command('bench-all').description('verify and measure every contender')).action(async (opts) => {
-  await bench(globals(), [], opts, process.argv.slice(2), interrupt.signal);
+  const ranked = await bench(globals(), [], opts, process.argv.slice(2), interrupt.signal);
+  recordProfiled(globals(), opts, ranked);
 });
 program
   .command('leaderboard')
@@ -610,6 +617,7 @@ program.hook('preAction', async (_root, cmd) => {
     precheckCommand(globals(), cmd.name(), names, opts);
   }
   if (cmd.name() === 'why') precheckWhy(opts);
+  if (cmd.name() === 'bench' || cmd.name() === 'bench-all') precheckProfileCpu(opts);
   // A busy fixed port is bad input: refuse before any run folder exists.
   if (opts.port !== undefined && !opts.url && !(await isPortFree(opts.port, opts.host))) {
     const who = describePortHolder(opts.port);

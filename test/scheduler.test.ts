@@ -862,3 +862,53 @@ test('interleaved rounds are skipped, with a note, when a server’s CPU time ca
   );
   for (const c of read(s.runDir, 'cells')) assert.equal(c.stats.paired, undefined);
 });
+
+test("profileCpu: after each group's ranked windows, its cells once more (one window each, no interleaving) into a run of their own under why/; the ranked run is untouched", async () => {
+  // CPU time readable: the ranked groups run their interleaved rounds.
+  const w = world({ a: { cpuPerRequestUs: 50 }, b: { cpuPerRequestUs: 50 } });
+  const cells = planCells([manifest('a'), manifest('b')], [ping, json], PAIRED, [NODE]);
+  const o = options(w, cells, { profileCpu: { intervalUs: 5000 } });
+  const s = await runPlan(o);
+  assert.equal(s.interrupted, false);
+  const p = s.profiled;
+  assert.ok(p, 'the summary carries the profiled run');
+  assert.notEqual(p.runId, s.runId);
+  assert.equal(path.relative(o.resultsDir, p.runDir), path.join('why', 'runs', p.runId));
+  // Group by group: ranked ping, profiled ping, ranked json, profiled json (servers started in that order).
+  const where = w.starts.map((x) => `${x.label}:${x.logFile.startsWith(p.runDir) ? 'profiled' : 'ranked'}`);
+  const groupOf = (i: number) => w.started[i]!.split('·')[1];
+  assert.deepEqual(
+    where.map((x, i) => `${groupOf(i)} ${x.split(':')[1]}`),
+    [
+      'ping ranked',
+      'ping ranked',
+      'ping profiled',
+      'ping profiled',
+      'json ranked',
+      'json ranked',
+      'json profiled',
+      'json profiled',
+    ],
+  );
+  // The profiled servers got --cpu-prof after node (scheduler/profiled.ts), into the why run's logs/profiles/.
+  assert.equal(p.servers.size, 4);
+  for (const srv of p.servers.values()) {
+    assert.equal(srv.unprofiled, null);
+    assert.ok(srv.dir.startsWith(path.join(p.runDir, 'logs', 'profiles')));
+    assert.equal(srv.windows.length, 1, `${srv.cellId}: one measured window`);
+  }
+  // The ranked run: 2 solo + 5 interleaved rounds per cell, all its own; the profiled run: one trial per cell.
+  const ranked = read(s.runDir, 'trials');
+  assert.equal(ranked.length, 2 * 2 * (2 + 5));
+  assert.ok(ranked.every((t) => t.runId === s.runId));
+  assert.deepEqual(s.cells.map((c) => c.runId).sort(), [s.runId, s.runId, s.runId, s.runId]);
+  const profiled = read(p.runDir, 'trials');
+  assert.equal(profiled.length, 4);
+  assert.ok(profiled.every((t) => t.runId === p.runId && t.round === 1));
+  assert.equal(p.cells.length, 4);
+  assert.equal(readRunAt(p.runDir).meta.state, 'complete');
+  assert.ok(o.lines.some((l) => l.startsWith('profiled windows (--profile-cpu, V8 sampling every 5000 µs): ')));
+  // Without profileCpu nothing of the kind.
+  const plain = await runPlan(options(world({}), cells));
+  assert.equal(plain.profiled, undefined);
+});

@@ -7,13 +7,15 @@
  * store/why-store.ts) has one profiled cell per server whose shares and ns per request add up,
  * the burn goes to `burn-pkg`, the difference from the baseline adds up exactly with the
  * remainder, the unprofiled cell says why, the raw profile lies under the git-ignored logs
- * folder, and the Markdown report carries the Why section with a finding.
+ * folder, each profiled cell has its committed flame graph (folded stacks) with the burn under
+ * `[burn-pkg] burnA`, and the Markdown report carries the Why section with a finding.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
+import { readFolded } from '../harness/store/flame-store.ts';
 import { readAllWhy, whyResultsDir } from '../harness/store/why-store.ts';
 import { ROOT, runCli, tmpDir } from './helpers.ts';
 
@@ -82,6 +84,9 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   t.diagnostic(r.stdout.slice(-3000));
   assert.equal(r.code, 0, r.stderr.slice(-2000));
   assert.match(r.stdout, /burner vs node-http on ping: \+[\d.]+ µs CPU\/request/);
+  // One window per server process: the quick profile's interleaved rounds (and their server
+  // restarts) become solo rounds for the profiled driver, which cannot interleave.
+  assert.doesNotMatch(`${r.stdout}${r.stderr}`, /interleaved round|restarting \d+ servers/);
   assert.match(r.stdout, /= difference/);
 
   const { records, warnings } = readAllWhy(results);
@@ -110,9 +115,27 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
     assert.match(c.profileFile ?? '', /^logs\/profiles\/.+\.cpuprofile$/);
     const runDir = path.join(whyResultsDir(results), 'runs', rec.runId);
     assert.ok(fs.existsSync(path.join(runDir, c.profileFile!)));
+    const profiles = fs.readdirSync(path.dirname(path.join(runDir, c.profileFile!)));
+    assert.equal(
+      profiles.filter((f) => f.endsWith('.cpuprofile')).length,
+      1,
+      `${name}: one server process, one profile`,
+    );
     const inRepo = path.join('results', 'why', 'runs', rec.runId, c.profileFile!);
     assert.equal(spawnSync('git', ['check-ignore', '-q', inRepo], { cwd: ROOT }).status, 0, `${inRepo} is git-ignored`);
+    // Its flame graph, trimmed folded stacks of the window, is beside why.json and committed (not ignored).
+    assert.equal(c.flameFile, `flames/${c.cellId}.folded`);
+    const flame = readFolded(path.join(runDir, c.flameFile!));
+    assert.ok(flame.ok, flame.ok ? '' : flame.reason);
+    assert.ok(Math.abs(flame.totalUs - c.busyUs) <= flame.stacks.length + 1, `${name}: the flame holds the busy time`);
+    const flameInRepo = path.join('results', 'why', 'runs', rec.runId, c.flameFile!);
+    assert.equal(
+      spawnSync('git', ['check-ignore', '-q', flameInRepo], { cwd: ROOT }).status,
+      1,
+      `${flameInRepo} is committed`,
+    );
   }
+  assert.equal(byName.get('burner-sh')!.flameFile, null, 'no profile, no flame graph');
 
   // The burn (a timed busy loop of 400 µs per request) is burn-pkg's, and burner's largest bucket.
   const burner = byName.get('burner')!;
@@ -137,6 +160,12 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   assert.equal(d.parts.reduce((s, p) => s + p.diffNs, 0) + d.remainderNs, d.diffNs);
   assert.equal(d.parts[0]!.bucket, 'burn-pkg');
 
+  // burner's flame graph: the burn under the handler, as `[burn-pkg] burnA index.js:<line>`.
+  const burnerFlame = readFolded(path.join(whyResultsDir(results), 'runs', rec.runId, burner.flameFile!));
+  assert.ok(
+    burnerFlame.ok && burnerFlame.stacks.some((s) => /^\[burn-pkg\] burnA index\.js:\d+$/.test(s.frames.at(-1) ?? '')),
+  );
+
   // The report: a Why section with the finding naming burn-pkg.
   const md = await runCli(['--results-dir', results, 'export', '--format', 'md']);
   assert.equal(md.code, 0, md.stderr);
@@ -147,4 +176,72 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
       `burner on ping uses [\\d.]+× the CPU per request of node-http .*burn-pkg \\+[\\d.]+.*why run ${rec.runId}`,
     ),
   );
+});
+
+test('bench --profile-cpu: the ranked run is untouched; after its group, one profiled window per cell, stored as a why run that names it', async (t) => {
+  const contenders = tmpDir('why-pc-contenders');
+  const results = tmpDir('why-pc-results');
+  contender(contenders, 'node-http', ['node', 'server.js'], 0);
+  contender(contenders, 'burner', ['node', 'server.js']);
+  const base = ['--contenders-dir', contenders, '--results-dir', results, 'bench', 'burner', '--scenario', 'ping'];
+  // Option errors first: exit 2 before any server.
+  for (const [extra, re] of [
+    [['--profile-cpu', '--url', 'http://127.0.0.1:9'], /--profile-cpu cannot be combined with --url/],
+    [['--profile-cpu', '--json'], /--profile-cpu cannot be combined with --json/],
+    [['--profile-cpu', '--profile', 'capacity'], /capacity profile/],
+    [['--interval', '1000'], /--interval sets the sampling of --profile-cpu/],
+  ] as const) {
+    const bad = await runCli([...base, ...extra]);
+    assert.equal(bad.code, 2, `${extra.join(' ')}: ${bad.stderr}`);
+    assert.match(bad.stderr, re);
+  }
+  assert.equal(fs.existsSync(path.join(results, 'runs')), false, 'no run folder after an option error');
+
+  const r = await runCli([
+    ...base,
+    '--profile',
+    'quick',
+    '--duration',
+    '1',
+    '--rounds',
+    '1',
+    '--no-fidelity',
+    '--profile-cpu',
+  ]);
+  t.diagnostic(r.stdout.slice(-2500));
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  const rankedIds = fs.readdirSync(path.join(results, 'runs'));
+  assert.equal(rankedIds.length, 1, 'one ranked run');
+  const rankedId = rankedIds[0]!;
+  const rankedDir = path.join(results, 'runs', rankedId);
+  const before = fs.readdirSync(path.join(rankedDir, 'cells')).sort();
+  assert.deepEqual(
+    before.map((f) => f.split('__')[0]),
+    ['burner', 'node-http'],
+    'the ranked run holds its two cells only',
+  );
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `--profile-cpu: one window per cell under V8's CPU profiler after each group's ranked windows of run ${rankedId}`,
+    ),
+  );
+  const { records, warnings } = readAllWhy(results);
+  assert.deepEqual(warnings, []);
+  assert.equal(records.length, 1);
+  const rec = records[0]!;
+  assert.equal(rec.rankedRunId, rankedId);
+  assert.notEqual(rec.runId, rankedId);
+  assert.deepEqual(rec.cells.map((c) => c.contender).sort(), ['burner', 'node-http']);
+  for (const c of rec.cells) {
+    assert.equal(c.noProfile, null, `${c.contender}: ${c.noProfile}`);
+    assert.ok(c.flameFile && readFolded(path.join(whyResultsDir(results), 'runs', rec.runId, c.flameFile)).ok);
+  }
+  assert.equal(rec.diffs[0]?.parts[0]?.bucket, 'burn-pkg');
+  // The profiled windows are not in the leaderboard's runs: the ranked cells are the ranked run's own.
+  assert.deepEqual(fs.readdirSync(path.join(results, 'runs')), [rankedId]);
+  const cells = fs
+    .readdirSync(path.join(rankedDir, 'cells'))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(rankedDir, 'cells', f), 'utf8')));
+  assert.ok(cells.every((c) => c.runId === rankedId && c.status === 'ok'));
 });

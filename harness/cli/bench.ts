@@ -17,6 +17,7 @@ import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
 import { getProfile, type Profile, withOverrides } from '../core/profiles.ts';
 import { parseMajors, resolveNode } from '../lifecycle/node-runtime.ts';
 import { stopAll } from '../lifecycle/processes.ts';
+import { WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
 import { readRun, sweepAbandoned } from '../store/runs.ts';
 import type { RunMeta } from '../store/results.ts';
 import { type CellSpec, planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
@@ -67,6 +68,10 @@ export interface BenchOpts {
    * table, also with `--quiet` (to stderr with `--json`). `just bake-off` passes it: one overview.
    */
   leaderboard?: boolean;
+  /** `--profile-cpu`: after each group's ranked windows, one profiled window per cell (scheduler/run.ts `profileCpu`). */
+  profileCpu?: boolean;
+  /** `--interval`: V8's sampling interval of `--profile-cpu`, µs (checked by cli/why.ts precheckProfileCpu). */
+  interval?: string;
 }
 
 const err = (l: string) => process.stderr.write(`${l}\n`);
@@ -324,6 +329,7 @@ async function benchRun(
     command,
     signal,
     progress,
+    ...(opts.profileCpu ? { profileCpu: { intervalUs: Number(opts.interval ?? WHY_INTERVAL_US) } } : {}),
   });
   return { summary, scenarios };
 }

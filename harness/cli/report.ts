@@ -42,7 +42,13 @@ export function readSnapshot(
   const self = readNewestSelftest(resultsDir);
   warnings.push(...self.warnings);
   return {
-    snapshot: { runs, scenarios: loadScenarios(scenariosDir), why: why.records, selftest: self.selftest },
+    snapshot: {
+      runs,
+      scenarios: loadScenarios(scenariosDir),
+      why: why.records,
+      flames: why.flames,
+      selftest: self.selftest,
+    },
     warnings,
   };
 }

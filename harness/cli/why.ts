@@ -16,15 +16,18 @@
  */
 import path from 'node:path';
 import { type ProfileResult, readCpuProfile } from '../analysis/cpu-profile.ts';
+import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
 import { whyCell, whyDiffs } from '../analysis/why-table.ts';
 import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
-import { findCpuProfile } from '../lifecycle/cpu-prof.ts';
+import { findCpuProfile, WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
 import { whyRecordText } from '../report/why-text.ts';
 import { type ProfiledServer, profiledDeps } from '../scheduler/profiled.ts';
 import type { RunSummary } from '../scheduler/run.ts';
+import type { Profile } from '../core/profiles.ts';
 import type { CellResult } from '../store/results.ts';
-import { profileDirOf, type WhyRecord, whyResultsDir, writeWhy } from '../store/why-store.ts';
+import { writeFolded } from '../store/flame-store.ts';
+import { profileDirOf, type WhyCell, type WhyRecord, whyResultsDir, writeWhy } from '../store/why-store.ts';
 import { bench, type BenchOpts, type Globals, load } from './bench.ts';
 
 export interface WhyOpts {
@@ -45,15 +48,6 @@ export interface WhyOpts {
   quiet?: boolean;
 }
 
-/**
- * The default sampling interval of `why`, µs: 5 ms, not V8's 1 ms. Chosen from data (docs/why.md,
- * "The profiler's overhead"): at 1 ms LoopBack 4's deep stacks cost 1,396 µs of CPU per request
- * under the profiler (run 2026-11-25T03-16-37Z-eccb) against 540–730 unprofiled (ad hoc) and 454 at
- * 5 ms (run 2026-11-25T03-33-42Z-f8cf), with the same shares; node-http showed no cost at 1 ms.
- * A 5 s window still gives ~1,000 busy samples.
- */
-export const WHY_INTERVAL_US = 5000;
-
 function positiveInt(flag: string, v: string | undefined, dflt: number, max: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
@@ -73,7 +67,7 @@ export function precheckWhy(opts: Partial<WhyOpts>): void {
   positiveInt('--top', opts.top, 12, 1000);
 }
 
-/** One cell's attribution input: its server, profile file and measured window. */
+/** One cell's attribution (its server, profile file and measured window) and the profile it read. */
 function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string, baselines: Map<string, string>) {
   const win = s?.windows[0] ?? null;
   let profileFile: string | null = null;
@@ -97,7 +91,7 @@ function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string,
     c.status === 'ok' || profile.ok === false
       ? null
       : `no profile: the cell is ${c.status}${c.failure ? ` (${c.failure.reason})` : ''}, so its window is no measure`;
-  return whyCell({
+  const cell = whyCell({
     cellId: c.cellId,
     contender: c.contender,
     variant: c.variant,
@@ -108,6 +102,21 @@ function cellInput(c: CellResult, s: ProfiledServer | undefined, runDir: string,
     profile: status ? { ok: false, reason: status } : profile,
     window: win,
     rpsPerCpuSecond: c.resources?.rpsPerCpuSecond ?? null,
+  });
+  return { cell, profile, contenderDir: s?.contenderDir ?? '' };
+}
+
+/**
+ * Writes each attributed cell's flame graph (analysis/flame.ts: the window's call tree, frames
+ * under 0.5% folded) to `<runDir>/flames/<cell-id>.folded` and sets the cell's `flameFile`.
+ */
+function writeFlames(runDir: string, runId: string, inputs: ReturnType<typeof cellInput>[]): WhyCell[] {
+  return inputs.map(({ cell, profile, contenderDir }) => {
+    if (cell.noProfile || !profile.ok || !cell.window) return { ...cell, flameFile: null };
+    const { stacks, totalUs } = flameStacks(profile.profile, { contenderDir }, cell.window);
+    if (!stacks.length) return { ...cell, flameFile: null };
+    const flameFile = writeFolded(runDir, { cellId: cell.cellId, runId, minShare: FLAME_MIN_SHARE, totalUs, stacks });
+    return { ...cell, flameFile };
   });
 }
 
@@ -137,22 +146,92 @@ export async function why(
     return p.deps;
   });
   if (!summary.runDir) return null;
+  return recordWhy(g, { ...summary, servers }, { profile, intervalUs, top, against: opts.against });
+}
+
+/**
+ * The attribution of a run of profiled windows (`just why`, or `--profile-cpu`'s run): each
+ * cell's profile cut to its window and attributed (cellInput), its flame graph written
+ * (writeFlames), the differences from the reference, `why.json` written (store/why-store.ts), and
+ * the tables printed. `rankedRunId`: the ranked run the windows followed.
+ */
+function recordWhy(
+  g: Globals,
+  run: { runId: string; runDir: string; cells: CellResult[]; servers: Map<string, ProfiledServer> },
+  o: { profile: Profile; intervalUs: number; top: number; against?: string; rankedRunId?: string },
+): WhyRecord {
   const baselines = new Map(load(g).scenarios.map((s) => [s.name, s.baseline]));
-  const cells = summary.cells.map((c) => cellInput(c, servers.get(c.cellId), summary.runDir, baselines));
+  const inputs = run.cells.map((c) => cellInput(c, run.servers.get(c.cellId), run.runDir, baselines));
+  const cells = writeFlames(run.runDir, run.runId, inputs);
   const record: WhyRecord = {
     schemaVersion: 1,
-    runId: summary.runId,
+    runId: run.runId,
     createdAt: new Date().toISOString(),
-    profile: profile.name,
-    durationS: measuredSeconds(profile),
-    samplingIntervalUs: intervalUs,
+    profile: o.profile.name,
+    durationS: measuredSeconds(o.profile),
+    samplingIntervalUs: o.intervalUs,
+    ...(o.rankedRunId ? { rankedRunId: o.rankedRunId } : {}),
     cells,
-    diffs: whyDiffs(cells, opts.against),
+    diffs: whyDiffs(cells, o.against),
   };
-  const file = writeWhy(summary.runDir, record);
-  const profiles = path.join(summary.runDir, 'logs', 'profiles');
+  const file = writeWhy(run.runDir, record);
+  const profiles = path.join(run.runDir, 'logs', 'profiles');
   process.stdout.write(
-    `\n${whyRecordText(record, top)}attribution: ${file}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
+    `\n${whyRecordText(record, o.top)}attribution: ${file}\nflame graphs (folded stacks, committed; drawn by \`just leaderboard\`'s HTML, open in speedscope): ${path.join(run.runDir, 'flames')}\nraw profiles (git-ignored; open one in Chrome DevTools or speedscope): ${profiles}\n`,
   );
   return record;
+}
+
+/** What `--profile-cpu` reads of bench's options (BenchOpts, plus `--interval`). */
+export interface ProfileCpuOpts extends BenchOpts {
+  profileCpu?: boolean;
+  interval?: string;
+}
+
+/**
+ * The checks of `bench --profile-cpu` / `bench-all --profile-cpu`, before the machine lock: the
+ * profiled windows need the harness's own servers on the pinned Node (not `--url`, not `--node`),
+ * a closed-loop profile (precheckWhy), and text output (not `--json`, whose stdout is NDJSON).
+ * Throws UserError (exit 2).
+ */
+export function precheckProfileCpu(opts: Partial<ProfileCpuOpts>): void {
+  if (!opts.profileCpu && opts.interval !== undefined)
+    throw new UserError('--interval sets the sampling of --profile-cpu: add --profile-cpu (or use `just why`)');
+  if (!opts.profileCpu) return;
+  const no = (flag: string, why: string) => new UserError(`--profile-cpu cannot be combined with ${flag}: ${why}`);
+  if (opts.url) throw no('--url', 'it profiles the servers the harness starts, not an external target');
+  if (opts.node) throw no('--node', 'the profiled windows run on the pinned Node only; run `just why` per major');
+  if (opts.json) throw no('--json', 'the attribution is printed as text');
+  precheckWhy({ profile: opts.profile ?? 'quick', interval: opts.interval });
+}
+
+/** V8's sampling interval of `--profile-cpu`, µs (`--interval`, default WHY_INTERVAL_US), for the scheduler's `profileCpu`. */
+export function profileCpuOf(opts: Partial<ProfileCpuOpts>): { intervalUs: number } | undefined {
+  return opts.profileCpu
+    ? { intervalUs: positiveInt('--interval', opts.interval, WHY_INTERVAL_US, 100_000) }
+    : undefined;
+}
+
+/**
+ * `--profile-cpu` (issue 25): the scheduler ran, after each group's ranked windows, the group's
+ * cells once more under V8's CPU profiler (scheduler/run.ts `profileCpu`, scheduler/profiled.ts)
+ * into a run of its own under `results/why/runs/<id>/`. This attributes them like `just why`
+ * (recordWhy) and writes its why.json with `rankedRunId` = the ranked run. The ranked run's files
+ * and figures are never touched, and its exit code stays the command's. Returns the record, or
+ * null when the run had no profiled windows (no `--profile-cpu`, interrupted before any).
+ */
+export function recordProfiled(g: Globals, opts: ProfileCpuOpts, ranked: RunSummary): WhyRecord | null {
+  const p = ranked.profiled;
+  if (!opts.profileCpu || !p?.cells.length) return null;
+  const exit = process.exitCode;
+  try {
+    process.stdout.write(
+      `\n--profile-cpu: one window per cell under V8's CPU profiler after each group's ranked windows of run ${ranked.runId} (a why run of its own, ${p.runId}; the ranked figures above are not touched)\n`,
+    );
+    const profile = withOverrides(getProfile(opts.profile), opts);
+    const intervalUs = profileCpuOf(opts)?.intervalUs ?? WHY_INTERVAL_US;
+    return recordWhy(g, p, { profile, intervalUs, top: 12, rankedRunId: ranked.runId });
+  } finally {
+    process.exitCode = exit;
+  }
 }

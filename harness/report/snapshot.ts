@@ -5,6 +5,7 @@
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
 import type { SelftestSummary } from '../store/selftest-store.ts';
+import type { FoldedRead } from '../store/flame-store.ts';
 import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
 
@@ -39,6 +40,11 @@ export interface ReportSnapshot {
    * the reader found none ("self-test: not run"), absent when the reader did not look.
    */
   readonly selftest?: SelftestSummary | null;
+  /**
+   * The flame graphs of those records' cells (store/flame-store.ts), keyed `<run-id>/<cell-id>`
+   * (why-store.ts `flameKey`); a missing or truncated file is `{ ok: false, reason }`.
+   */
+  readonly flames?: ReadonlyMap<string, FoldedRead>;
 }
 
 /**
@@ -101,6 +107,7 @@ export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
       scenarios: s.scenarios,
       ...(s.why ? { why: s.why } : {}),
       ...(s.selftest !== undefined ? { selftest: s.selftest } : {}),
+      ...(s.flames ? { flames: s.flames } : {}),
     };
   const known = s.runs
     .slice(-8)

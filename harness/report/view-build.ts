@@ -37,6 +37,7 @@ import {
 } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
+import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
 import { fmtSlo, ordinal } from './capacity-text.ts';
 import type {
   CapacityMatrixView,
@@ -805,12 +806,13 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const ranked = buildTables(runs, { scenarios, profileOrder: PROFILES.map((p) => p.name), runId: o.runId });
   const titles = new Map(snapshot.scenarios.map((s) => [s.name, s.title]));
   const ids = new Set<string>();
+  const whyNotes = whyRowNotes(snapshot);
   const tables = ranked.map((t) => {
     const base = `t-${anchor(`${t.key.scenario}-${t.key.profile}-${t.key.driver}-node${t.key.nodeMajor}`)}`;
     let id = base;
     for (let k = 2; ids.has(id); k++) id = `${base}-${k}`;
     ids.add(id);
-    return tableView(t, ranked, id, titles.get(t.key.scenario) ?? t.key.scenario);
+    return withWhyNotes(tableView(t, ranked, id, titles.get(t.key.scenario) ?? t.key.scenario), whyNotes);
   });
   const usedIds = new Set(ranked.flatMap((t) => [t.runId, ...t.otherRuns.map((r) => r.runId)]));
   const metas = snapshot.runs.map((r) => r.meta).filter((m) => usedIds.has(m.runId) || !ranked.length);
@@ -841,14 +843,25 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     matrix: matrixOf(primary, profile),
     capacity: capacityMatrix,
     tables,
-    findings: findIssues(tableCells, { trials: trialsOf(snapshot), scenarios: snapshot.scenarios }).map((f) => ({
-      ...f,
-    })),
+    findings: [
+      ...findIssues(tableCells, { trials: trialsOf(snapshot), scenarios: snapshot.scenarios }).map((f) => ({ ...f })),
+      ...whyIssueFindings(snapshot),
+    ],
     claims,
     claimsRule: rule,
     nodeMatrix: nodeMatrixOf(tables),
     method: capacityMatrix ? [...METHOD, CAPACITY_METHOD] : METHOD,
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
+    why: whyView(snapshot),
+  };
+}
+
+/** A table whose own rows carry their why finding (why-view.ts `whyRowNotes`), keyed by label and scenario. */
+function withWhyNotes(t: TableView, notes: Map<string, { text: string; anchor: string }>): TableView {
+  if (!notes.size) return t;
+  return {
+    ...t,
+    rows: t.rows.map((r) => (r.otherRun ? r : { ...r, why: notes.get(`${r.label}|${t.scenario}`) ?? null })),
   };
 }

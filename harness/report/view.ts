@@ -9,6 +9,7 @@
  */
 import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
+import type { FlameNode } from '../analysis/flame.ts';
 
 /** Latency percentiles of a cell, ms (from the merged histograms of its trials). */
 export interface LatencyView {
@@ -122,6 +123,8 @@ export interface RowView {
   flags: string[];
   /** A capacity cell's search results (then `rps` is the sustainable rate and `latencyMs` null); null otherwise. */
   capacity: CapacityRowView | null;
+  /** The row's why finding in short, with the anchor of its Why block (why-view.ts `whyRowNotes`); null without one. */
+  why?: { text: string; anchor: string } | null;
 }
 
 /** One same-run table: scenario × profile × driver × Node major on one machine. */
@@ -332,6 +335,47 @@ export interface RunRatioView {
   ratio: Estimate;
 }
 
+/** One profiled cell of the Why section (the latest `just why` window of a contender in a scenario). */
+export interface WhyCellView {
+  /** Anchor id of its block in the HTML report. */
+  anchor: string;
+  label: string;
+  scenario: string;
+  isBaseline: boolean;
+  runId: string;
+  /** The load profile of the window and V8's sampling interval, µs. */
+  profile: string;
+  samplingIntervalUs: number;
+  /** CPU per request, ns (/proc shared out by the profile, or the profile's busy time). */
+  totalNs: number;
+  requestsPerSec: number | null;
+  /** The largest buckets: ns of CPU per request and share of the busy samples. */
+  top: { bucket: string; ns: number; share: number | null }[];
+  /** Its flame graph (analysis/flame.ts tree, µs of busy self time in the window), or why there is none. */
+  flame: { ok: true; totalUs: number; minShare: number; tree: FlameNode } | { ok: false; reason: string };
+}
+
+/** A difference from the reference of a why run, ns per request by bucket (the largest 8 and the rest). */
+export interface WhyDiffView {
+  label: string;
+  reference: string;
+  scenario: string;
+  runId: string;
+  anchor: string;
+  aTotalNs: number;
+  bTotalNs: number;
+  diffNs: number;
+  parts: { bucket: string; aNs: number; bNs: number; diffNs: number }[];
+  /** diffNs − Σ parts: the other buckets and the rounding. */
+  restNs: number;
+}
+
+/** The report's Why section (issue 25). */
+export interface WhyView {
+  cells: WhyCellView[];
+  diffs: WhyDiffView[];
+}
+
 export interface ReportView {
   generatedAt: string;
   /** One line per header fact. */
@@ -357,4 +401,6 @@ export interface ReportView {
   ratios: RunRatioView[];
   /** Warnings of the snapshot (mixed machines dropped, unreadable files…). */
   warnings: string[];
+  /** The Why section from `just why` records (why-view.ts); null without any covering the report's contenders. */
+  why?: WhyView | null;
 }

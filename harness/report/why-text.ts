@@ -18,12 +18,16 @@ export const FAR_BELOW = 1.5;
 /** Buckets shown per cell in the report section (the CLI shows `top` of its own). */
 const REPORT_TOP = 5;
 
-const us = (ns: number) => (ns / 1000).toFixed(ns !== 0 && Math.abs(ns) < 10_000 ? 2 : 1);
-const sgn = (ns: number) => `${ns >= 0 ? '+' : '−'}${us(Math.abs(ns))}`;
-const pct = (x: number | null) => (x === null ? '' : `${(x * 100).toFixed(1)}%`);
+/** ns → µs text: 2 decimals under 10 µs, else 1. */
+export const us = (ns: number) => (ns / 1000).toFixed(ns !== 0 && Math.abs(ns) < 10_000 ? 2 : 1);
+/** A signed difference in µs (ns in), with a real minus sign. */
+export const sgn = (ns: number) => `${ns >= 0 ? '+' : '−'}${us(Math.abs(ns))}`;
+/** A share as a percentage with one decimal ('' for null). */
+export const pct = (x: number | null) => (x === null ? '' : `${(x * 100).toFixed(1)}%`);
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
-const nameOf = (c: WhyCell) => (c.variant ? `${c.contender}[${c.variant}]` : c.contender);
+/** A cell's contender label, `name[variant]` for a variant. */
+export const nameOf = (c: WhyCell) => (c.variant ? `${c.contender}[${c.variant}]` : c.contender);
 
 /** One cell's attribution as terminal lines (top `top` buckets by CPU, the rest summed), or its "no profile" reason. */
 export function cellText(c: WhyCell, top = 12): string[] {
@@ -79,7 +83,7 @@ export function whyRecordText(r: WhyRecord, top = 12): string {
 }
 
 /** The buckets adding the most CPU per request (positive parts), "router 4.2 µs, …". */
-function culprits(d: WhyDiff, n = 3): string {
+export function culprits(d: WhyDiff, n = 3): string {
   return d.parts
     .filter((p) => p.diffNs > 0)
     .slice(0, n)
@@ -88,7 +92,7 @@ function culprits(d: WhyDiff, n = 3): string {
 }
 
 /** The latest record's cell per (contender, variant, scenario) and its record, limited to the snapshot's contenders. */
-function latestCells(s: ReportSnapshot): { cell: WhyCell; record: WhyRecord }[] {
+export function latestCells(s: ReportSnapshot): { cell: WhyCell; record: WhyRecord }[] {
   const shown = new Set(s.runs.flatMap((r) => r.cells.map((c) => `${c.contender}|${c.scenario}`)));
   const latest = new Map<string, { cell: WhyCell; record: WhyRecord }>();
   for (const record of s.why ?? [])
@@ -99,7 +103,7 @@ function latestCells(s: ReportSnapshot): { cell: WhyCell; record: WhyRecord }[] 
 }
 
 /** The latest difference per (contender cell, scenario) with its record. */
-function latestDiffs(s: ReportSnapshot, cells: { cell: WhyCell }[]): { d: WhyDiff; record: WhyRecord }[] {
+export function latestDiffs(s: ReportSnapshot, cells: { cell: WhyCell }[]): { d: WhyDiff; record: WhyRecord }[] {
   const ids = new Set(cells.map((c) => c.cell.cellId));
   const out = new Map<string, { d: WhyDiff; record: WhyRecord }>();
   for (const record of s.why ?? []) for (const d of record.diffs) if (ids.has(d.a)) out.set(d.a, { d, record });
@@ -120,7 +124,7 @@ export function whyFindings(s: ReportSnapshot): string[] {
 
 /**
  * The report's "Why" section as Markdown ('' when no why record covers the report's contenders):
- * the top buckets per profiled cell, the differences from the baseline with their remainder, and
+ * the top buckets per profiled cell (with its flame graph's folded-stacks file, when it has one), the differences from the baseline with their remainder, and
  * the findings (FAR_BELOW).
  */
 export function whyMarkdown(s: ReportSnapshot): string {
@@ -142,7 +146,7 @@ export function whyMarkdown(s: ReportSnapshot): string {
       .map((b) => `${b.bucket} ${us(b.ns ?? 0)} (${pct(b.share)})`)
       .join(', ');
     out.push(
-      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\` |`,
+      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\`${cell.flameFile ? `, flame graph \`results/why/runs/${record.runId}/${cell.flameFile}\`` : ''} |`,
     );
   }
   out.push('');

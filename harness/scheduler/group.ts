@@ -24,11 +24,12 @@ import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 
-/** The planned cost of a group for the ETA, ms, and its measured windows. */
+/** The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a driver without interleaved rounds). */
 export function groupPlan(
   cells: CellSpec[],
   rounds: number,
   mode: 'bench' | 'verify',
+  interleaves = true,
 ): { ms: number; windows: number } {
   const [firstCell] = cells;
   if (!firstCell) return { ms: 0, windows: 0 };
@@ -36,7 +37,7 @@ export function groupPlan(
   const setup = cells.length * ESTIMATE.server;
   if (mode === 'verify') return { ms: setup, windows: 0 };
   const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
-  const il = interleaveOf(p);
+  const il = interleaves ? interleaveOf(p) : null;
   const paired = il && cells.length > 1 ? il.rounds : 0;
   // Each later server process: every server started and checked again, then an interleaved warm-up.
   const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
@@ -296,11 +297,14 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
 
 /**
  * The profile's interleaved rounds (scheduler/interleave.ts), after the solo rounds, when the
- * group has ≥ 2 live servers whose CPU time can be read (not an external target). Stops on an abort.
+ * group has ≥ 2 live servers whose CPU time can be read (not an external target) and the driver
+ * can interleave (`LoadDriver.interleaves`). Stops on an abort.
  */
 async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   const il = interleaveOf(p);
-  if (!il || entries.length < 2) return;
+  // A driver that cannot interleave (k6; `just why`'s profiled driver, scheduler/profiled.ts: one
+  // window per server process) gets the interleaved rounds as solo rounds instead (run.ts `soloOnly`).
+  if (!il || entries.length < 2 || !ctx.driver.interleaves) return;
   if (ops.alive().some((e) => liveServer(e).cpuUs() === null)) {
     ctx.progress.note("  interleaved rounds skipped: a server's CPU time cannot be read (external target)");
     return;

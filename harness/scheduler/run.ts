@@ -32,6 +32,9 @@ import { createProgressSink, lineSink, type ProgressSink } from './progress-sink
 import { randomSeed } from './rounds.ts';
 import { runFidelity } from './run-fidelity.ts';
 import { openResultSink } from './setup.ts';
+import { type ProfiledServer, profiledDeps } from './profiled.ts';
+import { profileDirOf, whyResultsDir } from '../store/why-store.ts';
+import type { LoadDriver } from '../drivers/driver-types.ts';
 import type { GroupContext, Lifecycle, ResultSink, RunDeps, ToolCheck } from './scheduler-types.ts';
 
 export { aggregateTrials, describe } from './aggregate.ts';
@@ -67,6 +70,20 @@ export interface RunOptions {
   log?: (line: string) => void;
   /** Where progress events and notes go (scheduler/progress-sink.ts); default: plain lines through `log`. */
   progress?: ProgressSink;
+  /**
+   * `--profile-cpu` (issue 25): after each group's ranked windows, the same cells once more, one
+   * window each, under V8's CPU profiler (scheduler/profiled.ts), written to a run of its own under
+   * `<resultsDir>/why/` (store/why-store.ts); `intervalUs` is V8's sampling interval. Bench mode only.
+   */
+  profileCpu?: { intervalUs: number };
+}
+
+/** The profiled windows of a `profileCpu` run: their own run folder, cells and servers (profiled.ts). */
+export interface ProfiledRun {
+  runId: string;
+  runDir: string;
+  cells: CellResult[];
+  servers: Map<string, ProfiledServer>;
 }
 
 export interface RunSummary {
@@ -77,6 +94,8 @@ export interface RunSummary {
   wallMs: number;
   /** Harness overhead per cell (start + verify + burst + teardown), ms. */
   overheadMs: { median: number; max: number; cells: number } | null;
+  /** With `profileCpu`: the profiled windows' run (never part of `cells`). */
+  profiled?: ProfiledRun;
 }
 
 /** One run in progress: its settings, where it writes, its lifecycle and the services it started. */
@@ -103,6 +122,15 @@ interface Run {
   upstream?: Upstream;
   db?: RunDatabase;
   results: CellResult[];
+  /** `profileCpu`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
+  profiled?: {
+    writer: RunWriter;
+    sink: ResultSink;
+    lifecycle: Lifecycle;
+    driver: LoadDriver;
+    servers: Map<string, ProfiledServer>;
+    results: CellResult[];
+  };
 }
 
 /** Runs every cell of `o.cells`; see the module comment. */
@@ -174,8 +202,30 @@ function openPlanRun(o: RunOptions): Run {
     runId: writer?.runId ?? 'verify',
     lifecycle: o.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db }),
   };
+  if (o.profileCpu && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.profileCpu.intervalUs);
   announce(run, usesK6);
   return run;
+}
+
+/**
+ * The profiled side of a `profileCpu` run: a run folder of its own under `<resultsDir>/why/` (one
+ * round), and the run's lifecycle and driver wrapped by scheduler/profiled.ts (servers under
+ * --cpu-prof writing into that folder's logs/profiles/, the measured window's clock noted).
+ */
+function openProfiled(run: Run, intervalUs: number): NonNullable<Run['profiled']> {
+  const { o } = run;
+  const p = profiledDeps(o.deps, { profileDir: profileDirOf, intervalUs });
+  const { writer, sink } = openResultSink(
+    { ...o, resultsDir: whyResultsDir(o.resultsDir) },
+    'bench',
+    o.deps.cpuPlan,
+    1,
+    run.seed,
+  );
+  if (!writer) throw new Error('openProfiled: bench mode opens a run folder');
+  const lifecycle = p.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db });
+  run.log(`profiled windows (--profile-cpu, V8 sampling every ${intervalUs} µs): ${writer.dir}`);
+  return { writer, sink, lifecycle, driver: p.deps.driver.driver, servers: p.servers, results: [] };
 }
 
 /** The ETA's plan (builds, PostgreSQL, then every group), the run-start event and the run's first notes. */
@@ -187,8 +237,10 @@ function announce(run: Run, usesK6: boolean): void {
   const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
   progress.plan(builds.length * ESTIMATE.build + (o.cells.some(needsDatabase) ? ESTIMATE.database : 0));
   for (const g of groups) {
-    const gp = groupPlan(g, rounds, mode);
+    const gp = groupPlan(g, rounds, mode, driver.driver.interleaves && !o.externalUrl);
     progress.plan(gp.ms, gp.windows);
+    const pp = run.profiled ? groupPlan(g, 1, mode, false) : null;
+    if (pp) progress.plan(pp.ms, pp.windows);
   }
   const windowS = mode === 'bench' && profile ? measuredSeconds(profile) : null;
   progress.runStart(
@@ -282,6 +334,11 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
   for (const [groupIndex, g] of run.groups.entries()) {
     if (o.signal.aborted) break;
     run.results.push(...(await runGroup(g, { ...base, groupIndex })));
+    // --profile-cpu: the group's cells once more, profiled, after its ranked windows (its servers stopped).
+    const p = run.profiled;
+    if (!p || o.signal.aborted) continue;
+    const profiled = { runId: p.writer.runId, sink: p.sink, lifecycle: p.lifecycle, driver: p.driver, rounds: 1 };
+    p.results.push(...(await runGroup(g, { ...base, ...profiled, groupIndex })));
   }
 }
 
@@ -338,6 +395,7 @@ async function closeRun(run: Run, failed: boolean): Promise<void> {
   const design = writer?.meta.design; // written when the run started
   if (design) writer?.updateMeta({ design: { ...design, wallMs, ...(over ? { overheadMs: over } : {}) } });
   writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
+  run.profiled?.writer.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
 }
 
 /** The closing notes (overhead per cell, wall time) and the run's summary. */
@@ -359,6 +417,16 @@ function summarize(run: Run): RunSummary {
     interrupted: o.signal.aborted,
     wallMs,
     overheadMs: over,
+    ...(run.profiled
+      ? {
+          profiled: {
+            runId: run.profiled.writer.runId,
+            runDir: run.profiled.writer.dir,
+            cells: run.profiled.results,
+            servers: run.profiled.servers,
+          },
+        }
+      : {}),
   };
 }
 

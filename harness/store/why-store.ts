@@ -7,6 +7,8 @@
  *   results/why/runs/<run-id>/why.json                    the attribution (WhyRecord, this module)
  *   results/why/runs/<run-id>/logs/profiles/<cell-id>/    the raw `.cpuprofile` files (git-ignored
  *                                                          with the rest of logs/: they are MBs)
+ *   results/why/runs/<run-id>/flames/<cell-id>.folded      each cell's flame graph, trimmed folded
+ *                                                          stacks of its window (store/flame-store.ts)
  *
  * Why runs live in their own results folder, as the self-test's do, so that a profiled window
  * (slowed by the profiler, one round) never enters the leaderboard's tables. Figures: µs of the
@@ -18,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { asStorageError } from '../core/errors.ts';
+import { type FoldedRead, readFolded } from './flame-store.ts';
 import { mkdirp, readValidated, writeJsonAtomic } from './results.ts';
 
 const num = z.number().finite();
@@ -43,6 +46,11 @@ const WhyCellSchema = z.object({
   isBaseline: z.boolean(),
   /** The `.cpuprofile` read, relative to the run folder (under logs/, not committed), or null. */
   profileFile: z.string().nullable(),
+  /**
+   * Its flame graph: folded stacks of the measured window, trimmed (store/flame-store.ts,
+   * analysis/flame.ts), relative to the run folder and committed; absent in runs before it existed.
+   */
+  flameFile: z.string().nullable().optional(),
   /** "no profile: …" when there is no attribution for this cell, else null. */
   noProfile: z.string().nullable(),
   /** Requests the server completed in the profiled window (the driver's count). */
@@ -97,6 +105,8 @@ export const WhyRecordSchema = z.object({
   profile: z.string(),
   durationS: num,
   samplingIntervalUs: z.number().int().positive(),
+  /** The ranked run these windows followed (`bench --profile-cpu`); absent for `just why`. */
+  rankedRunId: z.string().optional(),
   cells: z.array(WhyCellSchema),
   diffs: z.array(WhyDiffSchema),
 });
@@ -138,17 +148,29 @@ export function readWhy(file: string, warnings: string[] = []): WhyRecord | null
   return readValidated(file, WhyRecordSchema, acc);
 }
 
+/** The key of a cell's flame graph in `readAllWhy`'s `flames`: `<run-id>/<cell-id>`. */
+export function flameKey(runId: string, cellId: string): string {
+  return `${runId}/${cellId}`;
+}
+
 /**
  * Every why record under `<resultsDir>/why/runs/*` (oldest run first), validated; a run folder
- * without why.json (an interrupted why run) is skipped silently, a bad file with a warning.
+ * without why.json (an interrupted why run) is skipped silently, a bad file with a warning. With
+ * each record, the flame graphs its cells name (`flameFile`), read by store/flame-store.ts and
+ * keyed by `flameKey`: a missing or truncated one is a `{ ok: false, reason }`, never a throw.
  */
-export function readAllWhy(resultsDir: string): { records: WhyRecord[]; warnings: string[] } {
+export function readAllWhy(resultsDir: string): {
+  records: WhyRecord[];
+  warnings: string[];
+  flames: Map<string, FoldedRead>;
+} {
   const runs = path.join(whyResultsDir(resultsDir), 'runs');
+  const flames = new Map<string, FoldedRead>();
   let ids: string[] = [];
   try {
     ids = fs.readdirSync(runs).sort();
   } catch {
-    return { records: [], warnings: [] };
+    return { records: [], warnings: [], flames };
   }
   const warnings: string[] = [];
   const records: WhyRecord[] = [];
@@ -156,7 +178,10 @@ export function readAllWhy(resultsDir: string): { records: WhyRecord[]; warnings
     const file = path.join(runs, id, 'why.json');
     if (!fs.existsSync(file)) continue;
     const r = readWhy(file, warnings);
-    if (r) records.push(r);
+    if (!r) continue;
+    records.push(r);
+    for (const c of r.cells)
+      if (c.flameFile) flames.set(flameKey(r.runId, c.cellId), readFolded(path.join(runs, id, c.flameFile)));
   }
-  return { records, warnings };
+  return { records, warnings, flames };
 }

@@ -20,6 +20,9 @@
  * has the capacity column set (capacity-text.ts), sustainable-rate bars (≥ hatched when the
  * open-loop driver reached its limit) and a latency-versus-rate chart: every step of every
  * search, p99 (log axis) against the offered rate, one line per contender, the SLO dashed.
+ *
+ * Why (issue 25): after "Issues found", the "Why (CPU profiles)" section of `just why` runs with a
+ * flame graph per profiled cell (exporters/why-html.ts); a row with a why finding links to it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,6 +44,7 @@ import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
+import { flameScripts, whySectionHtml } from './why-html.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
 
@@ -401,6 +405,9 @@ function boardTable(t: TableView): string {
               : `<span class="tag">${esc(f)}</span>`,
         ),
         r.notRanked && !r.otherRun ? `<span class="sub">${esc(r.notRanked)}</span>` : '',
+        r.why
+          ? `<a class="tag why" href="#${esc(r.why.anchor)}" title="${esc(r.why.text)}">${esc(r.why.text)}</a>`
+          : '',
       ].join(' ');
       const lead = [
         `<td class="num" data-v="${r.rank ?? ''}">${esc(r.rankText)}</td>`,
@@ -561,7 +568,7 @@ function toc(v: ReportView): string {
     .map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`)
     .join(
       '',
-    )}<a href="#issues">Issues</a><a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
+    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
 }
 
 /**
@@ -582,8 +589,12 @@ function fill(template: string, values: Record<string, string>): string {
   return out;
 }
 
-/** The whole page from a view. `echarts` is the library source (tests may pass a stub). */
-export function renderHtmlView(v: ReportView, echarts = echartsSource()): string {
+/**
+ * The whole page from a view. `echarts` is the library source (tests may pass a stub); `flameLibs`
+ * the sources of d3 and d3-flame-graph (default: from node_modules, inlined only when the Why
+ * section has a flame graph).
+ */
+export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLibs?: string[]): string {
   const read = (f: string) => fs.readFileSync(path.join(ASSETS, f), 'utf8');
   const contenders = [...new Set([...v.matrix.contenders, ...v.tables.flatMap((t) => t.rows.map((r) => r.label))])];
   const subtitle = `Generated ${esc(v.generatedAt.replace('T', ' ').slice(0, 16))} UTC by <code>just leaderboard</code> from ${v.runs.length} run${v.runs.length === 1 ? '' : 's'} in <code>results/runs/</code>. Do not edit by hand.`;
@@ -594,6 +605,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource()): string
         controls(v, contenders),
         `<div id="details">${v.tables.map(groupSection).join('\n')}<section id="empty" class="card hidden"><p>No table matches these filters.</p></section></div>`,
         issuesSection(v),
+        whySectionHtml(v.why),
         claimsSection(v),
         nodeMatrixSection(v),
         compareSection(v),
@@ -607,6 +619,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource()): string
     data: scriptJson(pageData(v, contenders)),
     echarts: scriptJs(echarts),
     script: scriptJs(read('page.js')),
+    flames: v.runs.length ? flameScripts(v.why, flameLibs) : '',
   });
 }
 

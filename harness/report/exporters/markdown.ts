@@ -117,14 +117,14 @@ function rowLine(r: RowView): string {
   const res = r.resources;
   const rps = r.rps ? `${fmtFigure(r.rps)}` : '–';
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
-  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
+  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd([...r.flags, ...(r.why ? [r.why.text] : [])].join('; '))} |`;
 }
 
 /** One row of a capacity table: the capacity column set (capacity-text.ts). */
 function capacityRowLine(r: RowView): string {
   const k = r.capacity;
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
-  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${sustainableText(r.rps, k?.verdict ?? null)} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${k ? fmtFigure(k.peakRps) : '–'} | ${kneeText(k?.knee ?? null)} | ${p99CapText(k?.p99AtCapacityMs ?? null)} | ${k ? stepsText(k) : '–'} | ${escapeMd(r.flags.join('; '))} |`;
+  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${sustainableText(r.rps, k?.verdict ?? null)} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${k ? fmtFigure(k.peakRps) : '–'} | ${kneeText(k?.knee ?? null)} | ${p99CapText(k?.p99AtCapacityMs ?? null)} | ${k ? stepsText(k) : '–'} | ${escapeMd([...r.flags, ...(r.why ? [r.why.text] : [])].join('; '))} |`;
 }
 
 /** The header lines of a table: the capacity column set when the table's cells have `capacity`. */

@@ -142,7 +142,7 @@ test('--rounds N sets the rounds; --trials N, its old name, still works and says
   assert.match(old.stderr, /--trials must be an integer from 1 to 50, got '0'/);
   noStack(old.stderr);
   const help = await runCli(['bench', '--help']);
-  assert.match(help.stdout, /--rounds <n> +rounds: measured windows per cell/);
+  assert.match(help.stdout, /--rounds <n> +rounds: solo measured windows per cell/);
   assert.doesNotMatch(help.stdout, /--trials/);
 });
 

@@ -135,6 +135,15 @@
     `${r.clientBound || r.atLeast ? '≥ ' : ''}${r.rps == null ? '–' : kFmt(Math.round(r.rps / 100) * 100)}`;
 
   /**
+   * The row an ECharts tooltip points at (its first item's dataIndex into `list`), or undefined.
+   * @param {any} p @param {PageRow[]} list @returns {PageRow | undefined}
+   */
+  function tooltipRow(p, list) {
+    const one = Array.isArray(p) ? p[0] : p;
+    return one ? list[one.dataIndex ?? 0] : undefined;
+  }
+
+  /**
    * Requests/s bars with interval whiskers; client-bound bars hatched, failed rows marked ✕; each
    * value label right of its whisker's high end (never on the whisker). @param {PageRow[]} rows @returns {Option}
    */
@@ -146,9 +155,7 @@
       tooltip: {
         trigger: 'item',
         formatter: (p) => {
-          const one = Array.isArray(p) ? p[0] : p;
-          if (!one) return '';
-          const r = rows[one.dataIndex ?? 0];
+          const r = tooltipRow(p, rows);
           if (!r) return '';
           if (r.failed) return `<b>${esc(r.label)}</b><br>failed: not ranked`;
           return `<b>${esc(r.label)}</b><br>${r.rps == null ? '–' : `${r.atLeast ? '≥ ' : ''}${fmtInt(r.rps)} requests/s`}${r.lo != null && r.hi != null ? `<br>${esc(r.interval)} ${fmtInt(Math.floor(r.lo))}–${fmtInt(Math.ceil(r.hi))}` : ''}${r.clientBound ? '<br>client-bound: a lower bound' : ''}${r.atLeast ? '<br>the open-loop driver reached its limit: a lower bound' : ''}`;
@@ -242,9 +249,7 @@
       tooltip: {
         trigger: 'item',
         formatter: (p) => {
-          const one = Array.isArray(p) ? p[0] : p;
-          if (!one) return '';
-          const r = withLat[one.dataIndex ?? 0];
+          const r = tooltipRow(p, withLat);
           return r ? `<b>${esc(r.label)}</b><br>p50 ${fmtMs(r.p50 ?? 0)} ms<br>p99 ${fmtMs(r.p99 ?? 0)} ms` : '';
         },
       },
@@ -368,8 +373,7 @@
       tooltip: {
         trigger: 'item',
         formatter: (p) => {
-          const one = Array.isArray(p) ? p[0] : p;
-          const r = use[one?.dataIndex ?? 0];
+          const r = tooltipRow(p, use);
           if (!r) return '';
           const from =
             r.effFrom === 'rounds' ? 'median of the interleaved rounds' : 'solo windows: requests/s ÷ server CPU';

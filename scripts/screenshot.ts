@@ -119,13 +119,35 @@ export async function screenshot(report: string, out: string): Promise<PictureSi
   return sidecar;
 }
 
+/** `just screenshot --help`. */
+export const USAGE = `usage: npx just screenshot [--report FILE] [--out FILE.png]
+
+Renders a leaderboard page in headless Chromium at ${VIEWPORT.width}×${VIEWPORT.height} and writes its first screen.
+
+Options:
+  --report FILE     the report page (default: ${REPORT})
+  --out FILE.png    the picture; its sidecar FILE.json names the report's runs (default: ${PICTURE})
+  -h, --help        this text
+
+Exit codes:
+  0  ok
+  2  usage or bad input: a bad option, no report, no Chromium`;
+
 async function main(argv: string[]): Promise<number> {
   let o: { report: string; out: string };
   try {
     const { values } = parseArgs({
       args: argv,
-      options: { report: { type: 'string', default: REPORT }, out: { type: 'string', default: PICTURE } },
+      options: {
+        report: { type: 'string', default: REPORT },
+        out: { type: 'string', default: PICTURE },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     });
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
     o = { report: path.resolve(ROOT, values.report), out: path.resolve(ROOT, values.out) };
   } catch (e) {
     console.error(`error: ${(e as Error).message}\nusage: npx just screenshot [--report FILE] [--out FILE.png]`);

@@ -1,10 +1,12 @@
 // Docs and help agree (issue 26): every `npx just` command in README's Commands table is a
 // justfile recipe and, when the recipe calls the harness, a command in `--help`; every option of
 // README's bench options table is in `bench --help` (or the global help); every `export` format
-// in `export --help` is in README; each command's help lists only the exit codes it can return.
+// in `export --help` is in README; every option the README gives a `just` command anywhere (inline
+// code or a code block) is in that command's help; each command's help lists only the exit codes it can return.
 // Real CLI processes (test/helpers.ts runCli); nothing starts a server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli } from './helpers.ts';
@@ -130,4 +132,62 @@ test('`just bake-off` prints the overview once: one harness process, bench-all -
   assert.match(calls[0] ?? '', /\{\{harness\}\} bench-all --leaderboard "\$@"/);
   const help = await runCli(['bench-all', '--help']);
   assert.match(help.stdout, /--leaderboard\s+after the run, write results\/LEADERBOARD\.md/);
+});
+
+/** Every `just <recipe> …` the README shows (inline code or a code block) with the options it gives. */
+function readmeInvocations(): { recipe: string; options: string[]; text: string }[] {
+  const spans = [
+    ...[...README.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').split('\n')),
+    ...[...README.replace(/```[a-z]*\n[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? ''),
+  ];
+  const out: { recipe: string; options: string[]; text: string }[] = [];
+  for (const span of spans)
+    for (const part of span.split(/&&|;|\s\|\s/)) {
+      const m = /(?:^|\s)just ([a-z][\w-]*)(.*)$/.exec(part);
+      if (!m?.[1]) continue;
+      const options = [...(m[2] ?? '').matchAll(/(?<![\w-])(--[a-z][\w-]*)/g)].map((o) => o[1] ?? '');
+      out.push({ recipe: m[1], options, text: part.trim() });
+    }
+  return out;
+}
+
+test('every option the README gives a `just` command, anywhere in it, is in that command’s help', async () => {
+  const book = recipes();
+  const helps = new Map<string, string>();
+  const root = await runCli(['--help']);
+  const helpOf = async (cmd: string) => {
+    if (!helps.has(cmd)) {
+      const r = await runCli([cmd, '--help']);
+      assert.equal(r.code, 0, `${cmd} --help: ${r.stderr}`);
+      helps.set(cmd, r.stdout);
+    }
+    return helps.get(cmd) ?? '';
+  };
+  const calls = readmeInvocations();
+  const withOptions = calls.filter((c) => c.options.length > 0);
+  assert.ok(withOptions.length >= 12, `only ${withOptions.length} README invocations with options`);
+  let checked = 0;
+  for (const c of calls) {
+    const body = book.get(c.recipe);
+    assert.ok(body, `README shows \`just ${c.recipe}\`, which is not a justfile recipe: ${c.text}`);
+    if (c.options.length === 0) continue;
+    const harness = body.map((l) => /\{\{harness\}\} ([a-z][\w-]*)/.exec(l)?.[1]).find(Boolean);
+    const script = body.map((l) => /node (scripts\/[\w-]+\.ts)/.exec(l)?.[1]).find(Boolean);
+    let known: string;
+    if (harness) known = `${await helpOf(harness)}\n${root.stdout}`;
+    else if (script) {
+      const r = spawnSync(process.execPath, [path.join(ROOT, script), '--help'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${script} --help: ${r.stderr}`);
+      known = r.stdout;
+    } else continue; // a tool call (check, test, compose): its options are the tool's
+    for (const o of c.options) {
+      assert.match(
+        known,
+        new RegExp(`(^|[\\s,'"\`])${o}\\b`, 'm'),
+        `README's \`${c.text}\`: ${o} is not in the help of ${harness ?? script}`,
+      );
+      checked++;
+    }
+  }
+  assert.ok(checked >= 25, `only ${checked} options checked`);
 });

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import {
   averageRanks,
   compareRankings,
+  driverCeilings,
   firstBreak,
+  medianCurve,
   orderRanks,
   p99AtCapacity,
   spearman,
@@ -17,9 +19,67 @@ import { renderHtmlView } from '../harness/report/exporters/html.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { findIssues } from '../harness/report/issues.ts';
 import { capacityCell, capacitySnapshot, step } from './report-capacity-fixture.ts';
+import { five } from './report-fixture.ts';
 import { reportSnapshot } from './report-fixture.ts';
 
 const NOW = new Date('2026-11-22T01:00:00Z');
+
+test('medianCurve: the steps of all searches binned by rate (15% wide on a log scale), median rate and p99 per bin, held counted', () => {
+  const pt = (rate: number, p99: number, pass = p99 <= 10) => ({ rate, p99, pass });
+  const curve = medianCurve([
+    pt(1_000, 2),
+    pt(1_010, 4),
+    pt(1_020, 3), // one bin: 1,000 and 1,020 are within 15%
+    pt(2_000, 8),
+    pt(2_030, 30, false), // another bin
+    pt(0, 1), // no rate: left out
+  ]);
+  assert.deepEqual(
+    curve.map((p) => [p.rate, p.p99, p.steps, p.held]),
+    [
+      [1_010, 3, 3, 3],
+      [2_015, 19, 2, 1],
+    ],
+  );
+  // The grid is shared by every cell: rates a factor of 1.15² apart never share a bin.
+  assert.equal(medianCurve([pt(500, 1), pt(500 * 1.15 ** 2, 1)]).length, 2);
+  assert.deepEqual(medianCurve([]), []);
+});
+
+test('driverCeilings: per run the highest clean delivered rate (a lower bound on the driver’s ceiling) and the steps at its limit; in every report', () => {
+  const ping = capacitySnapshot().runs[0]!.cells.filter((c) => c.scenario === 'ping' && c.capacity);
+  const [oha] = driverCeilings(ping);
+  // hono's failing steps (1.05 × its caps 14,700–15,300) had the driver at its limit, so they are
+  // not clean; its clean 15,300 beats node-http's clean 12,852 (a step that failed the SLO, yet
+  // delivered).
+  assert.deepEqual(oha, {
+    driver: 'oha',
+    steps: 5 * 3 * 4 + 40,
+    clean: { rps: 15_300, label: 'hono', scenario: 'ping' },
+    atLimit: 5,
+    lowestAtLimit: { rate: 15_435, label: 'hono', scenario: 'ping' },
+  });
+  // A step that delivered < 95% of its rate, or failed > 0.1%, is not clean.
+  const short = capacityCell('solo', 'ping', { caps: five(1_000), peaks: five(2_000), verdict: 'met' });
+  for (const st of short.capacity!.steps) {
+    const cap = st.rate > 900 && st.rate <= 1_020;
+    st.achievedRps = cap ? st.rate * 0.9 : st.achievedRps;
+    st.failed = st.rate > 1_020 ? st.scheduled : 0;
+  }
+  // Its caps are 980–1,020: the clean steps left are the half-rate ones (490–510).
+  assert.deepEqual(driverCeilings([short])[0]?.clean, { rps: 510, label: 'solo', scenario: 'ping' });
+  assert.deepEqual(driverCeilings([]), []);
+  const md = EXPORTERS.md.render(capacitySnapshot(), { now: NOW });
+  assert.match(
+    md,
+    /- \*\*oha\*\* in run `rc`: it delivered up to 15,300 requests\/s cleanly \(`hono` · ping; [^)]*\), a lower bound on its ceiling; at its limit \(≥ 75% of its core\) in 5 of \d+ steps, the lowest at 15,435 requests\/s offered \(`hono` · ping\)\./,
+  );
+  const term = EXPORTERS.terminal.render(capacitySnapshot(), { now: NOW, width: 100 });
+  assert.match(
+    term.replace(/\s+/g, ' '),
+    /Driver ceiling: oha in run rc: it delivered up to 15,300 requests\/s cleanly/,
+  );
+});
 
 test('rank correlation: identical orders give ρ = 1, reversed −1; ties share their average rank; no order gives null', () => {
   assert.equal(spearman([1, 2, 3, 4, 5], [1, 2, 3, 4, 5]), 1);
@@ -245,7 +305,8 @@ test('HTML: capacity columns, the overview’s capacity matrix and rankings, and
     overview,
     /<li><strong>ping<\/strong> \(4 contenders with a capacity; without one: <code>slowpoke<\/code>\): Spearman’s ρ = 0\.40/,
   );
-  // The page data carries every step of every search per contender, sorted by rate, and the SLO.
+  // The page data carries per contender the median curve of its steps (15 steps of 5 searches:
+  // rates 0.5, 1 and 1.05 × its caps, so 3 bins, each holding 5 steps), sorted by rate, and the SLO.
   const json = page.slice(
     page.indexOf('<script type="application/json" id="bench-data">') + 48,
     page.indexOf('</script>'),
@@ -256,7 +317,14 @@ test('HTML: capacity columns, the overview’s capacity matrix and rankings, and
   const t = data.tables.find((x) => x.id === 't-ping-capacity-wrk-node24');
   assert.equal(t?.capacity?.slo, 10);
   const hono = t?.capacity?.curves.find((c) => c.label === 'hono');
-  assert.equal(hono?.points.length, 15);
+  assert.deepEqual(
+    hono?.points.map((p) => [p[2], p[3]]),
+    [
+      [5, 5],
+      [5, 5],
+      [5, 0],
+    ],
+  );
   const rates = hono?.points.map((p) => p[0]) ?? [];
   assert.deepEqual(
     rates,

@@ -154,3 +154,94 @@ export function compareRankings(cells: readonly CellResult[]): RankingComparison
     );
   return { rows, capacityBy, rho: spearman(capRanks, peakRanks), moves, excluded };
 }
+
+/** One point of a cell's median latency-versus-rate curve (`medianCurve`). */
+export interface MedianCurvePoint {
+  /** Median offered rate of the bin's steps, requests/s. */
+  rate: number;
+  /** Median p99 of the bin's steps, ms. */
+  p99: number;
+  /** Steps in the bin, and how many of them held the SLO. */
+  steps: number;
+  held: number;
+}
+
+/** Width of a `medianCurve` bin: rates within a factor of 1.15 (ln 1.15 on the log scale). */
+export const CURVE_BIN_RATIO = 1.15;
+
+/**
+ * A cell's latency-versus-rate curve as one line (issue 26: the report's capacity chart drew every
+ * step of every search as one zig-zag line per contender): the steps of all its searches binned on
+ * a log scale of the offered rate (bins `CURVE_BIN_RATIO` wide, anchored at 1 requests/s so every
+ * cell shares the grid), each bin giving the median rate, the median p99 and how many steps held.
+ * Steps with a non-positive rate are left out. Bins sorted by rate; [] for no steps.
+ */
+export function medianCurve(steps: readonly { rate: number; p99: number; pass: boolean }[]): MedianCurvePoint[] {
+  const bins = new Map<number, { rate: number; p99: number; pass: boolean }[]>();
+  for (const s of steps) {
+    if (!(s.rate > 0)) continue;
+    const k = Math.floor(Math.log(s.rate) / Math.log(CURVE_BIN_RATIO));
+    const bin = bins.get(k);
+    if (bin) bin.push(s);
+    else bins.set(k, [s]);
+  }
+  return [...bins.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, b]) => ({
+      rate: median(b.map((s) => s.rate)),
+      p99: median(b.map((s) => s.p99)),
+      steps: b.length,
+      held: b.filter((s) => s.pass).length,
+    }));
+}
+
+/** What one run's capacity steps say about the open-loop driver's own ceiling (`driverCeilings`). */
+export interface DriverCeiling {
+  /** The open-loop driver (oha, k6). */
+  driver: string;
+  /** Steps of the run with this driver. */
+  steps: number;
+  /**
+   * The highest rate it delivered cleanly (≥ 95% of the offered rate achieved, ≤ 0.1% failed, not
+   * at its limit), whatever the server's p99: a lower bound on the driver's ceiling, requests/s
+   * achieved; null when no step was clean.
+   */
+  clean: { rps: number; label: string; scenario: string } | null;
+  /** Steps in which the driver used ≥ 75% of its core (`clientBound`) and the lowest offered rate among them. */
+  atLimit: number;
+  lowestAtLimit: { rate: number; label: string; scenario: string } | null;
+}
+
+/**
+ * The open-loop driver's ceiling as measured in one run (issue 23: "the driver's ceiling, measured
+ * per run and stated with its run id"), per driver from every step of the run's capacity cells:
+ * the highest clean delivered rate (a lower bound on the ceiling, since the driver produced it)
+ * and the steps at its limit (an upper region: from there on a failure may be the driver's).
+ * Steps follow the rules of scheduler/capacity-search.ts `judgeStep` (0.1% failed, 95% achieved).
+ * Drivers in order of first appearance; [] without capacity cells.
+ */
+export function driverCeilings(cells: readonly CellResult[]): DriverCeiling[] {
+  const by = new Map<string, DriverCeiling>();
+  for (const c of cells) {
+    const k = c.capacity;
+    if (!k) continue;
+    let d = by.get(k.driver);
+    if (!d) {
+      d = { driver: k.driver, steps: 0, clean: null, atLimit: 0, lowestAtLimit: null };
+      by.set(k.driver, d);
+    }
+    for (const s of k.steps) {
+      d.steps++;
+      if (s.clientBound) {
+        d.atLimit++;
+        if (!d.lowestAtLimit || s.rate < d.lowestAtLimit.rate)
+          d.lowestAtLimit = { rate: s.rate, label: c.label, scenario: c.scenario };
+        continue;
+      }
+      const clean = s.achievedRps >= 0.95 * s.rate && s.failed <= 0.001 * Math.max(1, s.scheduled);
+      if (clean && (!d.clean || s.achievedRps > d.clean.rps))
+        d.clean = { rps: s.achievedRps, label: c.label, scenario: c.scenario };
+    }
+  }
+  return [...by.values()];
+}

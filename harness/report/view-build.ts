@@ -10,7 +10,8 @@ import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
-import { compareRankings, p99AtCapacity } from '../analysis/capacity.ts';
+import { compareRankings, type DriverCeiling, driverCeilings, p99AtCapacity } from '../analysis/capacity.ts';
+import { OPEN_LOOP_BUSY_PCT } from '../scheduler/capacity-round.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues, type MeasurementNote, measurementNotes, trialKey, variantOverheads } from './issues.ts';
 import {
@@ -576,6 +577,7 @@ function capacityMatrixOf(tables: TableView[], ranked: RankedTable[]): CapacityM
     contenders: [],
     cells: {},
     rankings: [],
+    driverLines: [],
   };
   const score = new Map<string, number[]>();
   for (const t of primary) {
@@ -607,7 +609,29 @@ function capacityMatrixOf(tables: TableView[], ranked: RankedTable[]): CapacityM
   const labels = [...new Set(primary.flatMap((t) => t.rows.filter((x) => !x.otherRun).map((r) => r.label)))];
   const mean = (xs: number[] | undefined) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : -99);
   out.contenders = labels.sort((a, b) => mean(score.get(b)) - mean(score.get(a)) || a.localeCompare(b));
+  out.driverLines = driverLinesOf(primary, ranked, tables);
   return out;
+}
+
+/** The driver-ceiling sentences of the capacity matrix: per run of its tables (in order) and driver. */
+function driverLinesOf(primary: TableView[], ranked: RankedTable[], tables: TableView[]): string[] {
+  const byRun = new Map<string, CellResult[]>();
+  for (const t of primary) {
+    const cells = (ranked[tables.indexOf(t)]?.rows ?? []).map((r) => r.cell);
+    byRun.set(t.runId, [...(byRun.get(t.runId) ?? []), ...cells.filter((c) => c.runId === t.runId)]);
+  }
+  return [...byRun.entries()].flatMap(([runId, cells]) => driverCeilings(cells).map((d) => driverLine(runId, d)));
+}
+
+/** One driver's ceiling in one run, as a sentence (the figures and their cells, the run id). */
+function driverLine(runId: string, d: DriverCeiling): string {
+  const clean = d.clean
+    ? `it delivered up to ${fmtInt(d.clean.rps)} requests/s cleanly (\`${d.clean.label}\` · ${d.clean.scenario}; ≥ 95% of the offered rate, ≤ 0.1% failed), a lower bound on its ceiling`
+    : 'no step was delivered cleanly';
+  const limit = d.lowestAtLimit
+    ? `at its limit (≥ ${OPEN_LOOP_BUSY_PCT}% of its core) in ${fmtInt(d.atLimit)} of ${fmtInt(d.steps)} steps, the lowest at ${fmtInt(d.lowestAtLimit.rate)} requests/s offered (\`${d.lowestAtLimit.label}\` · ${d.lowestAtLimit.scenario})`
+    : `never at its limit (≥ ${OPEN_LOOP_BUSY_PCT}% of its core) in ${fmtInt(d.steps)} steps`;
+  return `**${d.driver}** in run \`${runId}\`: ${clean}; ${limit}.`;
 }
 
 function nodeMatrixOf(tables: TableView[]): NodeMatrixView[] {

@@ -38,7 +38,7 @@ export interface CurvePoint {
   rate: number;
   p99: number;
   pass: boolean;
-  /** The load driver used ≥ 90% of its core in this step. */
+  /** The load driver used ≥ 75% of its core in this step (scheduler/capacity-round.ts OPEN_LOOP_BUSY_PCT). */
   clientBound: boolean;
   /** 1-based search (round) of the step. */
   search: number;
@@ -314,6 +314,11 @@ export interface CapacityMatrixView {
   /** [scenario][contender] → the cell, or null when not measured. */
   cells: Record<string, Record<string, CapacityMatrixCell | null>>;
   rankings: CapacityRankingView[];
+  /**
+   * Per run of the matrix and open-loop driver, one Markdown sentence on the driver's ceiling as
+   * measured in that run (analysis/capacity.ts `driverCeilings`; issue 23), with the run id.
+   */
+  driverLines: string[];
 }
 
 export interface NodeMatrixView {

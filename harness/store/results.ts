@@ -160,7 +160,7 @@ export interface CapacityStep {
   durationS: number;
   /** p99 ≤ the SLO, failed ≤ 0.1% of scheduled, and achieved ≥ 95% of the rate. */
   pass: boolean;
-  /** The load driver used ≥ 90% of its core in this step: a failure may be the driver's, not the server's. */
+  /** The load driver used ≥ 75% of its core in this step (scheduler/capacity-round.ts OPEN_LOOP_BUSY_PCT): a failure may be the driver's, not the server's. */
   clientBound: boolean;
   /** Why the step failed ('' when it passed). */
   reason: string;

@@ -18,8 +18,9 @@
  * Capacity (issue 15): the overview adds the matrix of sustainable requests/s at p99 ≤ each
  * scenario's SLO and the lines comparing that ranking with the closed-loop one; a capacity table
  * has the capacity column set (capacity-text.ts), sustainable-rate bars (≥ hatched when the
- * open-loop driver reached its limit) and a latency-versus-rate chart: every step of every
- * search, p99 (log axis) against the offered rate, one line per contender, the SLO dashed.
+ * open-loop driver reached its limit) and a latency-versus-rate chart: p99 (log axis) against the
+ * offered rate, one median curve per contender (analysis/capacity.ts `medianCurve`) named at its
+ * end, no legend, the SLO dashed.
  *
  * Why (issue 25): after "Issues found", the "Why (CPU profiles)" section of `just why` runs with a
  * flame graph per profiled cell (exporters/why-html.ts); a row with a why finding links to it.
@@ -28,6 +29,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { medianCurve } from '../../analysis/capacity.ts';
 import type { Estimate } from '../../analysis/stats.ts';
 import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
 import {
@@ -122,8 +124,11 @@ interface PageData {
     runId: string;
     baseline: string;
     rows: PageRow[];
-    /** A capacity table: its SLO (ms) and per contender every step as [offered req/s, p99 ms, 1 = held], by rate. */
-    capacity: { slo: number; curves: { label: string; points: [number, number, number][] }[] } | null;
+    /**
+     * A capacity table: its SLO (ms) and per contender its median curve (analysis/capacity.ts
+     * `medianCurve`) as [offered req/s, p99 ms, steps, steps that held], by rate.
+     */
+    capacity: { slo: number; curves: { label: string; points: [number, number, number, number][] }[] } | null;
   }[];
   ratios: {
     runId: string;
@@ -185,7 +190,12 @@ function pageData(v: ReportView, contenders: string[]): PageData {
               .filter((r) => !r.otherRun && r.capacity?.curve.length)
               .map((r) => ({
                 label: r.label,
-                points: (r.capacity?.curve ?? []).map((p): [number, number, number] => [p.rate, p.p99, p.pass ? 1 : 0]),
+                points: medianCurve(r.capacity?.curve ?? []).map((p): [number, number, number, number] => [
+                  p.rate,
+                  p.p99,
+                  p.steps,
+                  p.held,
+                ]),
               })),
           }
         : null,
@@ -310,7 +320,8 @@ ${body}
 </tbody></table></div>
 <div class="legend-scale"><span>open-loop requests/s sustained with p99 ≤ the scenario’s SLO, its interval and % of the baseline below; colour = % of the baseline; bold frame = rank 1; ≥ the open-loop driver reached its limit (a lower bound); never = not even the lowest rate held the SLO; † not ranked</span></div>
 <ul class="rankings">${m.rankings.map((r) => `<li>${md(r.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>
-<p class="sub">Closed-loop ranks are a plain ordering of the closed-loop peaks of the same cells (same run and rounds), without a significance test.</p>`;
+<p class="sub">Closed-loop ranks are a plain ordering of the closed-loop peaks of the same cells (same run and rounds), without a significance test.</p>
+${m.driverLines.length ? `<p class="sub">The open-loop driver’s own ceiling, as measured in the run:</p><ul class="rankings">${m.driverLines.map((l) => `<li>${md(l).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>` : ''}`;
 }
 
 function controls(v: ReportView, contenders: string[]): string {
@@ -459,7 +470,7 @@ function groupSection(t: TableView): string {
     t.capacity && hasCurve
       ? chart(
           'capacity',
-          `p99 against the offered open-loop rate: every step of every search (● held, ○ failed; dashed: the SLO, p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms)`,
+          `p99 against the offered open-loop rate: per contender the median of its steps over all searches in 15%-wide bins of rate (● most of a bin's steps held, ○ most failed; dashed: the SLO, p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms)`,
         )
       : '';
   const charts =

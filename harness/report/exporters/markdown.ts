@@ -108,6 +108,13 @@ function capacityOverview(m: CapacityMatrixView): string[] {
     '',
   );
   for (const r of m.rankings) out.push(`- ${escapeMd(r.text)}`);
+  if (m.driverLines.length)
+    out.push(
+      '',
+      'The open-loop driver’s own ceiling, as measured in the run:',
+      '',
+      ...m.driverLines.map((l) => `- ${escapeMd(l)}`),
+    );
   out.push('');
   return out;
 }

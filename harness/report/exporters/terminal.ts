@@ -171,6 +171,7 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>, x: Ctx): strin
   ];
   out.push(...matrixBlocks(rows, x.width, { indent: '  ', paint: matrixPaint(x, rows) }));
   if (x.details) for (const r of m.rankings) out.push(...wrap(plain(r.text), x.width, '  '));
+  for (const l of m.driverLines) out.push(...wrap(plain(l), x.width, '  Driver ceiling: ', '    '));
   return out;
 }
 

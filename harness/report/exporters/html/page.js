@@ -7,8 +7,8 @@
  * highlight, scenario/profile/driver/Node filters (kept in the URL hash), sortable tables
  * (buttons in the headers: mouse or keyboard), issue chips that count the visible findings, and
  * the compare view of two runs. A capacity table (issue 15) also gets a latency-versus-rate
- * chart: p99 (log axis) against the offered open-loop rate, one line per contender through every
- * step of every search, the SLO as a dashed horizontal line. Sets body[data-ready="1"] when done.
+ * chart: p99 (log axis) against the offered open-loop rate, one median curve per contender (its
+ * steps binned by rate) named at its end, the SLO as a dashed horizontal line. Sets body[data-ready="1"] when done.
  */
 
 /**
@@ -17,8 +17,8 @@
  *   interval: string, p50: number | null, p99: number | null, cpuAvg: number | null, cpuPeak: number | null,
  *   cpuCap: number | null, rssAvg: number | null, rssPeak: number | null, eff: number | null,
  *   effFrom: string }} PageRow
- * @typedef {{ label: string, points: [number, number, number][] }} PageCurve
- *   one contender's steps, by rate: [offered requests/s, p99 ms, 1 = held the SLO]
+ * @typedef {{ label: string, points: [number, number, number, number][] }} PageCurve
+ *   one contender's median curve, by rate: [offered requests/s, p99 ms, steps, steps that held the SLO]
  * @typedef {{ slo: number, curves: PageCurve[] }} PageCapacity
  * @typedef {{ id: string, scenario: string, profile: string, driver: string, node: string, runId: string,
  *   baseline: string, rows: PageRow[], capacity: PageCapacity | null }} PageTable
@@ -403,9 +403,10 @@
   }
 
   /**
-   * Latency against the offered rate of a capacity table: one line per contender shown through
-   * every step of its searches (sorted by rate; ● held the SLO, ○ failed), p99 on a log axis, the
-   * SLO as a dashed horizontal line; the highlight dims the other contenders.
+   * Latency against the offered rate of a capacity table: one median curve per contender shown
+   * (its steps of all searches binned on a log scale of the rate: median rate, median p99; ● most
+   * steps of the bin held the SLO, ○ most failed), p99 on a log axis, the SLO as a dashed line,
+   * each curve named at its end (no legend); the highlight dims the other contenders.
    * @param {PageCapacity} cap @param {Set<string>} show @returns {Option}
    */
   function capacityOption(cap, show) {
@@ -418,16 +419,7 @@
     return {
       textStyle: font,
       animation: false,
-      grid: { ...grid, top: 56, right: 24 },
-      legend: {
-        type: 'scroll',
-        top: 0,
-        left: 0,
-        right: 0,
-        itemWidth: 14,
-        itemHeight: 8,
-        data: curves.map((c) => c.label),
-      },
+      grid: { ...grid, top: 28, right: narrow() ? 84 : 150 },
       tooltip: {
         trigger: 'item',
         formatter: (p) => {
@@ -436,7 +428,7 @@
           const c = curves[one.seriesIndex ?? -1];
           const pt = c?.points[one.dataIndex ?? 0];
           if (!c || !pt) return '';
-          return `<b>${esc(c.label)}</b><br>offered ${fmtInt(pt[0])} requests/s<br>p99 ${fmtMs(pt[1])} ms: ${pt[2] ? 'held' : 'failed'} the SLO (${cap.slo} ms)`;
+          return `<b>${esc(c.label)}</b><br>offered ${fmtInt(pt[0])} requests/s (median of ${pt[2]} steps)<br>p99 ${fmtMs(pt[1])} ms (median); ${pt[3]} of ${pt[2]} held the SLO (${cap.slo} ms)`;
         },
       },
       xAxis: {
@@ -466,12 +458,20 @@
           return /** @type {import('echarts').LineSeriesOption} */ ({
             name: c.label,
             type: 'line',
-            symbolSize: 7,
+            symbolSize: 6,
             lineStyle: { color: color(c.label), width: hl === c.label ? 3 : 1.6, opacity },
             itemStyle: { color: color(c.label), opacity },
+            endLabel: {
+              show: true,
+              formatter: narrow() && c.label.length > 12 ? `${c.label.slice(0, 11)}…` : c.label,
+              color: color(c.label),
+              fontSize: 11,
+              opacity,
+            },
+            labelLayout: { moveOverlap: 'shiftY' },
             data: c.points.map((p) => ({
               value: [p[0], Math.max(p[1], 0.001)],
-              symbol: p[2] ? 'circle' : 'emptyCircle',
+              symbol: 2 * p[3] >= p[2] ? 'circle' : 'emptyCircle',
             })),
           });
         }),
@@ -484,7 +484,7 @@
             silent: true,
             symbol: 'none',
             lineStyle: { color: '#c92a2a', type: 'dashed', width: 1.5 },
-            label: { formatter: `SLO p99 ≤ ${cap.slo} ms`, position: 'insideEndTop', color: '#c92a2a' },
+            label: { formatter: `SLO p99 ≤ ${cap.slo} ms`, position: 'insideStartTop', color: '#c92a2a' },
             data: [{ yAxis: cap.slo }],
           },
         },

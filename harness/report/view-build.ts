@@ -38,6 +38,7 @@ import {
 } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
+import { driverAgreementOf } from './driver-agreement.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
 import { fmtSlo, ordinal } from './capacity-text.ts';
 import type {
@@ -874,6 +875,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     claims,
     claimsRule: rule,
     nodeMatrix: nodeMatrixOf(tables),
+    driverAgreement: driverAgreementOf(tables),
     method: capacityMatrix ? [...METHOD, CAPACITY_METHOD] : METHOD,
     ratios: ratiosOf(snapshot, scenarios),
     warnings,

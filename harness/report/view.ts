@@ -381,6 +381,16 @@ export interface WhyView {
   diffs: WhyDiffView[];
 }
 
+/** Whether the load drivers agree on one scenario's order (report/driver-agreement.ts; issue 24). */
+export interface DriverAgreementView {
+  scenario: string;
+  nodeMajor: number;
+  /** Every pair of drivers: Spearman's ρ (null: undefined) over n common contenders. */
+  pairs: { a: string; b: string; rho: number | null; n: number }[];
+  /** One Markdown sentence (contender labels and run ids in backticks). */
+  text: string;
+}
+
 export interface ReportView {
   generatedAt: string;
   /** One line per header fact. */
@@ -402,6 +412,8 @@ export interface ReportView {
   claims: ClaimView[];
   claimsRule: string;
   nodeMatrix: NodeMatrixView[];
+  /** Per scenario measured by two or more drivers, whether they agree on the order. */
+  driverAgreement: DriverAgreementView[];
   method: string[];
   ratios: RunRatioView[];
   /** Warnings of the snapshot (mixed machines dropped, unreadable files…). */

@@ -540,6 +540,13 @@ function nodeMatrixSection(v: ReportView): string {
   return `<section id="node-matrix" class="card"><h2>Node.js version matrix</h2>${body}</section>`;
 }
 
+function driversSection(v: ReportView): string {
+  const body = v.driverAgreement.length
+    ? `<p class="note">Each driver’s tables are ranked within themselves; per scenario, Spearman’s ρ between the orders of the contenders both drivers measured (each in its own run, so only the orders are compared, never the figures), and the contenders that move most.</p><ul class="rankings">${v.driverAgreement.map((d) => `<li data-scenario="${esc(d.scenario)}">${md(d.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>`
+    : '<p class="note">No scenario was measured by two load drivers (closed loop): run <code>npx just bench-all --profile quick-k6</code> or an autocannon profile for the comparison.</p>';
+  return `<section id="drivers" class="card"><h2>Do the drivers agree?</h2>${body}</section>`;
+}
+
 function compareSection(v: ReportView): string {
   const runs = [...new Set(v.ratios.map((r) => r.runId))].sort();
   const opts = (pick: string | undefined) =>
@@ -579,7 +586,7 @@ function toc(v: ReportView): string {
     .map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`)
     .join(
       '',
-    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
+    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
 }
 
 /**
@@ -619,6 +626,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLi
         whySectionHtml(v.why),
         claimsSection(v),
         nodeMatrixSection(v),
+        driversSection(v),
         compareSection(v),
         runsSection(v),
       ].join('\n');

@@ -205,7 +205,7 @@ export function renderMarkdownView(v: ReportView): string {
   for (const w of v.warnings) lines.push('', `> ${escapeMd(w)}`);
   lines.push(
     '',
-    'Contents: [Overview](#overview) · [Details](#details) · [Issues found](#issues-found) · [Claims](#claims) · [Node.js version matrix](#nodejs-version-matrix) · [Method](#method)',
+    'Contents: [Overview](#overview) · [Details](#details) · [Issues found](#issues-found) · [Claims](#claims) · [Node.js version matrix](#nodejs-version-matrix) · [Do the drivers agree?](#do-the-drivers-agree) · [Method](#method)',
     '',
   );
   lines.push(...overviewMarkdown(v));
@@ -245,6 +245,20 @@ export function renderMarkdownView(v: ReportView): string {
     );
     for (const r of m.rows)
       lines.push(`| \`${r.label}\` | ${r.scenario} | ${r.cols.map((c) => c ?? '–').join(' | ')} |`);
+    lines.push('');
+  }
+  lines.push('## Do the drivers agree?', '');
+  if (!v.driverAgreement.length)
+    lines.push(
+      'No scenario was measured by two load drivers (closed loop); each driver’s tables are ranked within themselves.',
+      '',
+    );
+  else {
+    lines.push(
+      'Each driver’s tables are ranked within themselves; per scenario, Spearman’s ρ between the orders of the contenders both drivers measured (each in its own run, so only the orders are compared, never the figures), and the contenders that move most:',
+      '',
+    );
+    for (const d of v.driverAgreement) lines.push(`- ${escapeMd(d.text)}`);
     lines.push('');
   }
   lines.push('## Method', '');

@@ -310,6 +310,14 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
     ).map((l) => (crit ? x.c.red(l) : l)),
   );
   if (v.claims.length) out.push(...wrap(claimsLine(v), x.width));
+  if (x.details) for (const d of v.driverAgreement) out.push(...wrap(plain(d.text), x.width, 'Drivers: ', '    '));
+  else if (v.driverAgreement.length)
+    out.push(
+      ...wrap(
+        `Drivers: ${v.driverAgreement.length} scenario${v.driverAgreement.length === 1 ? '' : 's'} measured by two or more load drivers; Spearman’s ρ of their orders ${rhoRange(v)}; add --details.`,
+        x.width,
+      ),
+    );
   if (!x.details)
     out.push(
       ...wrap(`Every table (${v.tables.length}), with its rows, intervals, p99 and notes: add --details.`, x.width).map(
@@ -317,6 +325,16 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
       ),
     );
   return `${out.join('\n')}\n`;
+}
+
+/** "from 0.71 to 1.00": the range of the drivers' rank correlations (or "undefined"). */
+function rhoRange(v: ReportView): string {
+  const rhos = v.driverAgreement.flatMap((d) => d.pairs.map((p) => p.rho)).filter((r): r is number => r !== null);
+  if (!rhos.length) return 'undefined';
+  const f = (r: number) => `${r < 0 ? '−' : ''}${Math.abs(r).toFixed(2)}`;
+  const lo = Math.min(...rhos);
+  const hi = Math.max(...rhos);
+  return lo === hi ? f(lo) : `from ${f(lo)} to ${f(hi)}`;
 }
 
 /** "Source claims (19): 4 refuted, 4 inconclusive, 11 not measured; 8 provisional …": the verdict counts of the claims table. */

@@ -766,6 +766,33 @@ test('every fake dependency is used: a plan with fanout, database, engine and k6
   ]);
 });
 
+test('a --node matrix interleaves its majors: one group per scenario, every server of every major in each round', async () => {
+  const NODE22 = { ...NODE, major: 22 } as CellSpec['node'];
+  const w = world({ 'node-http': { cpuPerRequestUs: 100 }, b: { cpuPerRequestUs: 200 } });
+  const cells = planCells([manifest('node-http'), manifest('b')], [json], PAIRED, [NODE22, NODE]);
+  const o = options(w, cells);
+  const s = await runPlan(o);
+  const run = readRunAt(s.runDir);
+  const paired = run.trials.filter((t) => t.paired);
+  assert.deepEqual(
+    run.cells.map((c) => c.status),
+    ['ok', 'ok', 'ok', 'ok'],
+    o.lines.join('\n'),
+  );
+  assert.equal(paired.length, 4 * 5, 'five interleaved rounds × four servers (two contenders × two majors)');
+  for (const t of paired) assert.equal(t.paired.servers, 4, 'all four servers share each round');
+  assert.deepEqual(run.cells.map((c) => `${c.label}@${c.node.major}:${c.stats.paired.rounds.join(',')}`).sort(), [
+    'b@22:1,2,3,4,5',
+    'b@24:1,2,3,4,5',
+    'node-http@22:1,2,3,4,5',
+    'node-http@24:1,2,3,4,5',
+  ]);
+  assert.ok(
+    o.lines.some((l) => /json · \S+ · \S+ · Node 22, 24: starting/.test(l)),
+    o.lines.join('\n'),
+  );
+});
+
 test('interleaved rounds: after the solo rounds, one paired trial per server and round; the model ranks on efficiency', async () => {
   // CPU-µs per request served: b costs twice the baseline's, c 1.5×; the fake servers' rps differ little.
   const cost = { 'node-http': 100, b: 200, c: 150 };

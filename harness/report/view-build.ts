@@ -24,21 +24,11 @@ import {
   sharedText,
   verdictText,
 } from './claims.ts';
-import {
-  type Estimate,
-  fmtBounds,
-  fmtFigure,
-  fmtGiB,
-  fmtInt,
-  fmtMs,
-  fmtStep,
-  intervalName,
-  outward,
-  sig,
-} from './format.ts';
+import { type Estimate, fmtBounds, fmtFigure, fmtGiB, fmtInt, fmtStep, intervalName, outward } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
+import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
 import { fmtSlo, ordinal } from './capacity-text.ts';
 import type {
@@ -47,7 +37,6 @@ import type {
   CapacityRowView,
   ClaimView,
   MatrixView,
-  NodeMatrixView,
   ReportView,
   RowView,
   RunRatioView,
@@ -635,37 +624,6 @@ function driverLine(runId: string, d: DriverCeiling): string {
   return `**${d.driver}** in run \`${runId}\`: ${clean}; ${limit}.`;
 }
 
-function nodeMatrixOf(tables: TableView[]): NodeMatrixView[] {
-  const groups = new Map<string, TableView[]>();
-  for (const t of tables)
-    groups.set(`${t.profile}|${t.driver}`, [...(groups.get(`${t.profile}|${t.driver}`) ?? []), t]);
-  const out: NodeMatrixView[] = [];
-  for (const [key, ts] of groups) {
-    const majors = [...new Set(ts.map((t) => t.nodeMajor))].sort((a, b) => a - b);
-    if (majors.length < 2) continue;
-    const [profile = '', driver = ''] = key.split('|'); // keys are `${profile}|${driver}`
-    const rowKeys = [
-      ...new Set(ts.flatMap((t) => t.rows.filter((r) => !r.otherRun).map((r) => `${r.label}|${t.scenario}`))),
-    ];
-    const rows = rowKeys
-      .map((k) => {
-        const [label = '', scenario = ''] = k.split('|'); // keys are `${label}|${scenario}`
-        const cols = majors.map((m) => {
-          const t = ts.find((x) => x.nodeMajor === m && x.scenario === scenario);
-          const r = t?.rows.find((x) => !x.otherRun && x.label === label);
-          if (!r) return null;
-          if (!r.rps) return r.cellStatus;
-          return `${fmtInt(r.rps.figure)} · ${r.latencyMs ? fmtMs(sig(r.latencyMs.p99)) : '–'}`;
-        });
-        return { label, scenario, cols };
-      })
-      .filter((r) => r.cols.filter((c) => c !== null).length > 1)
-      .sort((a, b) => a.label.localeCompare(b.label));
-    if (rows.length) out.push({ profile, driver, majors, rows });
-  }
-  return out;
-}
-
 function claimsOf(
   runs: { meta: RunMeta; cells: CellResult[] }[],
   scenarios: { name: string; baseline?: string }[],
@@ -874,7 +832,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     ],
     claims,
     claimsRule: rule,
-    nodeMatrix: nodeMatrixOf(tables),
+    nodeMatrix: nodeMatrixOf(ranked),
     driverAgreement: driverAgreementOf(tables),
     method: capacityMatrix ? [...METHOD, CAPACITY_METHOD] : METHOD,
     ratios: ratiosOf(snapshot, scenarios),

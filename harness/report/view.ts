@@ -321,10 +321,18 @@ export interface CapacityMatrixView {
   driverLines: string[];
 }
 
+/**
+ * One run's Node.js version matrix (report/node-matrix.ts): per contender × scenario, each major
+ * as a % of the same contender on the reference major, with its 95% CI and verdict ("100% ·
+ * requests/s" on the reference), or the cell's status and why; null = not measured.
+ */
 export interface NodeMatrixView {
+  runId: string;
   profile: string;
   driver: string;
   majors: number[];
+  /** The major every column is a % of (the pinned 24 when measured, else the highest). */
+  reference: number;
   rows: { label: string; scenario: string; cols: (string | null)[] }[];
 }
 

@@ -430,7 +430,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   const [first] = cells;
   if (!first) throw new Error('runGroup: a group needs at least one cell');
   ctx.progress.step(
-    `${first.scenario.name} · ${first.profile.name} · ${ctx.driverName} · Node ${first.node.major}: ${ctx.mode === 'verify' ? 'starting and verifying' : 'starting, verifying (contract + burst) and warming'} ${cells.length} server(s)`,
+    `${first.scenario.name} · ${first.profile.name} · ${ctx.driverName} · Node ${[...new Set(cells.map((c) => c.node.major))].join(', ')}: ${ctx.mode === 'verify' ? 'starting and verifying' : 'starting, verifying (contract + burst) and warming'} ${cells.length} server(s)`,
   );
   try {
     await startAndVerify(entries, ctx, ops, ext);

@@ -435,11 +435,15 @@ function manifestsOf(cells: CellSpec[]): CellSpec['manifest'][] {
   return [...new Map(cells.map((c) => [c.manifest.name, c.manifest])).values()];
 }
 
-/** Cells grouped by scenario × profile × Node major (one driver per run), in plan order of first appearance. */
+/**
+ * Cells grouped by scenario × profile (one driver per run), in plan order of first appearance.
+ * The Node majors of a `--node` matrix share their group (issue 24): their rounds are interleaved,
+ * so a contender on Node 20 and on Node 24 are paired by round like two rows of one table.
+ */
 export function groupCells(cells: CellSpec[]): CellSpec[][] {
   const groups = new Map<string, CellSpec[]>();
   for (const c of cells) {
-    const key = `${c.scenario.name}|${c.profile.name}|${c.node.major}`;
+    const key = `${c.scenario.name}|${c.profile.name}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   return [...groups.values()];

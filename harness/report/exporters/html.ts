@@ -528,10 +528,10 @@ function nodeMatrixSection(v: ReportView): string {
     ? v.nodeMatrix
         .map(
           (m) =>
-            `<h3>${esc(m.profile)} · ${esc(m.driver)}</h3><div class="scroll"><table class="nodes sortable"><thead><tr>${th('contender')}${th('scenario')}${m.majors.map((x) => th(`Node ${x} (req/s · p99 ms)`, true)).join('')}</tr></thead><tbody>${m.rows
+            `<h3>${esc(m.profile)} · ${esc(m.driver)} · run <code>${esc(m.runId)}</code></h3><p class="note">Each major as a % of the same contender on Node ${m.reference} in the same run (its majors interleaved round by round; 95% CI and verdict from one model per scenario), Node ${m.reference} with its requests/s; a cell that did not run says why.</p><div class="scroll"><table class="nodes sortable"><thead><tr>${th('contender')}${th('scenario')}${m.majors.map((x) => th(x === m.reference ? `Node ${x} (reference)` : `Node ${x} (% of Node ${m.reference})`, true)).join('')}</tr></thead><tbody>${m.rows
               .map(
                 (r) =>
-                  `<tr data-label="${esc(r.label)}" data-scenario="${esc(r.scenario)}"><td><code>${esc(r.label)}</code></td><td>${esc(r.scenario)}</td>${r.cols.map((c) => `<td class="num" data-v="${esc(((c ?? '').split(' ')[0] ?? '').replace(/,/g, ''))}">${esc(c ?? '–')}</td>`).join('')}</tr>`,
+                  `<tr data-label="${esc(r.label)}" data-scenario="${esc(r.scenario)}"><td><code>${esc(r.label)}</code></td><td>${esc(r.scenario)}</td>${r.cols.map((c) => `<td class="num" data-v="${esc(((c ?? '').split(/[ %]/)[0] ?? '').replace(/,/g, ''))}">${esc(c ?? '–')}</td>`).join('')}</tr>`,
               )
               .join('')}</tbody></table></div>`,
         )

@@ -238,9 +238,11 @@ export function renderMarkdownView(v: ReportView): string {
   if (!v.nodeMatrix.length) lines.push('Only one Node.js major measured.', '');
   for (const m of v.nodeMatrix) {
     lines.push(
-      `### ${m.profile} · ${m.driver}`,
+      `### ${m.profile} · ${m.driver} · run \`${m.runId}\``,
       '',
-      `| contender | scenario | ${m.majors.map((x) => `Node ${x} (req/s · p99 ms)`).join(' | ')} |`,
+      `Each major as a % of the same contender on Node ${m.reference} in the same run (its majors interleaved round by round; 95% CI and verdict from one model per scenario), Node ${m.reference} with its requests/s; a cell that did not run says why.`,
+      '',
+      `| contender | scenario | ${m.majors.map((x) => (x === m.reference ? `Node ${x} (reference)` : `Node ${x} (% of Node ${m.reference})`)).join(' | ')} |`,
       `|---|---|${m.majors.map(() => '---:').join('|')}|`,
     );
     for (const r of m.rows)

@@ -70,7 +70,16 @@ test('duet on separate cores: below 4 physical cores or without taskset no lanes
   assert.equal(makeDuetPlan(solo([0, 1]), true).lanes, null);
   assert.match(makeDuetPlan(solo([0, 1]), true).note, /2 physical cores, a duet on separate cores needs 4/);
   // 2 physical cores with 2 hyperthreads each are still 2 cores.
-  assert.equal(makeDuetPlan([[0, 2], [1, 3]], true).lanes, null);
+  assert.equal(
+    makeDuetPlan(
+      [
+        [0, 2],
+        [1, 3],
+      ],
+      true,
+    ).lanes,
+    null,
+  );
   assert.match(makeDuetPlan(solo(range(8)), false).note, /taskset not found/);
 });
 
@@ -95,10 +104,13 @@ test('duet on separate cores: 4, 5, 8 and 9 cores, each lane a server core and i
   ]);
   assert.equal(eight.services, '0,1');
   const nine = makeDuetPlan(solo(range(9)), true);
-  assert.deepEqual(nine.lanes?.map((l) => [l.server, l.client]), [
-    ['8', '5-7'],
-    ['4', '1-3'],
-  ]);
+  assert.deepEqual(
+    nine.lanes?.map((l) => [l.server, l.client]),
+    [
+      ['8', '5-7'],
+      ['4', '1-3'],
+    ],
+  );
   assert.equal(nine.services, '0');
   // No CPU is in two roles, and every allowed CPU has one role.
   for (const p of [four, five, eight, nine]) {
@@ -126,7 +138,10 @@ test('duet on separate cores with SMT siblings: a server core’s sibling stays 
     { server: '1', client: '0,4', clientThreads: 2 },
   ]);
   assert.deepEqual(p.idle, [5, 7]);
-  assert.match(p.note, /A server CPU 3, client CPU 2,6; B server CPU 1, client CPU 0,4; services CPU 0,2,4,6 \(shared with the clients\); idle SMT siblings 5,7/);
+  assert.match(
+    p.note,
+    /A server CPU 3, client CPU 2,6; B server CPU 1, client CPU 0,4; services CPU 0,2,4,6 \(shared with the clients\); idle SMT siblings 5,7/,
+  );
   // A cgroup may allow only some of a core's CPUs: siblings outside the allowed set are dropped.
   assert.deepEqual(cpuSiblings([0, 1]).flat().sort(), [0, 1]);
 });

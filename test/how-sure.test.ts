@@ -12,7 +12,7 @@ import { ageText, SELFTEST_NOT_RUN, selftestText } from '../harness/report/resol
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { readNewestSelftest, type SelftestSummary } from '../harness/store/selftest-store.ts';
-import { reportSnapshot } from './report-fixture.ts';
+import { joinedSnapshot, reportSnapshot } from './report-fixture.ts';
 import { ROOT, tmpDir } from './helpers.ts';
 
 const NOW = new Date('2026-11-25T06:40:38.979Z');
@@ -156,4 +156,26 @@ test('"noisy" once per table: a mark on the scenario’s column and the table’
   );
   assert.equal((heat.match(/>~</g) ?? []).length, 1, 'one mark in the heatmap: the ping column');
   assert.match(heat, /title="noisy rows in this table: express, hono">~</);
+});
+
+test('how sure: the median MDD is the overview’s tables’, not a mix with other profiles’ tables (claims, matrix, stress runs)', () => {
+  const s = joinedSnapshot(); // + run r4: ping in the stress profile, six rows
+  const v = buildView(s, { now: new Date('2026-11-25T00:00:00Z') });
+  const overviewIds = new Set(v.winners.map((w) => w.tableId));
+  const mdds = v.tables
+    .filter((t) => overviewIds.has(t.id) && t.mddPair !== null)
+    .map((t) => t.mddPair as number)
+    .sort((a, b) => a - b);
+  assert.ok(
+    v.tables.some((t) => t.profile === 'stress' && t.mddPair !== null),
+    'a stress table with an MDD too',
+  );
+  const m =
+    /median minimum detectable difference ([\d.]+)% between two rows \(90% power; (\d+) tables of the overview\)/.exec(
+      v.certainty,
+    );
+  assert.ok(m, v.certainty);
+  assert.equal(Number(m[2]), mdds.length);
+  const med = (mdds[(mdds.length - 1) >> 1]! + mdds[mdds.length >> 1]!) / 2;
+  assert.ok(Math.abs(Number(m[1]) - 100 * med) < 0.51, `${m[1]} vs ${100 * med}`);
 });

@@ -243,5 +243,8 @@ test('--node runs a contender on several Node majors in one run; an excluded maj
     md,
     /## Node\.js version matrix\n\n### smoke · autocannon · run `[^`]+`\n\n[^\n]+\n\n\| contender \| scenario \| Node 20 \(% of Node 24\) \| Node 22 \(% of Node 24\) \| Node 24 \(reference\) \|/,
   );
-  assert.match(md, /\| `node-http` \| json \| unsupported on Node 20: undici@8[^|]* \| \d+% \([^|]+\) \| 100% · [\d,]+ req\/s \|/);
+  assert.match(
+    md,
+    /\| `node-http` \| json \| unsupported on Node 20: undici@8[^|]* \| \d+% \([^|]+\) \| 100% · [\d,]+ req\/s \|/,
+  );
 });

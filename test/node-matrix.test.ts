@@ -21,10 +21,18 @@ const NOW = new Date('2026-11-25T10:00:00Z');
 function interleaved(label: string, major: number, eff: number, speed: number[], seed: number): CellResult {
   const rnd = mulberry32(seed);
   const efficiency = speed.map((s) => eff * s * Math.exp(0.02 * (rnd() + rnd() + rnd() - 1.5) * 2));
-  const c = makeCell({ runId: 'rn', label, scenario: 'json', node: { version: `v${major}.0.0`, major }, trials: five(eff) });
+  const c = makeCell({
+    runId: 'rn',
+    label,
+    scenario: 'json',
+    node: { version: `v${major}.0.0`, major },
+    trials: five(eff),
+  });
   return {
     ...c,
-    stats: c.stats ? { ...c.stats, paired: { rounds: [1, 2, 3, 4, 5, 6], efficiency, instances: [1, 1, 2, 2, 3, 3] } } : c.stats,
+    stats: c.stats
+      ? { ...c.stats, paired: { rounds: [1, 2, 3, 4, 5, 6], efficiency, instances: [1, 1, 2, 2, 3, 3] } }
+      : c.stats,
   };
 }
 
@@ -75,6 +83,12 @@ test('Node matrix: % of the same contender on Node 24 from one model over the in
   assert.ok(Number(n[3]) < 100, `resolved: ${n[0]}`);
   assert.equal(n[4], 'slower');
   const md = EXPORTERS.md.render(matrixSnapshot(), { now: NOW });
-  assert.match(md, /\| contender \| scenario \| Node 20 \(% of Node 24\) \| Node 22 \(% of Node 24\) \| Node 24 \(reference\) \|/);
-  assert.match(md, /\| `fastify` \| json \| unsupported on Node 20: undici@8\.0\.0 requires node >=22 \| \d+% \(95% CI/);
+  assert.match(
+    md,
+    /\| contender \| scenario \| Node 20 \(% of Node 24\) \| Node 22 \(% of Node 24\) \| Node 24 \(reference\) \|/,
+  );
+  assert.match(
+    md,
+    /\| `fastify` \| json \| unsupported on Node 20: undici@8\.0\.0 requires node >=22 \| \d+% \(95% CI/,
+  );
 });

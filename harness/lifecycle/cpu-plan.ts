@@ -172,8 +172,8 @@ export function makeDuetPlan(siblings: number[][] = cpuSiblings(), taskset?: boo
   const rest = units.slice(services.length);
   const half = Math.floor(rest.length / 2);
   if (rest.length % 2) services.push(rest[0] ?? []);
-  const lower = rest.slice(rest.length % 2, rest.length % 2 + half);
-  const upper = rest.slice(rest.length % 2 + half);
+  const lower = rest.slice(rest.length % 2, (rest.length % 2) + half);
+  const upper = rest.slice((rest.length % 2) + half);
   const idle: number[] = [];
   const lane = (cores: number[][]): DuetLane => {
     const server = cores[cores.length - 1] ?? [];
@@ -183,7 +183,9 @@ export function makeDuetPlan(siblings: number[][] = cpuSiblings(), taskset?: boo
   };
   const a = lane(upper);
   const b = lane(lower);
-  const svc = services.length ? services.flat() : [...upper.slice(0, -1), ...lower.slice(0, -1)].flat().sort((x, y) => x - y);
+  const svc = services.length
+    ? services.flat()
+    : [...upper.slice(0, -1), ...lower.slice(0, -1)].flat().sort((x, y) => x - y);
   return {
     lanes: [a, b],
     services: cpuList(svc),

@@ -696,7 +696,7 @@ function scenarioList(snapshot: ReportSnapshot): { name: string; baseline?: stri
  * intervals, how many tables have noisy rows (once per table, not per cell), client-bound cells
  * and the driver fidelity.
  */
-function certaintyOf(tables: TableView[], fidelity: string[], selftest: string | null): string {
+function certaintyOf(tables: TableView[], overview: TableView[], fidelity: string[], selftest: string | null): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
   if (!rows.length) return selftest ? `No measured cell yet · ${selftest}.` : 'No measured cell yet.';
   const trials = rows.map((r) => r.trials);
@@ -713,7 +713,10 @@ function certaintyOf(tables: TableView[], fidelity: string[], selftest: string |
   const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
   const capRows = rows.filter((r) => r.capacity);
   const capBound = capRows.filter((r) => r.capacity?.verdict === 'at-least').length;
-  const mdds = tables
+  // The median MDD is the overview's tables' (one profile, each scenario's primary table), so a
+  // report that also holds claims, matrix or capacity runs still states the bake-off's resolution.
+  const mddTables = overview.some((t) => t.mddPair !== null) ? overview : tables;
+  const mdds = mddTables
     .map((t) => t.mddPair)
     .filter((x): x is number => x !== null && Number.isFinite(x))
     .sort((a, b) => a - b);
@@ -722,7 +725,7 @@ function certaintyOf(tables: TableView[], fidelity: string[], selftest: string |
     ...(selftest ? [selftest] : []),
     ...(med !== null
       ? [
-          `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'})`,
+          `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'}${mddTables === overview && overview.length < tables.length ? ' of the overview' : ''})`,
         ]
       : []),
     ...(paired.length
@@ -817,6 +820,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     driverFallback: fallbackOf(tables, metas),
     certainty: certaintyOf(
       tables,
+      primary,
       fidelity,
       snapshot.selftest === undefined ? null : selftestText(snapshot.selftest, o.now ?? new Date()),
     ),

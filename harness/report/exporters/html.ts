@@ -18,9 +18,9 @@
  * Capacity (issue 15): the overview adds the matrix of sustainable requests/s at p99 ≤ each
  * scenario's SLO and the lines comparing that ranking with the closed-loop one; a capacity table
  * has the capacity column set (capacity-text.ts), sustainable-rate bars (≥ hatched when the
- * open-loop driver reached its limit) and a latency-versus-rate chart: p99 (log axis) against the
- * offered rate, one median curve per contender (analysis/capacity.ts `medianCurve`) named at its
- * end, no legend, the SLO dashed.
+ * open-loop driver reached its limit) and a latency-versus-rate chart: small multiples, one panel
+ * per contender on shared axes, p99 (log axis) against the offered rate as its median curve
+ * (analysis/capacity.ts `medianCurve`), the SLO dashed, no legend.
  *
  * Why (issue 25): after "Issues found", the "Why (CPU profiles)" section of `just why` runs with a
  * flame graph per profiled cell (exporters/why-html.ts); a row with a why finding links to it.
@@ -470,7 +470,7 @@ function groupSection(t: TableView): string {
     t.capacity && hasCurve
       ? chart(
           'capacity',
-          `p99 against the offered open-loop rate: per contender the median of its steps over all searches in 15%-wide bins of rate (● most of a bin's steps held, ○ most failed; dashed: the SLO, p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms)`,
+          `p99 against the offered open-loop rate, one panel per contender on shared axes: the median of its steps over all searches in 15%-wide bins of rate (● most of a bin's steps held, ○ most failed; dashed: the SLO, p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms)`,
         )
       : '';
   const charts =

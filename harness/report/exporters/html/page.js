@@ -7,8 +7,8 @@
  * highlight, scenario/profile/driver/Node filters (kept in the URL hash), sortable tables
  * (buttons in the headers: mouse or keyboard), issue chips that count the visible findings, and
  * the compare view of two runs. A capacity table (issue 15) also gets a latency-versus-rate
- * chart: p99 (log axis) against the offered open-loop rate, one median curve per contender (its
- * steps binned by rate) named at its end, the SLO as a dashed horizontal line. Sets body[data-ready="1"] when done.
+ * chart: small multiples, one panel per contender on shared axes, p99 (log axis) against the
+ * offered open-loop rate as its median curve (its steps binned by rate), the SLO dashed. Sets body[data-ready="1"] when done.
  */
 
 /**
@@ -402,11 +402,18 @@
     };
   }
 
+  /** Panels per row of the capacity small multiples. @param {number} n */
+  const capacityCols = (n) => Math.max(1, Math.min(n, narrow() ? 2 : 5));
+  /** Height in px of one small-multiple panel (plot area), and of its title and axis labels. */
+  const PANEL_H = 96;
+  const PANEL_GAP = 58;
+
   /**
-   * Latency against the offered rate of a capacity table: one median curve per contender shown
-   * (its steps of all searches binned on a log scale of the rate: median rate, median p99; ● most
-   * steps of the bin held the SLO, ○ most failed), p99 on a log axis, the SLO as a dashed line,
-   * each curve named at its end (no legend); the highlight dims the other contenders.
+   * Latency against the offered rate of a capacity table as small multiples: one panel per
+   * contender shown, on shared axes (offered rate, p99 on a log scale), each with the contender's
+   * median curve (its steps of all searches binned on a log scale of the rate: median rate,
+   * median p99; ● most steps of the bin held the SLO, ○ most failed) and the SLO as a dashed
+   * line; the panel's title names it, so there is no legend. The highlight dims the other panels.
    * @param {PageCapacity} cap @param {Set<string>} show @returns {Option}
    */
   function capacityOption(cap, show) {
@@ -415,11 +422,30 @@
     const lo = 10 ** Math.floor(Math.log10(Math.min(...p99s)));
     let hi = 10 ** Math.ceil(Math.log10(Math.max(...p99s)));
     if (hi <= lo) hi = lo * 10;
+    const xMax = Math.max(1, ...curves.flatMap((c) => c.points.map((p) => p[0])));
+    const cols = capacityCols(curves.length);
     const hl = highlighted();
+    const at = (/** @type {number} */ i) => ({
+      left: `${((i % cols) * 100) / cols + 6}%`,
+      width: `${100 / cols - 8}%`,
+      top: Math.floor(i / cols) * (PANEL_H + PANEL_GAP) + 30,
+      height: PANEL_H,
+    });
     return {
       textStyle: font,
       animation: false,
-      grid: { ...grid, top: 28, right: narrow() ? 84 : 150 },
+      title: curves.map((c, i) => ({
+        text: c.label,
+        left: at(i).left,
+        top: at(i).top - 22,
+        textStyle: {
+          fontSize: 12,
+          fontWeight: 'normal',
+          color: color(c.label),
+          opacity: hl && hl !== c.label ? 0.4 : 1,
+        },
+      })),
+      grid: curves.map((_, i) => at(i)),
       tooltip: {
         trigger: 'item',
         formatter: (p) => {
@@ -431,66 +457,62 @@
           return `<b>${esc(c.label)}</b><br>offered ${fmtInt(pt[0])} requests/s (median of ${pt[2]} steps)<br>p99 ${fmtMs(pt[1])} ms (median); ${pt[3]} of ${pt[2]} held the SLO (${cap.slo} ms)`;
         },
       },
-      xAxis: {
+      xAxis: curves.map((_, i) => ({
+        gridIndex: i,
         type: 'value',
-        name: 'offered rate (requests/s)',
-        nameLocation: 'middle',
-        nameGap: 26,
-        scale: true,
-        splitNumber: narrow() ? 3 : 5,
-        axisLabel: { hideOverlap: true, formatter: kFmt },
+        min: 0,
+        max: xMax,
+        splitNumber: 2,
+        axisLabel: { hideOverlap: true, formatter: kFmt, fontSize: 10 },
         splitLine: { lineStyle: { color: '#eceef2' } },
-      },
-      yAxis: {
+      })),
+      yAxis: curves.map((_, i) => ({
+        gridIndex: i,
         type: 'log',
-        name: 'p99 (ms, log scale)',
-        nameLocation: 'end',
-        nameGap: 10,
-        nameTextStyle: { align: 'left', color: '#5d6778' },
         min: lo,
         max: hi,
-        axisLabel: { hideOverlap: true, formatter: (/** @type {number} */ v) => fmtMs(v) },
+        axisLabel: {
+          show: i % cols === 0,
+          hideOverlap: true,
+          fontSize: 10,
+          formatter: (/** @type {number} */ v) => fmtMs(v),
+        },
         splitLine: { lineStyle: { color: '#eceef2' } },
-      },
-      series: [
-        ...curves.map((c) => {
-          const opacity = hl && hl !== c.label ? 0.25 : 1;
-          return /** @type {import('echarts').LineSeriesOption} */ ({
-            name: c.label,
-            type: 'line',
-            symbolSize: 6,
-            lineStyle: { color: color(c.label), width: hl === c.label ? 3 : 1.6, opacity },
-            itemStyle: { color: color(c.label), opacity },
-            endLabel: {
-              show: true,
-              formatter: narrow() && c.label.length > 12 ? `${c.label.slice(0, 11)}…` : c.label,
-              color: color(c.label),
-              fontSize: 11,
-              opacity,
-            },
-            labelLayout: { moveOverlap: 'shiftY' },
-            data: c.points.map((p) => ({
-              value: [p[0], Math.max(p[1], 0.001)],
-              symbol: 2 * p[3] >= p[2] ? 'circle' : 'emptyCircle',
-            })),
-          });
-        }),
-        {
-          name: 'SLO',
+      })),
+      series: curves.map((c, i) => {
+        const opacity = hl && hl !== c.label ? 0.25 : 1;
+        return /** @type {import('echarts').LineSeriesOption} */ ({
+          name: c.label,
           type: 'line',
-          data: [],
-          silent: true,
+          xAxisIndex: i,
+          yAxisIndex: i,
+          symbolSize: 5,
+          lineStyle: { color: color(c.label), width: hl === c.label ? 2.5 : 1.5, opacity },
+          itemStyle: { color: color(c.label), opacity },
+          data: c.points.map((p) => ({
+            value: [p[0], Math.max(p[1], 0.001)],
+            symbol: 2 * p[3] >= p[2] ? 'circle' : 'emptyCircle',
+          })),
           markLine: {
             silent: true,
             symbol: 'none',
-            lineStyle: { color: '#c92a2a', type: 'dashed', width: 1.5 },
-            label: { formatter: `SLO p99 ≤ ${cap.slo} ms`, position: 'insideStartTop', color: '#c92a2a' },
+            lineStyle: { color: '#c92a2a', type: 'dashed', width: 1 },
+            label:
+              i === 0
+                ? { formatter: `SLO p99 ≤ ${cap.slo} ms`, position: 'insideStartTop', color: '#c92a2a', fontSize: 10 }
+                : { show: false },
             data: [{ yAxis: cap.slo }],
           },
-        },
-      ],
+        });
+      }),
     };
   }
+
+  /** Height of a capacity table's small multiples for the contenders shown. @param {PageCapacity} cap @param {Set<string>} show */
+  const capacityHeight = (cap, show) => {
+    const n = Math.max(1, cap.curves.filter((c) => show.has(c.label)).length);
+    return Math.ceil(n / capacityCols(n)) * (PANEL_H + PANEL_GAP) + 20;
+  };
 
   const tablesById = new Map(data.tables.map((t) => [t.id, t]));
 
@@ -505,7 +527,10 @@
         !r.otherRun && (r.rank !== null || r.failed || (t.capacity !== null && r.rps !== null)) && show.has(r.label),
     );
     const kind = el.dataset.chart;
-    el.style.height = kind === 'capacity' ? '320px' : `${Math.max(200, 84 + rows.length * 26)}px`;
+    el.style.height =
+      kind === 'capacity' && t.capacity
+        ? `${capacityHeight(t.capacity, show)}px`
+        : `${Math.max(200, 84 + rows.length * 26)}px`;
     let chart = charts.get(el);
     if (!chart) {
       chart = echarts.init(el, null, { renderer: 'svg' });

@@ -256,7 +256,9 @@ test('real profiles: the flame graph keeps the attribution; the report shows it,
   fs.writeFileSync(path.join(runDir, nodeFile), nodeText.slice(0, Math.floor(nodeText.length * 0.6)));
   const size = fs.statSync(foldedFileOf(runDir, 'express__json')).size;
   t.diagnostic(`express: ${trimmed.stacks.length} stacks (${untrimmed.stacks.length} untrimmed), ${size} bytes`);
-  assert.ok(trimmed.stacks.length < untrimmed.stacks.length && size < 50_000, 'the trimmed file is small');
+  // Trimming folds stacks under the share (its own test above); a short profile on a loaded host
+  // may have none to fold (31 of 31 kept in one CI run), so only the size is a bound here.
+  assert.ok(trimmed.stacks.length <= untrimmed.stacks.length && size < 50_000, 'the trimmed file is small');
   const hiCells = cells.map((c) => ({ ...c, flameFile: c.contender === 'express' ? expressFile : nodeFile }));
   const third = {
     ...cells[0]!,

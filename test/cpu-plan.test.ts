@@ -6,7 +6,14 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { allowedCores, cpuList, cpuSiblings, makeCpuPlan, makeDuetPlan } from '../harness/lifecycle/cpu-plan.ts';
+import {
+  allowedCores,
+  cpuList,
+  cpuSiblings,
+  makeCpuPlan,
+  makeDuetPlan,
+  parseCpuList,
+} from '../harness/lifecycle/cpu-plan.ts';
 import { coresOf } from '../harness/drivers/checks.ts';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -116,7 +123,7 @@ test('duet on separate cores: 4, 5, 8 and 9 cores, each lane a server core and i
   for (const p of [four, five, eight, nine]) {
     const lanes = p.lanes ?? assert.fail('lanes');
     const servers = lanes.map((l) => Number(l.server));
-    const clients = lanes.flatMap((l) => l.client.split(',').flatMap(expand));
+    const clients = lanes.flatMap((l) => parseCpuList(l.client));
     assert.equal(new Set([...servers, ...clients]).size, servers.length + clients.length, p.note);
     assert.ok(servers.every((x) => !clients.includes(x)));
   }
@@ -145,9 +152,3 @@ test('duet on separate cores with SMT siblings: a server core’s sibling stays 
   // A cgroup may allow only some of a core's CPUs: siblings outside the allowed set are dropped.
   assert.deepEqual(cpuSiblings([0, 1]).flat().sort(), [0, 1]);
 });
-
-/** "5-7" → [5, 6, 7]; "2" → [2]. */
-function expand(part: string): number[] {
-  const [a = Number.NaN, b] = part.split('-').map(Number);
-  return b === undefined ? [a] : Array.from({ length: b - a + 1 }, (_, i) => a + i);
-}

@@ -10,6 +10,7 @@
 import os from 'node:os';
 import type { ParamValues, Scenario } from '../contract/scenarios.ts';
 import { ContractChecker } from '../contract/verify.ts';
+import { parseCpuList } from '../lifecycle/cpu-plan.ts';
 import type { LoadJob } from './driver-types.ts';
 
 /** One sampled response. Header values are null when the header was absent. */
@@ -75,8 +76,5 @@ export function checkSamples(
 /** The number of cores in a taskset CPU list ("0", "0,2", "0-3"); all of this machine's when unpinned. */
 export function coresOf(cpus: string | null): number {
   if (!cpus) return os.availableParallelism();
-  return cpus.split(',').reduce((n, part) => {
-    const [a = Number.NaN, b] = part.split('-').map(Number); // split yields at least one part
-    return n + (b === undefined ? 1 : b - a + 1);
-  }, 0);
+  return parseCpuList(cpus).length;
 }

@@ -25,6 +25,17 @@ export interface CpuPlan {
   note: string;
 }
 
+/** The CPUs of a Linux CPU list ("0", "0,2", "0-3,8"), in its order: "0-2,5" → [0, 1, 2, 5]. */
+export function parseCpuList(list: string): number[] {
+  return list
+    .trim()
+    .split(',')
+    .flatMap((part) => {
+      const [a = Number.NaN, b] = part.split('-').map(Number); // split yields at least one part
+      return b === undefined ? [a] : Array.from({ length: b - a + 1 }, (_, i) => a + i);
+    });
+}
+
 /** The CPUs this process may run on (from /proc/self/status, else 0..n-1). */
 export function allowedCores(): number[] {
   try {
@@ -33,15 +44,7 @@ export function allowedCores(): number[] {
       .split('\n')
       .find((l) => l.startsWith('Cpus_allowed_list:'));
     const list = line?.split(':')[1];
-    if (list !== undefined) {
-      return list
-        .trim()
-        .split(',')
-        .flatMap((part) => {
-          const [a = Number.NaN, b] = part.split('-').map(Number); // split yields at least one part
-          return b === undefined ? [a] : Array.from({ length: b - a + 1 }, (_, i) => a + i);
-        });
-    }
+    if (list !== undefined) return parseCpuList(list);
   } catch {
     /* not Linux */
   }
@@ -132,11 +135,7 @@ export function cpuSiblings(cores: number[] = allowedCores()): number[][] {
     if (seen.has(c)) continue;
     let group = [c];
     try {
-      const list = fs.readFileSync(`/sys/devices/system/cpu/cpu${c}/topology/thread_siblings_list`, 'utf8').trim();
-      group = list.split(',').flatMap((part) => {
-        const [a = Number.NaN, b] = part.split('-').map(Number);
-        return b === undefined ? [a] : Array.from({ length: b - a + 1 }, (_, i) => a + i);
-      });
+      group = parseCpuList(fs.readFileSync(`/sys/devices/system/cpu/cpu${c}/topology/thread_siblings_list`, 'utf8'));
     } catch {
       /* no sysfs topology: each logical CPU is its own core */
     }

@@ -75,3 +75,6 @@ export function tableRows(t: TableView): RowView[] {
     (r) => r.rank !== null || (t.capacity !== null && !r.otherRun && !r.failed && r.rps !== null && r.capacity),
   );
 }
+
+/** Spearman's ρ as printed: two decimals, a true minus sign ("−0.40"), never "−0.00". */
+export const fmtRho = (r: number): string => `${Math.round(r * 100) < 0 ? '−' : ''}${Math.abs(r).toFixed(2)}`;

@@ -13,7 +13,7 @@
  * figures are the driver's limit, a lower bound.
  */
 import { averageRanks, spearman } from '../analysis/capacity.ts';
-import { ordinal } from './capacity-text.ts';
+import { fmtRho, ordinal } from './capacity-text.ts';
 import type { DriverAgreementView, TableView } from './view.ts';
 
 /** The table standing for each driver of one scenario × Node major (most ranked rows, then first). */
@@ -57,7 +57,6 @@ function pairClause(a: TableView, b: TableView): { rho: number | null; n: number
 }
 
 const place = (r: number): string => (Number.isInteger(r) ? ordinal(r) : `${ordinal(Math.floor(r))}=`);
-const fmtRho = (r: number): string => `${r < 0 ? '−' : ''}${Math.abs(r).toFixed(2)}`;
 
 /** A driver table's client-bound rows as a clause, or null. */
 function boundClause(t: TableView): string | null {

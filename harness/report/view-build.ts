@@ -30,7 +30,7 @@ import { selftestText } from './resolution-text.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
 import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
-import { fmtSlo, ordinal } from './capacity-text.ts';
+import { fmtRho, fmtSlo, ordinal } from './capacity-text.ts';
 import type {
   CapacityMatrixView,
   CapacityRankingView,
@@ -545,7 +545,7 @@ function rankingLine(scenario: string, t: RankedTable, slo: number): CapacityRan
   const rho =
     cmp.rho === null
       ? 'Spearman’s ρ undefined (one ranking is all ties)'
-      : `Spearman’s ρ = ${Math.round(cmp.rho * 100) < 0 ? '−' : ''}${Math.abs(cmp.rho).toFixed(2)} between the capacity and the closed-loop peak rankings`;
+      : `Spearman’s ρ = ${fmtRho(cmp.rho)} between the capacity and the closed-loop peak rankings`;
   const tail = moves.length ? `; ${moves.join('; ')}` : '; no contender changes rank';
   return { scenario, rho: cmp.rho, n, text: `${head}: ${rho} (${by})${tail}.` };
 }

@@ -20,6 +20,7 @@ import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../form
 import { whyTerminal } from '../why-text.ts';
 import {
   capacityHeader,
+  fmtRho,
   fmtSlo,
   kneeText,
   p99CapText,
@@ -331,10 +332,9 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
 function rhoRange(v: ReportView): string {
   const rhos = v.driverAgreement.flatMap((d) => d.pairs.map((p) => p.rho)).filter((r): r is number => r !== null);
   if (!rhos.length) return 'undefined';
-  const f = (r: number) => `${r < 0 ? '−' : ''}${Math.abs(r).toFixed(2)}`;
   const lo = Math.min(...rhos);
   const hi = Math.max(...rhos);
-  return lo === hi ? f(lo) : `from ${f(lo)} to ${f(hi)}`;
+  return lo === hi ? fmtRho(lo) : `from ${fmtRho(lo)} to ${fmtRho(hi)}`;
 }
 
 /** "Source claims (19): 4 refuted, 4 inconclusive, 11 not measured; 8 provisional …": the verdict counts of the claims table. */

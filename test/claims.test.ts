@@ -14,6 +14,7 @@ import {
   claimValue,
   evaluateClaims,
   formatComparison,
+  headroomText,
   loadClaims,
   measureCommand,
   renderClaims,
@@ -113,6 +114,50 @@ test('a client-bound side that could move the ratio into the range: inconclusive
   // Inside the range but fastify is a lower bound: the true ratio may lie above 4.16.
   const c = evaluateClaims([fastify], snap([json('fastify', 35_000, bound), json('express', 10_000)]))[0];
   assert.equal(c!.verdict, 'inconclusive (client-bound)');
+});
+
+test('a client-bound verdict gets a second line from a run where neither side is client-bound, labelled as ours', () => {
+  const bound = { resources: { clientBound: true } };
+  const quick = (label: string, rps: number, patch: CellPatch = {}) =>
+    makeCell({ label, scenario: 'json', profile: 'quick', driver: 'wrk', trials: five(rps), ...patch });
+  const runs = [
+    ...snap([json('fastify', 15_000, bound), json('express', 10_000)], 'r1'),
+    // Newer: fastify is client-bound here too, so this run is passed over.
+    {
+      meta: makeMeta({ runId: 'r3', startedAt: '2026-11-24T00:00:00.000Z' }),
+      cells: [quick('fastify', 50_000, { ...bound, runId: 'r3' }), quick('express', 10_000, { runId: 'r3' })],
+    },
+    {
+      meta: makeMeta({ runId: 'r2', startedAt: '2026-11-23T00:00:00.000Z' }),
+      cells: [quick('fastify', 35_000, { runId: 'r2' }), quick('express', 10_000, { runId: 'r2' })],
+    },
+  ];
+  const [r] = evaluateClaims([fastify], runs);
+  assert.equal(r!.verdict, 'inconclusive (client-bound)', 'the second line never changes the verdict');
+  assert.equal(r!.runId, 'r1');
+  const h = r!.headroom!;
+  assert.deepEqual([h.runId, h.profile, h.driver, h.where], ['r2', 'quick', 'wrk', 'inside']);
+  assert.ok(Math.abs(h.ours - 3.5) < 1e-9 && h.band[0] < 3.5 && 3.5 < h.band[1]);
+  assert.match(
+    headroomText(fastify, h),
+    /^ours, not the source's shape: 3\.50× \(95% CI .*\) under wrk, .*\(quick, run r2, 5 paired rounds\), inside the claimed range$/,
+  );
+  assert.match(renderClaims([r!]).join('\n'), /<br>ours, not the source's shape: 3\.50×/);
+  // Outside the range under the driver with headroom.
+  const out = evaluateClaims(
+    [fastify],
+    [
+      ...runs.slice(0, 1),
+      { ...runs[2]!, cells: [quick('fastify', 15_000, { runId: 'r2' }), quick('express', 10_000, { runId: 'r2' })] },
+    ],
+  )[0];
+  assert.equal(out!.headroom!.where, 'outside');
+  // No such run: no second line; and a verdict that is not client-bound never gets one.
+  assert.equal(evaluateClaims([fastify], runs.slice(0, 2))[0]!.headroom, null);
+  assert.equal(
+    evaluateClaims([fastify], [...snap([json('fastify', 35_000), json('express', 10_000)]), runs[2]!])[0]!.headroom,
+    null,
+  );
 });
 
 test('inconclusive: the band straddles the edge of the range', () => {

@@ -25,6 +25,7 @@ import {
   formatRange,
   loadClaims,
   measureCommand,
+  headroomText,
   verdictText,
 } from '../report/claims.ts';
 import { groupPlan } from '../scheduler/group.ts';
@@ -219,7 +220,7 @@ function verdictLines(g: Globals, ids: string[]): string[] {
   );
   return rs.map(
     (r) =>
-      `${r.claim.id} (${r.profile}): ${verdictText(r)}${r.ours !== null && r.band ? ` — ours ${formatComparison(r.claim.compare, r.ours)} (${formatRange(r.claim.compare, r.band)})` : ''}; range ${describeRange(r.claim)}${r.runId ? `; run ${r.runId}` : ''}`,
+      `${r.claim.id} (${r.profile}): ${verdictText(r)}${r.ours !== null && r.band ? ` — ours ${formatComparison(r.claim.compare, r.ours)} (${formatRange(r.claim.compare, r.band)})` : ''}; range ${describeRange(r.claim)}${r.runId ? `; run ${r.runId}` : ''}${r.headroom ? `; ${headroomText(r.claim, r.headroom)}` : ''}`,
   );
 }
 

@@ -32,6 +32,10 @@
  *   and the override is named ("5 × 2 s, source 5 × 12 s").
  * - not measured: no run has both cells in the profile with ≥ 5 trials (or one failed); the
  *   result carries the exact command that measures it.
+ * - A second line under a driver with headroom (issue 24): for an "inconclusive (client-bound)"
+ *   verdict, the same comparison from the newest run that has both cells on the scenario, in any
+ *   other profile, with ≥ 5 trials each and neither side client-bound nor failed (`headroom`).
+ *   It is labelled as ours, not the source's shape, and never changes the verdict.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -116,6 +120,22 @@ export interface ClaimResult {
   note: string;
   /** The exact command that measures the claim (for not measured / few trials), else null. */
   command: string | null;
+  /** For an "inconclusive (client-bound)" verdict: the same comparison under a driver with headroom, else null. */
+  headroom: HeadroomLine | null;
+}
+
+/** The same comparison in our own load shape, where neither side is client-bound (never a verdict). */
+export interface HeadroomLine {
+  runId: string;
+  profile: string;
+  driver: string;
+  /** The figure and its 95% interval in the claim's units (band sorted, contains ours). */
+  ours: number;
+  band: [number, number];
+  /** Paired rounds behind the interval. */
+  n: number;
+  /** Where the band lies from the claimed range. */
+  where: 'inside' | 'outside' | 'straddles';
 }
 
 export const CLAIMS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'claims.json');
@@ -378,6 +398,7 @@ function empty(claim: Claim, profile: string): ClaimResult {
     sharedWith: [],
     note: '',
     command: measureCommand(claim, profile),
+    headroom: null,
   };
 }
 
@@ -414,6 +435,59 @@ export function belowResolution(claim: Pick<Claim, 'metric' | 'compare' | 'expec
   return rr[0] > 1 / (1 + mdd) && rr[1] < 1 + mdd;
 }
 
+/** The ratio a/b in the claim's units: its figure, and a sorted 95% band that contains it. */
+function claimBand(claim: Claim, a: CellResult, b: CellResult) {
+  const r = ratio(a, b);
+  const ours = claimValue(claim, r.figure);
+  const iv = r.interval ?? [r.figure, r.figure];
+  const ends = ascending(claimValue(claim, iv[0]), claimValue(claim, iv[1]));
+  const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
+  return { r, ours, iv, band };
+}
+
+/**
+ * The second line of a client-bound claim (module docstring): the newest run with both cells on
+ * the claim's scenario in a profile other than `profile`, same driver and Node major, ≥ 5 trials
+ * each, neither client-bound nor failed, with a 95% interval; null when there is none.
+ */
+export function headroomLine(claim: Claim, profile: string, runs: RunSnapshot[]): HeadroomLine | null {
+  const free = (c: CellResult) =>
+    c.profile !== profile &&
+    c.scenario === claim.scenario &&
+    !c.resources?.clientBound &&
+    !cellFailure(c) &&
+    cellTrialCount(c) >= MIN_CI_TRIALS;
+  for (const run of runs) {
+    for (const a of run.cells.filter((c) => free(c) && matches(claim.a, c))) {
+      const b = run.cells.find(
+        (c) =>
+          free(c) &&
+          matches(claim.b, c) &&
+          c.profile === a.profile &&
+          c.driver === a.driver &&
+          c.node.major === a.node.major,
+      );
+      if (!b) continue;
+      const { r, ours, band } = claimBand(claim, a, b);
+      if (r.kind !== 'ci95') continue;
+      const [lo, hi] = ascending(claim.expected[0], claim.expected[1]);
+      const where = band[1] < lo || band[0] > hi ? 'outside' : band[0] >= lo && band[1] <= hi ? 'inside' : 'straddles';
+      return { runId: run.meta.runId, profile: a.profile, driver: a.driver, ours, band, n: r.n, where };
+    }
+  }
+  return null;
+}
+
+/** "ours, not the source's shape: 3.10× (2.90× … 3.30×) under wrk (quick, run X, 6 paired rounds), inside the claimed range". */
+export function headroomText(claim: Pick<Claim, 'compare'>, h: HeadroomLine): string {
+  const where = {
+    inside: 'inside the claimed range',
+    outside: 'outside the claimed range',
+    straddles: "across the claimed range's edge",
+  }[h.where];
+  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (95% CI ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, ${h.n} paired rounds), ${where}`;
+}
+
 function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: EvaluateOptions): ClaimResult {
   const { pair, fewer } = findPair(claim, profile, runs);
   if (!pair) return notMeasured(claim, profile, fewer);
@@ -423,11 +497,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const base = { ...empty(claim, profile), runId: run.meta.runId, trials, override, provisional: override !== null };
   const failed = [a, b].map((c) => [c.label, cellFailure(c)] as const).filter(([, f]) => f);
   if (failed.length) return { ...base, note: `failed: ${failed.map(([l, f]) => `${l} (${f})`).join('; ')}` };
-  const r = ratio(a, b);
-  const ours = claimValue(claim, r.figure);
-  const iv = r.interval ?? [r.figure, r.figure];
-  const ends = ascending(claimValue(claim, iv[0]), claimValue(claim, iv[1]));
-  const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
+  const { r, ours, iv, band } = claimBand(claim, a, b);
   let verdict = clientBoundVerdict(claim, bandVerdict(claim, r, ours, band), a, b, iv);
   const clientBound = [a, b].filter((c) => c.resources?.clientBound).map((c) => c.label);
   const model = modelMdd(pair, opts);
@@ -451,7 +521,8 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
     .filter(Boolean)
     .join('; ');
   const mddReference = model?.reference ?? null;
-  return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, mddReference, note, command: null };
+  const headroom = verdict === 'inconclusive (client-bound)' ? headroomLine(claim, profile, runs) : null;
+  return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, mddReference, note, command: null, headroom };
 }
 
 /** The verdict as printed: "refuted", "refuted (provisional: 5 × 2 s, source 5 × 12 s)". */
@@ -481,12 +552,13 @@ export function renderClaims(results: ClaimResult[]): string[] {
         ? '–'
         : `${formatComparison(r.claim.compare, r.ours)} (${formatRange(r.claim.compare, r.band)})${r.clientBound.length ? `, lower bound: ${r.clientBound.join(', ')}` : ''}, run ${r.runId}`;
     const shared = sharedText(r);
+    const second = r.headroom ? `<br>${headroomText(r.claim, r.headroom)}` : '';
     const verdict =
       r.verdict === 'not measured'
         ? `not measured: ${r.note}${r.command ? `; run \`${r.command}\`` : ''}`
         : `**${verdictText(r)}**`;
     out.push(
-      `| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.source} | ${r.claim.sourceFigure} | ${describeRange(r.claim)} | ${r.profile} | ${ours} | ${verdict}${shared ? `; ${shared}` : ''} |`,
+      `| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.source} | ${r.claim.sourceFigure} | ${describeRange(r.claim)} | ${r.profile} | ${ours}${second} | ${verdict}${shared ? `; ${shared}` : ''} |`,
     );
   }
   out.push('');

@@ -21,6 +21,7 @@ import {
   formatComparison,
   formatRange,
   loadClaims,
+  headroomText,
   sharedText,
   verdictText,
 } from './claims.ts';
@@ -653,6 +654,7 @@ function claimsOf(
       scenario: r.claim.scenario,
       loadShape: r.profile,
       ours: r.ours === null ? '–' : `${formatComparison(r.claim.compare, r.ours)}${band}`,
+      headroom: r.headroom ? headroomText(r.claim, r.headroom) : null,
       verdict: verdictText(r),
       provisional: r.provisional,
       rule: '',

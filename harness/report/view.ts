@@ -186,6 +186,8 @@ export interface ClaimView {
   /** The load shape the claim is judged in (profile and driver). */
   loadShape: string;
   ours: string;
+  /** For a client-bound verdict: the same comparison under a driver with headroom (claims.ts `headroomText`), labelled as ours; else null. */
+  headroom: string | null;
   /** The verdict, with "(provisional: <override>)" when a cell's shape was overridden. */
   verdict: string;
   /** True when the verdict comes from a shape other than the profile's (claims.ts `shapeOverride`). */

@@ -514,7 +514,7 @@ function claimsSection(v: ReportView): string {
   const rows = v.claims
     .map(
       (c) =>
-        `<tr data-label="${esc(c.a)}"><td>${esc(c.claim)}<div class="sub"><code>${esc(c.a)}</code> vs <code>${esc(c.b)}</code> · ${esc(c.scenario)}</div></td><td>${esc(c.source)}</td><td>${esc(c.sourceFigure)}</td><td>${esc(c.range)}</td><td>${esc(c.loadShape)}</td><td class="num">${esc(c.ours)}</td><td><span class="verdict v-${esc(c.verdict.replace(/ \(provisional.*$/, '').replace(/[^a-z]+/g, '-'))}${c.provisional ? ' provisional' : ''}">${esc(c.verdict)}</span><div class="sub">${md(c.note)}${c.rule ? ` Rule: ${md(c.rule)}` : ''}</div></td></tr>`,
+        `<tr data-label="${esc(c.a)}"><td>${esc(c.claim)}<div class="sub"><code>${esc(c.a)}</code> vs <code>${esc(c.b)}</code> · ${esc(c.scenario)}</div></td><td>${esc(c.source)}</td><td>${esc(c.sourceFigure)}</td><td>${esc(c.range)}</td><td>${esc(c.loadShape)}</td><td class="num">${esc(c.ours)}${c.headroom ? `<div class="sub">${md(c.headroom)}</div>` : ''}</td><td><span class="verdict v-${esc(c.verdict.replace(/ \(provisional.*$/, '').replace(/[^a-z]+/g, '-'))}${c.provisional ? ' provisional' : ''}">${esc(c.verdict)}</span><div class="sub">${md(c.note)}${c.rule ? ` Rule: ${md(c.rule)}` : ''}</div></td></tr>`,
     )
     .join('\n');
   return `<section id="claims" class="card"><h2>Claims of the source reports</h2>

@@ -229,7 +229,7 @@ export function renderMarkdownView(v: ReportView): string {
     );
     for (const c of v.claims)
       lines.push(
-        `| ${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario}) | ${escapeMd(c.source)} | ${escapeMd(c.sourceFigure)} | ${escapeMd(c.range)} | ${escapeMd(c.loadShape)} | ${escapeMd(c.ours)} | **${escapeMd(c.verdict)}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''} |`,
+        `| ${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario}) | ${escapeMd(c.source)} | ${escapeMd(c.sourceFigure)} | ${escapeMd(c.range)} | ${escapeMd(c.loadShape)} | ${escapeMd(c.ours)}${c.headroom ? `<br>${escapeMd(c.headroom)}` : ''} | **${escapeMd(c.verdict)}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''} |`,
       );
   } else lines.push('No claims evaluated.');
   lines.push('');

@@ -6,6 +6,7 @@
 // is biased upward. (test/capacity.test.ts runs one real search with a real driver on loopback.)
 import assert from 'node:assert/strict';
 import test from 'node:test';
+import { halfHoldRate } from '../harness/analysis/capacity.ts';
 import { geometricEstimate, median, tQuantile } from '../harness/analysis/stats.ts';
 import { getProfile, type CapacityShape } from '../harness/core/profiles.ts';
 import { mulberry32 } from '../harness/core/prng.ts';
@@ -114,4 +115,33 @@ test('the old best-of-two rule is biased upward under the same noise; the majori
     `best-of-two lands near its analytic bias: ${(100 * medOld).toFixed(1)}%`,
   );
   assert.ok(Math.abs(medNow) <= 0.015, `majority of 3: median error ${(100 * medNow).toFixed(1)}%`);
+});
+
+test('halfHoldRate recovers the rate a step holds half the time from steps drawn from a known logistic', () => {
+  const rand = mulberry32(7);
+  // P(hold | r) = 1 / (1 + (r / 480)^40): ½ at 480 requests/s; 11 rates × 40 steps.
+  const steps = [0.7, 0.8, 0.85, 0.9, 0.93, 0.96, 0.99, 1.02, 1.05, 1.1, 1.15].flatMap((f) =>
+    Array.from({ length: 40 }, () => {
+      const rate = 500 * f;
+      return { rate, hold: rand() < 1 / (1 + (rate / 480) ** 40) };
+    }),
+  );
+  const r = halfHoldRate(steps);
+  assert.ok(r !== null && Math.abs(r / 480 - 1) < 0.02, `half rate ${r}, want 480 ± 2%`);
+  // Perfectly separated (all hold below 475, none above): finite, between the two rates.
+  const sep = [450, 460, 470, 490, 500].flatMap((rate) => [
+    { rate, hold: rate < 475 },
+    { rate, hold: rate < 475 },
+  ]);
+  const s = halfHoldRate(sep);
+  assert.ok(s !== null && s > 470 && s < 490, `separated: ${s}`);
+  // Holding that rises with the rate has no such point.
+  assert.equal(
+    halfHoldRate([
+      { rate: 100, hold: false },
+      { rate: 200, hold: true },
+    ]),
+    null,
+  );
+  assert.equal(halfHoldRate([]), null);
 });

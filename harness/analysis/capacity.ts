@@ -245,3 +245,43 @@ export function driverCeilings(cells: readonly CellResult[]): DriverCeiling[] {
   }
   return [...by.values()];
 }
+
+/**
+ * The rate a step holds the SLO with probability ½ (requests/s), from steps at several rates: a
+ * logistic fit of hold ~ a + b·log(rate) by maximum likelihood (Newton–Raphson; a small ridge
+ * keeps a perfectly separated set finite), exp(−a/b). It is the rate the search's majority-of-3
+ * rule converges to (scheduler/capacity-search.ts), so scripts/capacity-truth.ts calls it the
+ * truth. Null when holding does not fall with the rate (slope ≥ 0) or there are no steps.
+ */
+export function halfHoldRate(steps: readonly { rate: number; hold: boolean }[]): number | null {
+  if (!steps.length) return null;
+  const xs = steps.map((s) => Math.log(s.rate));
+  const x0 = xs.reduce((a, x) => a + x, 0) / xs.length;
+  let a = 0;
+  let b = 0;
+  for (let it = 0; it < 100; it++) {
+    let ga = -1e-6 * a;
+    let gb = -1e-4 * b;
+    let haa = 1e-6;
+    let hab = 0;
+    let hbb = 1e-4;
+    steps.forEach((s, i) => {
+      const x = (xs[i] ?? 0) - x0;
+      const p = 1 / (1 + Math.exp(-(a + b * x)));
+      const y = s.hold ? 1 : 0;
+      ga += y - p;
+      gb += (y - p) * x;
+      const w = p * (1 - p);
+      haa += w;
+      hab += w * x;
+      hbb += w * x * x;
+    });
+    const det = haa * hbb - hab * hab;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a += da;
+    b += db;
+    if (Math.abs(da) + Math.abs(db) < 1e-10) break;
+  }
+  return b < 0 ? Math.exp(x0 - a / b) : null;
+}

@@ -65,12 +65,19 @@ const SCENARIO = 'ping';
 const OUT_DIR = path.join(RESULTS_DIR, 'capacity-truth');
 const log = (l: string) => process.stderr.write(`capacity-truth: ${l}\n`);
 
-const scenario = loadScenarios(SCENARIOS_DIR).find((s) => s.name === SCENARIO);
-if (!scenario?.sloP99Ms) throw new Error(`scenario ${SCENARIO} has no sloP99Ms`);
-const SLO = scenario.sloP99Ms;
+/** `x`, or an Error saying what is missing. */
+function must<T>(x: T | null | undefined, what: string): T {
+  if (x === null || x === undefined) throw new Error(what);
+  return x;
+}
+const scenario = must(
+  loadScenarios(SCENARIOS_DIR).find((s) => s.name === SCENARIO),
+  `no scenario ${SCENARIO}`,
+);
+const SLO = must(scenario.sloP99Ms, `scenario ${SCENARIO} has no sloP99Ms`);
 const fixture: Manifest = loadManifest(path.join(SELFTEST_FIXTURES, SELFTEST_FIXTURE), [SCENARIO]);
-const { driver: openLoop, note } = resolveOpenLoop();
-if (!openLoop) throw new Error(`no open-loop driver: ${note}`);
+const resolved = resolveOpenLoop();
+const openLoop = must(resolved.driver, `no open-loop driver: ${resolved.note}`);
 const cpu = makeCpuPlan();
 
 /** A free loopback port. */
@@ -88,8 +95,8 @@ function freePort(): Promise<number> {
 async function startFixture(): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const argv = ['node', 'server.js'];
-  const [cmd, ...args] = cpu.server ? ['taskset', '-c', cpu.server, ...argv] : argv;
-  const child = spawn(cmd!, args, {
+  const [cmd = 'node', ...args] = cpu.server ? ['taskset', '-c', cpu.server, ...argv] : argv;
+  const child = spawn(cmd, args, {
     cwd: fixture.dir,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BURN_US_PING: String(BURN_US) },
     stdio: 'ignore',
@@ -124,10 +131,10 @@ async function calibrate(label: string, seed: number): Promise<CalStep[]> {
   const rand = mulberry32(seed);
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
+    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
   }
   const f = await startFixture();
-  const base = buildRequest(scenario!, loadParams(scenario!), fixture.paths);
+  const base = buildRequest(scenario, loadParams(scenario), fixture.paths);
   const job = {
     url: f.url,
     scenario: SCENARIO,
@@ -139,9 +146,9 @@ async function calibrate(label: string, seed: number): Promise<CalStep[]> {
   const steps: CalStep[] = [];
   try {
     // A warm-up at the grid's lowest rate (not kept).
-    await openLoop!.step(job, stepOpts(grid[0]!));
+    await openLoop.step(job, stepOpts(grid[0] ?? mu0));
     for (const [i, rate] of order.entries()) {
-      const m = await openLoop!.step(job, stepOpts(rate));
+      const m = await openLoop.step(job, stepOpts(rate));
       const failed = m.errors + m.non2xx + Math.max(0, m.dropped - Math.ceil(rate * STOP_ALLOWANCE_S));
       const s = judgeStep(0, rate, { ...m, failed, clientBound: false }, SLO);
       steps.push({ rate, hold: s.pass, p99Ms: m.latencyMs.p99, achievedRps: m.achievedRps });
@@ -169,7 +176,7 @@ function truthOf(steps: readonly CalStep[], seed: number, n = 1000) {
   const rand = mulberry32(seed);
   const boot: number[] = [];
   for (let i = 0; i < n; i++) {
-    const r = halfHoldRate(steps.map(() => steps[Math.floor(rand() * steps.length)]!));
+    const r = halfHoldRate(steps.flatMap(() => steps[Math.floor(rand() * steps.length)] ?? []));
     if (r !== null) boot.push(r);
   }
   boot.sort((x, y) => x - y);
@@ -206,7 +213,7 @@ async function main() {
   const t0 = performance.now();
   const profile = getProfile('capacity');
   log(
-    `fixture ${SELFTEST_FIXTURE} burning ${BURN_US} µs/request (1/burn = ${Math.round(1e6 / BURN_US)} req/s), ${SCENARIO} SLO p99 ≤ ${SLO} ms, open-loop driver ${openLoop!.name}; server CPU ${cpu.server ?? 'unpinned'}, client CPU ${cpu.client ?? 'unpinned'}`,
+    `fixture ${SELFTEST_FIXTURE} burning ${BURN_US} µs/request (1/burn = ${Math.round(1e6 / BURN_US)} req/s), ${SCENARIO} SLO p99 ≤ ${SLO} ms, open-loop driver ${openLoop.name}; server CPU ${cpu.server ?? 'unpinned'}, client CPU ${cpu.client ?? 'unpinned'}`,
   );
   log(`calibration before: ${11 * CAL_STEPS} steps`);
   const before = await calibrate('before', SEED);
@@ -257,7 +264,7 @@ async function main() {
     burnUs: BURN_US,
     scenario: SCENARIO,
     sloP99Ms: SLO,
-    openLoop: openLoop!.name,
+    openLoop: openLoop.name,
     cpu: { server: cpu.server, client: cpu.client },
     seed: SEED,
     calibration: { stepsPerRate: CAL_STEPS, before: tb, after: ta, truthRps: truth },

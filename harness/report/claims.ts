@@ -44,6 +44,7 @@ import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
+import { compare } from '../analysis/table-model.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
 
 /**
@@ -132,8 +133,8 @@ export interface HeadroomLine {
   /** The figure and its 95% interval in the claim's units (band sorted, contains ours). */
   ours: number;
   band: [number, number];
-  /** Paired rounds behind the interval. */
-  n: number;
+  /** Degrees of freedom of the table model behind the interval. */
+  df: number;
   /** Where the band lies from the claimed range. */
   where: 'inside' | 'outside' | 'straddles';
 }
@@ -445,34 +446,41 @@ function claimBand(claim: Claim, a: CellResult, b: CellResult) {
   return { r, ours, iv, band };
 }
 
+/** Closed-loop profiles a second line may come from (capacity and k6-rate are open-loop: their figures are not comparable). */
+const OPEN_LOOP_PROFILES = new Set(['capacity', 'k6-rate']);
+
 /**
- * The second line of a client-bound claim (module docstring): the newest run with both cells on
- * the claim's scenario in a profile other than `profile`, same driver and Node major, ≥ 5 trials
- * each, neither client-bound nor failed, with a 95% interval; null when there is none.
+ * The second line of a client-bound claim (module docstring): the newest run with a table of the
+ * claim's scenario and Node major (`nodeMajor`, the claim's cells') in a closed-loop profile
+ * other than `profile` whose ranked rows hold both a and b, neither client-bound. Its figure and 95% interval are the table model's (analysis/tables.ts
+ * `tableModel`, with b as the reference row; table-model.ts `compare`), so they are the report's
+ * own comparison of that table. Null when there is none.
  */
-export function headroomLine(claim: Claim, profile: string, runs: RunSnapshot[]): HeadroomLine | null {
-  const free = (c: CellResult) =>
-    c.profile !== profile &&
-    c.scenario === claim.scenario &&
-    !c.resources?.clientBound &&
-    !cellFailure(c) &&
-    cellTrialCount(c) >= MIN_CI_TRIALS;
+export function headroomLine(
+  claim: Claim,
+  profile: string,
+  nodeMajor: number,
+  runs: RunSnapshot[],
+  opts: EvaluateOptions = {},
+): HeadroomLine | null {
   for (const run of runs) {
-    for (const a of run.cells.filter((c) => free(c) && matches(claim.a, c))) {
-      const b = run.cells.find(
-        (c) =>
-          free(c) &&
-          matches(claim.b, c) &&
-          c.profile === a.profile &&
-          c.driver === a.driver &&
-          c.node.major === a.node.major,
-      );
-      if (!b) continue;
-      const { r, ours, band } = claimBand(claim, a, b);
-      if (r.kind !== 'ci95') continue;
+    for (const t of buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios })) {
+      const { key } = t;
+      if (key.scenario !== claim.scenario || key.nodeMajor !== nodeMajor) continue;
+      if (key.profile === profile || OPEN_LOOP_PROFILES.has(key.profile)) continue;
+      const ranked = t.rows.filter((r) => r.status === 'ranked');
+      const ra = ranked.find((r) => matches(claim.a, r.cell));
+      const rb = ranked.find((r) => matches(claim.b, r.cell));
+      if (!ra || !rb || ra.cell.resources?.clientBound || rb.cell.resources?.clientBound) continue;
+      const fit = tableModel(ranked, rb.label)?.fit;
+      if (!fit) continue;
+      const c = compare(fit, ra.label, rb.label);
+      const ours = claimValue(claim, c.ratio);
+      const ends = ascending(claimValue(claim, c.ci[0]), claimValue(claim, c.ci[1]));
+      const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
       const [lo, hi] = ascending(claim.expected[0], claim.expected[1]);
       const where = band[1] < lo || band[0] > hi ? 'outside' : band[0] >= lo && band[1] <= hi ? 'inside' : 'straddles';
-      return { runId: run.meta.runId, profile: a.profile, driver: a.driver, ours, band, n: r.n, where };
+      return { runId: run.meta.runId, profile: t.key.profile, driver: t.key.driver, ours, band, df: fit.df, where };
     }
   }
   return null;
@@ -485,7 +493,7 @@ export function headroomText(claim: Pick<Claim, 'compare'>, h: HeadroomLine): st
     outside: 'outside the claimed range',
     straddles: "across the claimed range's edge",
   }[h.where];
-  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (95% CI ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, ${h.n} paired rounds), ${where}`;
+  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (95% CI ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, the table model's 95% CI, ${h.df} df), ${where}`;
 }
 
 function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: EvaluateOptions): ClaimResult {
@@ -521,7 +529,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
     .filter(Boolean)
     .join('; ');
   const mddReference = model?.reference ?? null;
-  const headroom = verdict === 'inconclusive (client-bound)' ? headroomLine(claim, profile, runs) : null;
+  const headroom = verdict === 'inconclusive (client-bound)' ? headroomLine(claim, profile, a.node.major, runs, opts) : null;
   return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, mddReference, note, command: null, headroom };
 }
 

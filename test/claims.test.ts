@@ -119,7 +119,7 @@ test('a client-bound side that could move the ratio into the range: inconclusive
 test('a client-bound verdict gets a second line from a run where neither side is client-bound, labelled as ours', () => {
   const bound = { resources: { clientBound: true } };
   const other = [1.003, 0.997, 1.001, 0.999, 1];
-  const quick = (label: string, rps: number, patch: CellPatch = {}) =>
+  const quick = (label: string, rps: number, patch: CellPatch & { trials?: number[] } = {}) =>
     makeCell({ label, scenario: 'json', profile: 'quick', driver: 'wrk', trials: five(rps), ...patch });
   const runs = [
     ...snap([json('fastify', 15_000, bound), json('express', 10_000)], 'r1'),

@@ -529,7 +529,8 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
     .filter(Boolean)
     .join('; ');
   const mddReference = model?.reference ?? null;
-  const headroom = verdict === 'inconclusive (client-bound)' ? headroomLine(claim, profile, a.node.major, runs, opts) : null;
+  const headroom =
+    verdict === 'inconclusive (client-bound)' ? headroomLine(claim, profile, a.node.major, runs, opts) : null;
   return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, mddReference, note, command: null, headroom };
 }
 

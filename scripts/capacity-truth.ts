@@ -37,7 +37,7 @@ import { geometricEstimate, median } from '../harness/analysis/stats.ts';
 import { bench } from '../harness/cli/bench.ts';
 import { buildRequest, loadParams, loadScenarios } from '../harness/contract/scenarios.ts';
 import { loadManifest, type Manifest } from '../harness/core/manifest.ts';
-import { RESULTS_DIR, SCENARIOS_DIR } from '../harness/core/paths.ts';
+import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from '../harness/core/paths.ts';
 import { mulberry32 } from '../harness/core/prng.ts';
 import { getProfile } from '../harness/core/profiles.ts';
 import { resolveOpenLoop } from '../harness/drivers/open-loop.ts';
@@ -219,7 +219,7 @@ async function main() {
   const before = await calibrate('before', SEED);
   log(`searches: ${COPIES} copies × ${ROUNDS} rounds of the ${profile.name} profile`);
   const signal = new AbortController().signal;
-  const own = { contendersDir: SELFTEST_FIXTURES, resultsDir: OUT_DIR, scenariosDir: SCENARIOS_DIR };
+  const own = { contendersDir: CONTENDERS_DIR, resultsDir: OUT_DIR, scenariosDir: SCENARIOS_DIR };
   const summary = await bench(
     own,
     [SELFTEST_FIXTURE],

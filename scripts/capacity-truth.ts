@@ -70,12 +70,16 @@ function must<T>(x: T | null | undefined, what: string): T {
   if (x === null || x === undefined) throw new Error(what);
   return x;
 }
+const allScenarios = loadScenarios(SCENARIOS_DIR);
 const scenario = must(
-  loadScenarios(SCENARIOS_DIR).find((s) => s.name === SCENARIO),
+  allScenarios.find((s) => s.name === SCENARIO),
   `no scenario ${SCENARIO}`,
 );
 const SLO = must(scenario.sloP99Ms, `scenario ${SCENARIO} has no sloP99Ms`);
-const fixture: Manifest = loadManifest(path.join(SELFTEST_FIXTURES, SELFTEST_FIXTURE), [SCENARIO]);
+const fixture: Manifest = loadManifest(
+  path.join(SELFTEST_FIXTURES, SELFTEST_FIXTURE),
+  allScenarios.map((s) => s.name),
+);
 const resolved = resolveOpenLoop();
 const openLoop = must(resolved.driver, `no open-loop driver: ${resolved.note}`);
 const cpu = makeCpuPlan();

@@ -274,6 +274,24 @@ for (const driver of ['wrk', 'autocannon', 'k6'] as DriverName[]) {
   });
 }
 
+test('autocannon at pipelining 10 with request variants: every answer is checked against the variants, none mismatched', async () => {
+  // The hook's context is the connection's latest request, not the answered one: before the fix,
+  // a correct server failed here (run 2026-11-25T12-18-04Z-b72b: every graphql-node body).
+  const server = await echoServer();
+  try {
+    const out = await getDriver('autocannon').window(
+      { ...profile(10), driver: 'autocannon', pipelining: 10 },
+      jobFor(server.url, 'echo', { variants: echoVariants(8), sampleEvery: 5 }),
+      options('echo', { durationS: 2 }),
+    );
+    assert.ok(out.bodyChecks.sampled > 20, JSON.stringify(out.bodyChecks));
+    assert.equal(out.bodyChecks.mismatched, 0, out.bodyChecks.firstMismatch);
+    assert.equal(server.seen.size, 8, `values seen: ${[...server.seen.keys()].join(', ')}`);
+  } finally {
+    await server.stop();
+  }
+});
+
 test('autocannon and k6 check a sampled answer against the variant it answered', {
   skip: k6.bin ? false : k6.why,
 }, async () => {

@@ -49,7 +49,13 @@ fs.mkdirSync(samplesDir, { recursive: true });
 const hooksConfig = path.join(path.dirname(outPath), 'hooks.json');
 fs.writeFileSync(
   hooksConfig,
-  JSON.stringify({ variants, sampleEvery: Math.max(1, job.sampleEvery), samplesDir, maxSamples: MAX_SAMPLES }),
+  JSON.stringify({
+    variants,
+    pipelining: job.pipelining,
+    sampleEvery: Math.max(1, job.sampleEvery),
+    samplesDir,
+    maxSamples: MAX_SAMPLES,
+  }),
 );
 process.env.BENCH_AC_HOOKS = hooksConfig;
 const require = createRequire(import.meta.url);

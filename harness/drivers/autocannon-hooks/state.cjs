@@ -1,7 +1,8 @@
 // Shared state of autocannon's request hooks (setup-request.cjs, on-response.cjs), loaded once per
 // thread: in the worker process itself (one thread) or in each of autocannon's worker threads
 // (`workers` > 1, where hooks must be files). Config: the JSON file named by BENCH_AC_HOOKS,
-// { variants: ConcreteRequest[] | null, sampleEvery: number, samplesDir: string, maxSamples: number }.
+// { variants: ConcreteRequest[] | null, pipelining: number, sampleEvery: number, samplesDir: string,
+// maxSamples: number }.
 // Every sampleEvery-th response of the thread is kept (status, the four headers the contract
 // checks, body, and the index of the variant the connection sent); a worker thread writes its
 // samples to samplesDir/samples-<threadId>.json when it exits; the main thread's are read in place.

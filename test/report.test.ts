@@ -11,7 +11,7 @@ import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { five, joinedSnapshot, printedIntervals, reportSnapshot } from './report-fixture.ts';
-import { makeCell } from './fixtures.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
 import { ROOT } from './helpers.ts';
 
 const NOW = new Date('2026-11-22T01:00:00Z');
@@ -213,6 +213,34 @@ test('how sure: the driver fidelity sentence of the run is on the first screen',
     EXPORTERS.terminal.render({ ...s, runs }, { width: 1000 }),
     /How sure: .*driver fidelity: autocannon reached 97% of wrk/,
   );
+});
+
+test("how sure: the fidelity is the overview's run's, not a newer run's", () => {
+  const s = reportSnapshot();
+  // A newer run of another profile (its own tables, not the overview's), like a pipelined run after a bake-off.
+  const newer = {
+    meta: makeMeta({ runId: 'r9', startedAt: '2099-01-01T00:00:00.000Z' }),
+    cells: ['node-http', 'fastify'].map((label) =>
+      makeCell({
+        runId: 'r9',
+        label,
+        scenario: 'ping',
+        profile: 'pipelined',
+        driver: 'autocannon',
+        trials: five(9_000),
+      }),
+    ),
+  };
+  const runs = [...s.runs, newer].map((r) => ({
+    ...r,
+    meta: { ...r.meta, fidelity: { status: 'ok', summary: `fidelity of ${r.meta.runId}.` } as any },
+  }));
+  const view = buildView({ ...s, runs }, { now: NOW });
+  const overviewRuns = new Set(view.winners.map((w) => view.tables.find((t) => t.id === w.tableId)?.runId));
+  assert.equal(overviewRuns.size, 1, 'the overview comes from one run');
+  const [run] = [...overviewRuns];
+  assert.ok(runs.length > 1 && runs.at(-1)!.meta.runId !== run, 'a newer run than the overview has a fidelity too');
+  assert.match(view.certainty, new RegExp(`driver fidelity: fidelity of ${run}\\.`));
 });
 
 test('the overview: one "% of baseline" matrix per baseline family, rows ordered within each (Markdown, HTML, terminal)', () => {

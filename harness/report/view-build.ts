@@ -696,7 +696,7 @@ function scenarioList(snapshot: ReportSnapshot): { name: string; baseline?: stri
  * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
  * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
  * intervals, how many tables have noisy rows (once per table, not per cell), client-bound cells
- * and the driver fidelity.
+ * and the driver fidelity of the overview's run (else of the newest run that has one).
  */
 function certaintyOf(tables: TableView[], overview: TableView[], fidelity: string[], selftest: string | null): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
@@ -738,8 +738,8 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
     `${noisy} of ${measured.length} table${measured.length === 1 ? '' : 's'} noisy (see their notes)`,
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
-    fidelity
-      .at(-1)
+    // The overview's run's fidelity (the run these tables come from), else the newest run's.
+    (fidelity.find((l) => overview.some((t) => l.startsWith(`driver fidelity (run ${t.runId})`))) ?? fidelity.at(-1))
       ?.replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
       .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ') ?? 'driver fidelity: not measured',
   ];

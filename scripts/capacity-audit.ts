@@ -10,14 +10,15 @@
  * highest; the share of peak at SLO (`knee`) of every loopback4 cell and its range over the run.
  * Rates in requests/s. Reads only; writes nothing.
  *
- * Run: `node scripts/capacity-audit.ts [run id]` (default: 2026-11-22T05-55-55Z-f499).
+ * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-22T05-55-55Z-f499; a
+ * folder, e.g. results/capacity-truth/runs/<id>, for runs kept elsewhere).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
 
 const run = process.argv[2] ?? '2026-11-22T05-55-55Z-f499';
-const dir = join(import.meta.dirname, '..', 'results', 'runs', run);
+const dir = run.includes('/') ? run : join(import.meta.dirname, '..', 'results', 'runs', run);
 const read = (sub: string): CellResult[] =>
   readdirSync(join(dir, sub))
     .filter((f) => f.endsWith('.json'))
@@ -51,7 +52,14 @@ for (const t of trials) {
   });
   if (rps === null) continue;
   const failedAbove = [...new Set(steps.map((s) => s.rate))]
-    .filter((r) => r > rps && steps.filter((s) => s.rate === r).every((s) => !s.pass))
+    // A failing rate: its verdict (ratePass, issue 23's majority of steps), or in runs before it every step failed.
+    .filter((r) => {
+      const at = steps.filter((s) => s.rate === r);
+      return (
+        r > rps &&
+        (at.some((s) => s.ratePass !== undefined) ? at.some((s) => s.ratePass === false) : at.every((s) => !s.pass))
+      );
+    })
     .sort((a, b) => a - b);
   if (!failedAbove.length) noFailure++;
   else if (steps.some((s) => s.rate === failedAbove[0] && s.clientBound)) driverLimit++;

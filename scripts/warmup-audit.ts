@@ -1,0 +1,70 @@
+/**
+ * Audit of the warm-up (issue 22, "warm-up until stable: show that the round-1 bias is gone"):
+ * from a run's cell files, each cell's interleaved rounds (`stats.paired`: efficiency = requests
+ * per server CPU-second, round number, server process):
+ * - in how many cells round 1 is the lowest round, against the n/k expected by chance (k rounds);
+ * - round 1 against the cell's median round (geometric mean over cells of round 1 ÷ median − 1);
+ * - within each server process, its first round against its second (geometric mean − 1, with its
+ *   standard error over the pairs): the warm-up a restarted process gets is measured here too;
+ * - the contenders whose round 1 is lowest against their median (mean over their cells).
+ * A warm-up that is long enough gives round 1 lowest in about n/k cells and a first/second ratio
+ * near 0. Reads only; writes nothing.
+ *
+ * Run: `node scripts/warmup-audit.ts [run id | run folder]` (default: the committed bake-off
+ * 2026-11-25T07-19-07Z-a6ae).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { median } from '../harness/analysis/stats.ts';
+import type { CellResult } from '../harness/store/results.ts';
+
+const run = process.argv[2] ?? '2026-11-25T07-19-07Z-a6ae';
+const dir = run.includes('/') ? run : join(import.meta.dirname, '..', 'results', 'runs', run);
+const cells = readdirSync(join(dir, 'cells'))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => JSON.parse(readFileSync(join(dir, 'cells', f), 'utf8')) as CellResult);
+
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+const sd = (xs: number[]) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1));
+const pct = (logRatio: number) => `${((Math.exp(logRatio) - 1) * 100).toFixed(1)}%`;
+
+let used = 0;
+let lowestFirst = 0;
+let rounds = 0;
+const firstVsMedian: number[] = [];
+const firstVsSecond: number[] = [];
+const byLabel = new Map<string, number[]>();
+for (const c of cells) {
+  const p = c.stats?.paired;
+  if (!p || p.efficiency.length < 4 || p.efficiency.some((e) => !(e > 0))) continue;
+  const order = p.rounds.map((r, i) => ({ r, e: p.efficiency[i] ?? 0, inst: p.instances?.[i] ?? 1 }));
+  order.sort((a, b) => a.r - b.r);
+  used++;
+  rounds = Math.max(rounds, order.length);
+  const lowest = order.reduce((lo, x) => (x.e < lo.e ? x : lo));
+  if (lowest === order[0]) lowestFirst++;
+  const d = Math.log((order[0]?.e ?? 1) / median(order.map((x) => x.e)));
+  firstVsMedian.push(d);
+  byLabel.set(c.label, [...(byLabel.get(c.label) ?? []), d]);
+  for (const inst of new Set(order.map((x) => x.inst))) {
+    const xs = order.filter((x) => x.inst === inst);
+    if (xs.length >= 2) firstVsSecond.push(Math.log((xs[0]?.e ?? 1) / (xs[1]?.e ?? 1)));
+  }
+}
+if (!used) {
+  console.error(`run ${run}: no cell has interleaved rounds (stats.paired): nothing to audit`);
+  process.exit(2);
+}
+const worst = [...byLabel]
+  .map(([label, ds]) => ({ label, m: mean(ds) }))
+  .sort((a, b) => a.m - b.m)
+  .slice(0, 4);
+console.log(
+  [
+    `run ${run}: ${used} cells with ${rounds} interleaved rounds`,
+    `round 1 is the lowest round in ${lowestFirst} of ${used} cells (chance: ${(used / rounds).toFixed(1)})`,
+    `round 1 against the cell's median round: ${pct(mean(firstVsMedian))} (mean over cells)`,
+    `first round of a server process against its second: ${pct(mean(firstVsSecond))} (± ${(100 * (sd(firstVsSecond) / Math.sqrt(firstVsSecond.length))).toFixed(1)}% standard error, ${firstVsSecond.length} processes)`,
+    `lowest round 1 against the median, by contender: ${worst.map((w) => `${w.label} ${pct(w.m)}`).join(', ')}`,
+  ].join('\n'),
+);

@@ -13,18 +13,15 @@
  * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-22T05-55-55Z-f499; a
  * folder, e.g. results/capacity-truth/runs/<id>, for runs kept elsewhere).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { RESULTS_DIR } from '../harness/core/paths.ts';
 import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
+import { readRun, readTrials } from '../harness/store/runs.ts';
 
 const run = process.argv[2] ?? '2026-11-22T05-55-55Z-f499';
-const dir = run.includes('/') ? run : join(import.meta.dirname, '..', 'results', 'runs', run);
-const read = (sub: string): CellResult[] =>
-  readdirSync(join(dir, sub))
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, sub, f), 'utf8')) as CellResult);
+// A run id under results/runs, or a run folder (store/runs.ts readRun takes both).
+const { cells: runCells, dir } = readRun(RESULTS_DIR, run);
 
-const trials = read('trials').filter((t): t is CellResult & { capacitySearch: CapacitySearch } =>
+const trials = readTrials(dir).trials.filter((t): t is CellResult & { capacitySearch: CapacitySearch } =>
   Boolean(t.capacitySearch),
 );
 const tally = {
@@ -79,7 +76,7 @@ console.log(
   `searches with no failing rate above their result: ${noFailure}; lowest failing rate client-bound: ${driverLimit}`,
 );
 console.log(`oha passing steps above 40,000 req/s: ${above40k.length}, highest ${n(Math.max(0, ...above40k))}`);
-const cells = read('cells').filter((c) => c.capacity);
+const cells = runCells.filter((c) => c.capacity);
 for (const c of cells.filter((x) => x.label.startsWith('loopback4')))
   console.log(`share of peak at SLO, ${c.scenario} ${c.label}: ${Math.round(100 * (c.capacity?.knee ?? Number.NaN))}%`);
 const knees = cells.flatMap((c) => (c.capacity?.knee != null ? [c.capacity.knee] : [])).sort((a, b) => a - b);

@@ -28,8 +28,6 @@
  * (about 20 min at the defaults). Rates in requests/s, latencies in ms. Needs oha (or k6) and wrk.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { halfHoldRate } from '../harness/analysis/capacity.ts';
@@ -42,10 +40,11 @@ import { mulberry32 } from '../harness/core/prng.ts';
 import { getProfile } from '../harness/core/profiles.ts';
 import { resolveOpenLoop } from '../harness/drivers/open-loop.ts';
 import { makeCpuPlan } from '../harness/lifecycle/cpu-plan.ts';
+import { freePort } from '../harness/lifecycle/ports.ts';
+import { readRun, readTrials, writeCapacityTruth } from '../harness/store/runs.ts';
 import { SELFTEST_FIXTURE, SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
 import { stepConnections, STOP_ALLOWANCE_S } from '../harness/scheduler/capacity-round.ts';
 import { judgeStep } from '../harness/scheduler/capacity-search.ts';
-import type { CellResult } from '../harness/store/results.ts';
 
 const { values: o } = parseArgs({
   options: {
@@ -83,17 +82,6 @@ const fixture: Manifest = loadManifest(
 const resolved = resolveOpenLoop();
 const openLoop = must(resolved.driver, `no open-loop driver: ${resolved.note}`);
 const cpu = makeCpuPlan();
-
-/** A free loopback port. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** One copy of the fixture on the server core; resolves once it answers, with a stop function. */
 async function startFixture(): Promise<{ url: string; stop: () => Promise<void> }> {
@@ -204,15 +192,6 @@ function copies(): Manifest {
   return { ...fixture, env: { ...fixture.env, BURN_US_PING: String(BURN_US) }, variants };
 }
 
-/** Every trial file of a run (their capacity searches). */
-function trialsOf(runDir: string): CellResult[] {
-  const dir = path.join(runDir, 'trials');
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CellResult);
-}
-
 async function main() {
   const t0 = performance.now();
   const profile = getProfile('capacity');
@@ -248,14 +227,10 @@ async function main() {
   const ta = truthOf(after, SEED + 1);
   if (tb.rps === null || ta.rps === null) throw new Error('a calibration found no rate that holds half the time');
   const truth = Math.sqrt(tb.rps * ta.rps);
-  const runDir = path.join(OUT_DIR, 'runs', summary.runId);
-  const searches = trialsOf(runDir).flatMap((t) => (t.capacitySearch ? [t.capacitySearch] : []));
+  const { cells, dir: runDir } = readRun(OUT_DIR, summary.runId);
+  const searches = readTrials(runDir).trials.flatMap((t) => (t.capacitySearch ? [t.capacitySearch] : []));
   const bracketed = searches.filter((s) => s.bound === 'bracketed' && s.rps !== null);
   const errors = bracketed.map((s) => (s.rps ?? 0) / truth - 1);
-  const cells = fs
-    .readdirSync(path.join(runDir, 'cells'))
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(runDir, 'cells', f), 'utf8')) as CellResult);
   const intervals = cells.flatMap((c) => (c.capacity?.rps?.interval ? [c.capacity.rps.interval] : []));
   const covered = intervals.filter(([lo, hi]) => lo <= truth && truth <= hi).length;
   // The cells' figures as one more estimate: their geometric mean over all bracketed searches.
@@ -291,9 +266,7 @@ async function main() {
     targets: { medianError: 0.03, within10: 0.9, coverage: 0.95 },
     wallMs: Math.round(performance.now() - t0),
   };
-  fs.mkdirSync(OUT_DIR, { recursive: true });
-  const file = path.join(OUT_DIR, `${summary.runId}.json`);
-  fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  const file = writeCapacityTruth(RESULTS_DIR, summary.runId, record);
   const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
   process.stdout.write(
     [

@@ -13,16 +13,13 @@
  * Run: `node scripts/warmup-audit.ts [run id | run folder]` (default: the committed bake-off
  * 2026-11-25T07-19-07Z-a6ae).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { median } from '../harness/analysis/stats.ts';
-import type { CellResult } from '../harness/store/results.ts';
+import { RESULTS_DIR } from '../harness/core/paths.ts';
+import { readRun } from '../harness/store/runs.ts';
 
 const run = process.argv[2] ?? '2026-11-25T07-19-07Z-a6ae';
-const dir = run.includes('/') ? run : join(import.meta.dirname, '..', 'results', 'runs', run);
-const cells = readdirSync(join(dir, 'cells'))
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => JSON.parse(readFileSync(join(dir, 'cells', f), 'utf8')) as CellResult);
+// A run id under results/runs, or a run folder (store/runs.ts readRun takes both).
+const { cells } = readRun(RESULTS_DIR, run);
 
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
 const sd = (xs: number[]) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1));

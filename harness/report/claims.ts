@@ -436,14 +436,19 @@ export function belowResolution(claim: Pick<Claim, 'metric' | 'compare' | 'expec
   return rr[0] > 1 / (1 + mdd) && rr[1] < 1 + mdd;
 }
 
+/** A requests/s ratio and its interval in the claim's units: the figure, and a sorted band that contains it. */
+function inClaimUnits(claim: Claim, figure: number, [lo, hi]: readonly number[]) {
+  const ours = claimValue(claim, figure);
+  const ends = ascending(claimValue(claim, lo ?? figure), claimValue(claim, hi ?? figure));
+  const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
+  return { ours, band };
+}
+
 /** The ratio a/b in the claim's units: its figure, and a sorted 95% band that contains it. */
 function claimBand(claim: Claim, a: CellResult, b: CellResult) {
   const r = ratio(a, b);
-  const ours = claimValue(claim, r.figure);
   const iv = r.interval ?? [r.figure, r.figure];
-  const ends = ascending(claimValue(claim, iv[0]), claimValue(claim, iv[1]));
-  const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
-  return { r, ours, iv, band };
+  return { r, iv, ...inClaimUnits(claim, r.figure, iv) };
 }
 
 /** Closed-loop profiles a second line may come from (capacity and k6-rate are open-loop: their figures are not comparable). */
@@ -475,9 +480,7 @@ export function headroomLine(
       const fit = tableModel(ranked, rb.label)?.fit;
       if (!fit) continue;
       const c = compare(fit, ra.label, rb.label);
-      const ours = claimValue(claim, c.ratio);
-      const ends = ascending(claimValue(claim, c.ci[0]), claimValue(claim, c.ci[1]));
-      const band: [number, number] = [Math.min(ends[0], ours), Math.max(ends[1], ours)];
+      const { ours, band } = inClaimUnits(claim, c.ratio, c.ci);
       const [lo, hi] = ascending(claim.expected[0], claim.expected[1]);
       const where = band[1] < lo || band[0] > hi ? 'outside' : band[0] >= lo && band[1] <= hi ? 'inside' : 'straddles';
       return { runId: run.meta.runId, profile: t.key.profile, driver: t.key.driver, ours, band, df: fit.df, where };

@@ -354,8 +354,18 @@ export function writeAbRecord(resultsDir: string, id: string, record: unknown): 
   return writeRecord(resultsDir, 'ab', id, record);
 }
 
+/** Writes a capacity-truth record (scripts/capacity-truth.ts) as `results/capacity-truth/<id>.json`; returns the file. StorageError when refused. */
+export function writeCapacityTruth(resultsDir: string, id: string, record: unknown): string {
+  return writeRecord(resultsDir, 'capacity-truth', id, record);
+}
+
 /** Writes `record` as `<resultsDir>/<kind>/<id>.json` (atomically); returns the file. StorageError when refused. */
-function writeRecord(resultsDir: string, kind: 'selftest' | 'ab', id: string, record: unknown): string {
+function writeRecord(
+  resultsDir: string,
+  kind: 'selftest' | 'ab' | 'capacity-truth',
+  id: string,
+  record: unknown,
+): string {
   const file = path.join(resultsDir, kind, `${id.replace(/[^\w.-]/g, '_')}.json`);
   try {
     mkdirp(path.dirname(file));

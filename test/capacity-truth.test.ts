@@ -10,9 +10,9 @@ import { halfHoldRate } from '../harness/analysis/capacity.ts';
 import { geometricEstimate, median, tQuantile } from '../harness/analysis/stats.ts';
 import { getProfile, type CapacityShape } from '../harness/core/profiles.ts';
 import { mulberry32 } from '../harness/core/prng.ts';
-import { searchCap, searchStart } from '../harness/scheduler/capacity-round.ts';
+import { priorStart, searchCap, searchPrior, searchStart } from '../harness/scheduler/capacity-round.ts';
 import { judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
-import type { CapacityStep } from '../harness/store/results.ts';
+import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
 
 const CAPACITY = getProfile('capacity');
 const SHAPE: CapacityShape =
@@ -44,7 +44,7 @@ const bestOfTwo = (steps: readonly CapacityStep[]): boolean | null => {
 };
 
 /** `cells` cells of 5 rounds each, searched under the noise model; each search's result ÷ TRUTH − 1 and each cell's estimate. */
-async function simulate(seed: number, cells: number, rule?: typeof bestOfTwo) {
+async function simulate(seed: number, cells: number, rule?: typeof bestOfTwo, shape: CapacityShape = SHAPE) {
   const rand = mulberry32(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
   const errors: number[] = [];
@@ -53,15 +53,21 @@ async function simulate(seed: number, cells: number, rule?: typeof bestOfTwo) {
   for (let c = 0; c < cells; c++) {
     const peaks: number[] = [];
     const found: number[] = [];
+    const searches: CapacitySearch[] = [];
     for (let round = 1; round <= 5; round++) {
       const peakRps = 1.25 * MU * Math.exp(0.3 * gauss());
       peaks.push(peakRps);
+      // The round rules of capacity-round.ts: later rounds start near the first bracketed search.
+      const capRps = searchCap(peakRps, peaks, shape);
+      const prior = rule ? null : searchPrior(searches, shape);
+      const key = `${seed}/${c}/${round}`;
       const r = await searchCapacity({
         search: round,
         peakRps,
-        start: searchStart(peakRps, SHAPE, `${seed}/${c}/${round}`),
-        capRps: searchCap(peakRps, peaks, SHAPE),
-        shape: SHAPE,
+        start: prior ? priorStart(prior, capRps, shape, key) : searchStart(peakRps, shape, key),
+        capRps,
+        ...(prior ? { prior } : {}),
+        shape,
         signal: new AbortController().signal,
         ...(rule ? { rule } : {}),
         step: async (rate) => {
@@ -73,6 +79,7 @@ async function simulate(seed: number, cells: number, rule?: typeof bestOfTwo) {
         },
       });
       steps += r.steps.length;
+      searches.push({ sloP99Ms: 200, driver: 'model', peakRps, capRps, ...r, bound: r.bound ?? undefined });
       if (r.verdict === 'met' && r.rps !== null) {
         found.push(r.rps);
         errors.push(r.rps / TRUTH - 1);
@@ -97,6 +104,22 @@ test('the search recovers a known capacity: median error within ±3%, ≥ 90% of
   assert.ok(ci.length >= 90, `cells with a 95% interval: ${ci.length}`);
   assert.ok(covered / ci.length >= 0.9, `coverage ${covered} of ${ci.length}`);
   assert.ok(stepsPerSearch <= SHAPE.maxSteps, `${stepsPerSearch} steps per search`);
+});
+
+test('later rounds start near the first bracketed search and gallop: a fifth fewer steps or more, the same accuracy', async () => {
+  const { gallop: _g, priorSpread: _w, ...wide } = SHAPE;
+  const now = await simulate(4242, 100);
+  const before = await simulate(4242, 100, undefined, wide);
+  assert.ok(SHAPE.gallop && SHAPE.gallop > 1, 'the capacity profile gallops');
+  assert.ok(
+    now.stepsPerSearch <= 0.8 * before.stepsPerSearch,
+    `steps per search ${now.stepsPerSearch.toFixed(1)} with a prior, ${before.stepsPerSearch.toFixed(1)} without`,
+  );
+  for (const r of [now, before]) {
+    assert.ok(Math.abs(median(r.errors)) <= 0.03, `median error ${(100 * median(r.errors)).toFixed(1)}%`);
+    const within = r.errors.filter((e) => Math.abs(e) <= 0.1).length / r.errors.length;
+    assert.ok(within >= 0.9, `${(100 * within).toFixed(0)}% within ±10%`);
+  }
 });
 
 test('the old best-of-two rule is biased upward under the same noise; the majority rule is not', async () => {

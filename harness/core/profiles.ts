@@ -102,7 +102,8 @@ export interface InterleaveShape {
  * The shape of a capacity search (issues 15 and 23; scheduler/capacity-search.ts). Per round: one
  * closed-loop window of `durationS` at `connections` (the peak P), `settleS` seconds idle, then
  * open-loop steps of `stepS` seconds, starting at `startShare` × P times a seeded factor in
- * [2^−½, 2^½] (independent of earlier rounds), dividing by 4 on failure down to `floorRps`, then
+ * [2^−½, 2^½] (the first round; later rounds start near the cell's first bracketed search and
+ * move by `gallop` first: scheduler/capacity-round.ts `searchPrior`), dividing by 4 on failure down to `floorRps`, then
  * bisecting (on a log scale) up to the lowest failing rate, or to the cap (`capShare` × the
  * cell's median peak so far, at least P), until the failing rate is within `precision` × the
  * held one, at most `maxSteps` steps. A rate's verdict is the majority of up to 3 steps (2 that
@@ -128,6 +129,14 @@ export interface CapacityShape {
    * could be measured from it.
    */
   settleS: number;
+  /**
+   * Rounds after the first start at the first round's figure times a seeded factor
+   * 2^((u − ½)·`priorSpread`) and move by this factor (up or down, twice) before the wide moves.
+   * Absent: every round starts from its own peak (`startShare`).
+   */
+  gallop?: number;
+  /** Width (log2) of the seeded start factor of a round with a prior; see `gallop`. */
+  priorSpread?: number;
   /**
    * The search may offer rates up to this × the median closed-loop peak of the cell's rounds so
    * far (at least this round's peak): a 1 s peak varies by 2× between rounds here, so the round's
@@ -263,6 +272,8 @@ export const PROFILES: Profile[] = [
       openLoopConnections: 200,
       settleS: 0.5,
       capShare: 1.5,
+      gallop: 1.15,
+      priorSpread: 0.4,
     },
   },
   {

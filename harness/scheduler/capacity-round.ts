@@ -4,8 +4,8 @@
  * A round = one closed-loop window of the profile's shape (the native driver, e.g. 1 s at 100
  * connections: the peak P of this server in this round) and then one open-loop search
  * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6),
- * after `settleS` idle, from a seeded start near P/2 (`searchStart`) up to a cap above P
- * (`searchCap`; issue 23). Each step is sampled like a window (lifecycle/sampler.ts), so a step
+ * after `settleS` idle, from a seeded start near P/2 (`searchStart`; later rounds near the cell's
+ * first bracketed search, `searchPrior`) up to a cap above P (`searchCap`; issue 23). Each step is sampled like a window (lifecycle/sampler.ts), so a step
  * whose driver used ≥ OPEN_LOOP_BUSY_PCT of its core is marked client-bound. Steps are logged as they finish
  * and returned even when the search stops early (Ctrl-C, a crash), so the trial file keeps them.
  *
@@ -61,14 +61,38 @@ export function stepConnections(rate: number, sloP99Ms: number, max: number): nu
 /**
  * The first rate of a round's search, requests/s: `startShare` × this round's peak times a
  * factor 2^(u − ½), u uniform in [0, 1) from mulberry32 seeded by `key` (run seed, cell, round).
- * It depends on no earlier round's result (issue 23: the 5 searches are independent, as the 95%
- * interval assumes), and the spread dithers the bisection's grid of rates between rounds.
+ * It depends on no earlier round's result: the start of the first round, and of every round
+ * when the profile does not gallop; the spread dithers the bisection's grid of rates.
  */
 export function searchStart(peakRps: number, shape: CapacityShape, key: string): number {
-  let h = 2166136261; // FNV-1a of the key
+  return shape.startShare * peakRps * 2 ** (seededUnit(key) - 0.5);
+}
+
+/** A uniform number in [0, 1) from mulberry32 seeded by the FNV-1a hash of `key`. */
+function seededUnit(key: string): number {
+  let h = 2166136261;
   for (const ch of key) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 16777619);
-  const u = mulberry32(h >>> 0)();
-  return shape.startShare * peakRps * 2 ** (u - 0.5);
+  return mulberry32(h >>> 0)();
+}
+
+/**
+ * The prior of a later round's search, requests/s (issue 23: "the first round's bracket"): the
+ * figure of the cell's first search that bracketed its capacity, when the profile gallops
+ * (`gallop` > 1); null for that search's own round and before it. Every later round depends on
+ * that one search only, never on each other, and a seeded factor dithers each start.
+ */
+export function searchPrior(searches: readonly (CapacitySearch | undefined)[], shape: CapacityShape): number | null {
+  if (!shape.gallop || shape.gallop <= 1) return null;
+  const first = searches.find((x) => x?.verdict === 'met' && x.bound === 'bracketed' && x.rps !== null);
+  return first?.rps ?? null;
+}
+
+/**
+ * The first rate of a search with a prior, requests/s: `prior` × 2^((u − ½)·`priorSpread`), u
+ * seeded by `key` as in `searchStart`, at most `cap`.
+ */
+export function priorStart(prior: number, cap: number, shape: CapacityShape, key: string): number {
+  return Math.min(cap, prior * 2 ** ((seededUnit(key) - 0.5) * (shape.priorSpread ?? 0)));
 }
 
 /**
@@ -113,10 +137,16 @@ export async function runCapacityRound(
   let steps: readonly CapacityStep[] = []; // the search's steps so far (kept when it throws)
   // Independent of earlier rounds' results (issue 23): the start depends on this round's peak and
   // a seeded factor only; the cap on the peaks measured so far (the median, not any result).
-  const start = searchStart(peakRps, shape, `${ctx.seed}/${e.id}/${round}`);
   const capRps = searchCap(peakRps, [...e.trials.flatMap((t) => t.capacitySearch?.peakRps ?? []), peakRps], shape);
+  // Rounds after the first bracketed search start near its figure and gallop (fewer steps).
+  const prior = searchPrior(
+    e.trials.map((t) => t.capacitySearch),
+    shape,
+  );
+  const key = `${ctx.seed}/${e.id}/${round}`;
+  const start = prior ? priorStart(prior, capRps, shape, key) : searchStart(peakRps, shape, key);
   ctx.log(
-    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps, up to ${n0(capRps)} req/s)`,
+    `    closed-loop peak ${n0(peakRps)} req/s; searching for p99 ≤ ${slo} ms with ${openLoop.name} (${shape.stepS} s steps, up to ${n0(capRps)} req/s${prior ? `, from ${n0(start)} near the first search's ${n0(prior)}` : ''})`,
   );
   const step = async (rate: number): Promise<CapacityStep> => {
     const sampler = new Sampler(s.pid);
@@ -158,6 +188,7 @@ export async function runCapacityRound(
       start,
       capRps,
       peakRps,
+      ...(prior ? { prior } : {}),
       shape,
       step,
       signal,

@@ -8,7 +8,10 @@
  * highest open-loop arrival rate whose steps hold the objective (p99 ≤ SLO, failed ≤ 0.1%,
  * achieved ≥ 95% of the rate):
  * 1. try `start` (default `startShare` × P); on failure divide the rate by 4 until one holds or
- *    the rate would fall below `floorRps` (then the verdict is `never`: never reported as 0);
+ *    the rate would fall below `floorRps` (then the verdict is `never`: never reported as 0); a
+ *    search with a `prior` (a later round started near the first bracketed search) first moves
+ *    by `gallop`, down until a rate holds and then up until one fails, GALLOP_MOVES times each,
+ *    before these wide moves;
  * 2. bisect on a log scale between the highest held rate and the lowest failing rate (C when
  *    nothing has failed: the round's 1 s peak is too noisy to be a ceiling) until failing ÷ held
  *    ≤ `precision`, or `maxSteps` steps ran.
@@ -90,6 +93,9 @@ interface RateVerdict {
   clientBound: boolean;
 }
 
+/** Moves by `gallop` before a search with a prior falls back to ÷4 and the cap. */
+export const GALLOP_MOVES = 2;
+
 /** Steps at one rate for a verdict: 2 that agree decide, else a third (the majority of 3). */
 export const RATE_VOTES = 3;
 
@@ -123,6 +129,8 @@ export async function searchCapacity(o: {
   step: (rate: number) => Promise<CapacityStep>;
   signal: AbortSignal;
   onStep?: (s: CapacityStep, all: CapacityStep[]) => void;
+  /** A later round's prior figure, requests/s (the first round's bracket midpoint): enables the `gallop` moves. */
+  prior?: number;
   /** The rule that decides a rate from its steps (default `decideRate`; tests pass others to compare). */
   rule?: (steps: readonly CapacityStep[]) => boolean | null;
 }): Promise<SearchResult> {
@@ -151,14 +159,25 @@ export async function searchCapacity(o: {
     return v;
   };
   const cap = Math.max(1, o.peakRps, o.capRps ?? 0);
-  // 1. Find a held rate, dividing by 4 from the start.
+  // With a prior (a later round, started near the first round's figure), the first GALLOP_MOVES
+  // moves away from the start are by `gallop` (up and down) instead of ÷4 and the cap, so a start
+  // near the capacity brackets it in a few rates; after them the search falls back to the wide moves.
+  const g = o.prior ? (shape.gallop ?? 1) : 1;
+  let moves = 0;
+  // 1. Find a held rate, dividing by 4 (or `gallop`) from the start.
   let rate = Math.max(shape.floorRps, Math.min(cap, o.start ?? shape.startShare * o.peakRps));
   for (;;) {
     const v = await decide(rate);
     if (!v) return result(steps, lo, hi, cap, o.signal.aborted ? 'interrupted' : 'unfinished');
     if (v.pass) break;
     if (rate <= shape.floorRps) return result(steps, lo, hi, cap, 'floor-failed');
-    rate = Math.max(shape.floorRps, rate / 4);
+    rate = Math.max(shape.floorRps, rate / (g > 1 && moves++ < GALLOP_MOVES ? g : 4));
+  }
+  // 1b. With a prior and no failure yet: up by `gallop` until a rate fails (at most GALLOP_MOVES).
+  for (let k = 0; g > 1 && !hi && k < GALLOP_MOVES; k++) {
+    const up = Math.round(((lo as RateVerdict | null)?.rate ?? rate) * g);
+    if (up >= cap) break;
+    if (!(await decide(up))) return result(steps, lo, hi, cap, o.signal.aborted ? 'interrupted' : 'unfinished');
   }
   // 2. Bisect (geometric midpoint) between the held rate and the lowest failure (or the cap).
   for (;;) {

@@ -61,7 +61,7 @@ baseline +args:
 export *args:
     @exec {{harness}} export "$@"
 
-# The harness's own resolution: 10 identical copies of a fixture and copies slowed 10% and 5%, in one run, judged pair by pair (false-difference rate, power; a benchmark, ~25 min). Its newest record is the report's how-sure line.
+# The harness's own resolution: 10 identical copies of a fixture and copies slowed 10% and 5%, in one run, judged pair by pair (false-difference rate, power; a benchmark, ~35 min). Its newest record is the report's how-sure line.
 selftest *args:
     @exec {{harness}} selftest "$@"
 

@@ -442,7 +442,7 @@ program
 program
   .command('selftest')
   .description(
-    "certify the harness's resolution: K identical copies of a fixture and copies slowed by 10% and 5%, in one run, judged pair by pair (false-difference rate, power at 10% and 5%); a benchmark, ~25 min; its newest record is the report's how-sure line",
+    "certify the harness's resolution: K identical copies of a fixture and copies slowed by 10% and 5%, in one run, judged pair by pair (false-difference rate, power at 10% and 5%); a benchmark, ~35 min; its newest record is the report's how-sure line",
   )
   .option('-s, --scenario <names>', 'scenarios (default: the simple REST routes)', list)
   .option('-p, --profile <name>', 'load profile of the runs', DEFAULT_PROFILE)

@@ -12,7 +12,13 @@ import test from 'node:test';
 import { cellFailure } from '../harness/analysis/stats.ts';
 import { getProfile, withOverrides, type CapacityShape } from '../harness/core/profiles.ts';
 import { decideRate, judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
-import { searchCap, searchStart, summarizeCapacity } from '../harness/scheduler/capacity-round.ts';
+import {
+  priorStart,
+  searchCap,
+  searchPrior,
+  searchStart,
+  summarizeCapacity,
+} from '../harness/scheduler/capacity-round.ts';
 import { aggregateTrials } from '../harness/scheduler/aggregate.ts';
 import type { CapacitySearch, CapacityStep } from '../harness/store/results.ts';
 import { SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
@@ -141,7 +147,30 @@ test('no failure up to the cap is a lower bound (≥ the highest held rate), nev
   assert.ok(Math.max(...m.calls) <= 15000, 'never above the cap');
 });
 
-test('each round starts independently of earlier results: a seeded start within 2^±½ of startShare × its peak', () => {
+test('later rounds start near the first bracketed search only: its figure times a seeded factor within 2^±(priorSpread/2), at most the cap', () => {
+  const s = (rps: number | null, verdict: 'met' | 'at-least', bound: 'bracketed' | 'no-failure'): CapacitySearch => ({
+    sloP99Ms: 10,
+    driver: 'model',
+    peakRps: 9000,
+    rps,
+    verdict,
+    bound,
+    steps: [],
+  });
+  assert.equal(searchPrior([], SHAPE), null, 'the first round has no prior');
+  assert.equal(searchPrior([s(5000, 'at-least', 'no-failure')], SHAPE), null, 'a lower bound is no prior');
+  const searches = [s(5000, 'at-least', 'no-failure'), s(4000, 'met', 'bracketed'), s(6000, 'met', 'bracketed')];
+  assert.equal(searchPrior(searches, SHAPE), 4000, 'the first bracketed search, not the latest');
+  const { gallop: _g, ...wide } = SHAPE;
+  assert.equal(searchPrior(searches, wide), null, 'a profile without gallop has no priors');
+  const w = SHAPE.priorSpread ?? 0;
+  const starts = Array.from({ length: 200 }, (_, i) => priorStart(4000, 1e9, SHAPE, `seed/cell/${i}`));
+  for (const x of starts) assert.ok(x >= 4000 * 2 ** (-w / 2) - 1e-9 && x < 4000 * 2 ** (w / 2), String(x));
+  assert.ok(new Set(starts.map((x) => Math.round(x))).size > 150, 'the start is dithered between rounds');
+  assert.equal(priorStart(4000, 3000, SHAPE, 'k'), 3000, 'never above the cap');
+});
+
+test('the first round starts independently of earlier results: a seeded start within 2^±½ of startShare × its peak', () => {
   const starts = Array.from({ length: 200 }, (_, i) => searchStart(10000, SHAPE, `seed/cell/${i}`));
   for (const x of starts) {
     assert.ok(x >= SHAPE.startShare * 10000 * 2 ** -0.5 - 1e-9 && x < SHAPE.startShare * 10000 * 2 ** 0.5, String(x));

@@ -38,6 +38,7 @@ const SELF: SelftestSummary = {
   mainRun: '2026-11-22T04-23-05Z-1184',
   falseDifference: { rate: 0.1467, ci95: [0.1032, 0.1998], pairs: 225 },
   power10: { rate: 0.9333, ci95: [0.88, 0.97], pairs: 150 },
+  measured10: null,
   medianMdd: 0.1013,
 };
 
@@ -88,6 +89,11 @@ test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run"
     selftestText({ ...SELF, falseDifference: { rate: 0.0489, ci95: [0.0246, 0.0858], pairs: 225 } }, NOW),
     /4\.9% false differences between identical servers \(95% CI 2\.4–8\.6%, 225 pairs/,
   );
+  assert.match(
+    selftestText({ ...SELF, measured10: 0.1522 }, NOW),
+    /93% power at a 10% difference \(measured 15%\), median/,
+    'the difference the planted copies really had',
+  );
   assert.equal(selftestText(null, NOW), SELFTEST_NOT_RUN);
   assert.match(SELFTEST_NOT_RUN, /self-test: not run \(`npx just selftest`/);
   assert.deepEqual(
@@ -105,7 +111,7 @@ test('terminal, Markdown and HTML carry the same how-sure line, self-test first;
       SELF,
       /How sure:\** self-test `?2026-11-22T04-23-05Z-1184`? \(3 days old\): 15% false differences .* · these tables: median minimum detectable difference/,
     ],
-    [null, /How sure:\** self-test: not run \(`?npx just selftest`?, ~25 min\) · these tables: median minimum/],
+    [null, /How sure:\** self-test: not run \(`?npx just selftest`?, ~35 min\) · these tables: median minimum/],
   ] as const) {
     const snap = withSelf(s);
     const term = EXPORTERS.terminal.render(snap, { now: NOW, width: 2000, color: false });

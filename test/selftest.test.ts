@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mulberry32 } from '../harness/core/prng.ts';
-import { clopperPearson, judgePairs, SELFTEST_FIXTURE } from '../harness/cli/selftest.ts';
+import { clopperPearson, fitBurnIters, judgePairs, PROBE_ITERS, SELFTEST_FIXTURE } from '../harness/cli/selftest.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
 
@@ -56,4 +56,31 @@ test('judgePairs: identical copies are rarely called different; copies 10% slowe
   assert.ok((j.power10.rate ?? 0) >= 0.8, `power at 10%: ${j.power10.hits} of ${j.power10.pairs}`);
   assert.ok(j.nulls.ci95 && j.nulls.ci95[0] <= (j.nulls.rate ?? 0) && (j.nulls.rate ?? 0) <= j.nulls.ci95[1]);
   assert.equal(j.mdds.length, 1);
+});
+
+test('fitBurnIters: the iterations that cost 10% and 5%, from probes measured beside the fixture (a line through the origin)', () => {
+  // A fixture at c = 40 µs per request; the work costs 1.25 ns per iteration: a probe of n
+  // iterations runs at 40 / (40 + 0.00125 n) of the fixture's requests per CPU-second.
+  const ratio = (n: number) => 40 / (40 + 0.00125 * n);
+  const probes = PROBE_ITERS.map((n) => ({ iters: n, ratio: ratio(n) }));
+  const n10 = fitBurnIters(probes, 0.1);
+  const n5 = fitBurnIters(probes, 0.05);
+  assert.ok(close(1 - ratio(n10), 0.1, 1e-3), `n10 ${n10} costs ${1 - ratio(n10)}`);
+  assert.ok(close(1 - ratio(n5), 0.05, 1e-3), `n5 ${n5} costs ${1 - ratio(n5)}`);
+  // Noisy probes (±3% on each ratio) still land within a point of the target.
+  const rand = mulberry32(11);
+  for (let i = 0; i < 50; i++) {
+    const noisy = PROBE_ITERS.map((n) => ({ iters: n, ratio: ratio(n) * Math.exp(0.03 * (2 * rand() - 1)) }));
+    const got = 1 - ratio(fitBurnIters(noisy, 0.1));
+    assert.ok(close(got, 0.1, 0.01), `noisy probes planted ${got}`);
+  }
+  // Probes that cost nothing (or look faster) cannot calibrate anything: a clear error.
+  assert.throws(
+    () =>
+      fitBurnIters(
+        PROBE_ITERS.map((n) => ({ iters: n, ratio: 1.01 })),
+        0.1,
+      ),
+    /cost nothing measurable/,
+  );
 });

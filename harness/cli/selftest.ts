@@ -14,8 +14,15 @@
  *   and at 5%; target ≥ 90% at 10%). Intervals: Clopper–Pearson (exact binomial). The pairs share
  *   rows, so they are not independent: the interval treats them as if they were and is narrower
  *   than an interval over independent tables would be — said in the record.
- * - A pilot run (the fixture and the baseline, 3 rounds) calibrates the burns first: burn =
- *   (1/(1 − s) − 1) / R seconds for the fixture's requests/s R.
+ * - A pilot run calibrates the burns first: the fixture, 3 *probe* copies burning PROBE_ITERS
+ *   iterations of fixed work per request (BURN_ITERS: contenders/_selftest/selftest-burn) and the
+ *   baseline, in the profile's interleaved rounds. The table model gives each probe's cost
+ *   x = fixture ÷ probe − 1 (extra CPU per request, relative), linear in the iterations n; a
+ *   least-squares line through the origin (`fitBurnIters`) gives the iterations that cost
+ *   x = 1/(1 − s) − 1 for a slowdown s. Work, not wall time, scales with the host's speed like the
+ *   server's own work, and the pilot measures the same figure the main run judges, so the planted
+ *   slowdown is the one named (the wall-time burn calibrated from the pilot's fastest round
+ *   planted 15.2% and 7.9% for "10%" and "5%" in record 2026-11-25T13-36-56Z-4553).
  *
  * Runs go to `<results>/selftest/runs/` (never shadowing the bake-off's tables); the record, with
  * the run ids, counts, rates, intervals, the run's median minimum detectable difference and the
@@ -50,12 +57,27 @@ export interface SelftestOpts {
   seed?: string;
 }
 
-/** The burn per request, µs, that costs `slowdown` of `rps` requests/s on a saturated server. */
-export function burnMicros(rps: number, slowdown: number): number {
-  return ((1 / (1 - slowdown) - 1) / rps) * 1e6;
-}
+/** Iterations of fixed work per request of the pilot's probe copies (about 20, 40 and 80 µs here). */
+export const PROBE_ITERS = [16_000, 32_000, 64_000] as const;
 
-const figure = (c: CellResult) => c.stats?.rps.figure ?? c.load?.requestsPerSec.mean ?? 0;
+/**
+ * The iterations of fixed work per request that cost `slowdown` (0.1 = 10% fewer requests per
+ * CPU-second), from probes measured beside the fixture: each probe's `ratio` = its figure ÷ the
+ * fixture's (same table, same rounds), so x = 1/ratio − 1 is its extra CPU per request relative
+ * to the fixture's, x = k·n. k is the least-squares slope through the origin (Σ x·n / Σ n²); the
+ * answer is (1/(1 − slowdown) − 1) / k, rounded. Throws UserError when k ≤ 0 (the probes cost
+ * nothing measurable: the pilot was too noisy, or the fixture ignores BURN_ITERS).
+ */
+export function fitBurnIters(probes: readonly { iters: number; ratio: number }[], slowdown: number): number {
+  const sxn = probes.reduce((a, p) => a + (1 / p.ratio - 1) * p.iters, 0);
+  const snn = probes.reduce((a, p) => a + p.iters ** 2, 0);
+  const k = snn > 0 ? sxn / snn : 0;
+  if (!(k > 0))
+    throw new UserError(
+      `self-test calibration: the probe copies cost nothing measurable (ratios ${probes.map((p) => p.ratio.toFixed(3)).join(', ')}); re-run on a quieter machine`,
+    );
+  return Math.round((1 / (1 - slowdown) - 1) / k);
+}
 
 /**
  * The self-test's validated inputs: `--copies` K (2–30), `--seed` (an integer; random when absent),
@@ -82,26 +104,53 @@ function selftestInputs(g: Globals, o: SelftestOpts) {
 }
 
 /**
- * The burn per request (µs, per scenario) that costs `slowdown` of the fixture's requests/s in
- * `cells`, from its fastest round: the least disturbed measurement of its capacity (a busy host
- * lowers R, which would make the burn, and so the planted slowdown, too large). The main run
- * measures the slowdown the copies really had (`measuredSlowdown` in the record).
+ * Per scenario, the iterations of fixed work per request that cost `slowdown` (`fitBurnIters`),
+ * from the pilot run's tables: each probe copy's ratio to the fixture by the table model (the
+ * report's own figure: requests per server CPU-second in interleaved rounds). Also the probes'
+ * ratios, for the record. Throws UserError when a scenario has no model or no probe.
  */
-function calibrateBurns(cells: CellResult[], slowdown: number): Record<string, number> {
-  const burns: Record<string, number> = {};
-  for (const c of cells.filter((x) => x.contender === SELFTEST_FIXTURE && x.variant === null && x.status === 'ok')) {
-    // The table ranks on efficiency (requests per server CPU-second) when the run has interleaved
-    // rounds: a burn of b µs costs c/(c+b) of it, c = 1/efficiency; else on requests/s.
-    const eff = c.stats?.paired?.efficiency ?? [];
-    const r = eff.length ? Math.max(...eff) : Math.max(figure(c), ...(c.stats?.trialRps ?? []));
-    burns[c.scenario] = Math.round(burnMicros(r, slowdown) * 100) / 100;
+function calibrateIters(
+  snapshot: { meta: RunMeta; cells: CellResult[] },
+  scenarios: { name: string; baseline?: string }[],
+  slowdowns: readonly number[],
+): { iters: Record<string, number>[]; probes: Record<string, { iters: number; ratio: number }[]> } {
+  const iters = slowdowns.map(() => ({}) as Record<string, number>);
+  const probes: Record<string, { iters: number; ratio: number }[]> = {};
+  for (const t of buildTables([snapshot], { scenarios, runId: snapshot.meta.runId })) {
+    const m = tableModel(
+      t.rows.filter((r) => r.status === 'ranked'),
+      t.baseline,
+    )?.fit;
+    const names = m?.rows.map((r) => r.name) ?? [];
+    const mine = PROBE_ITERS.flatMap((n, i) => {
+      const label = `${SELFTEST_FIXTURE} +probe-${i + 1}`;
+      return m && names.includes(label) && names.includes(SELFTEST_FIXTURE)
+        ? [{ iters: n, ratio: compare(m, label, SELFTEST_FIXTURE).ratio }]
+        : [];
+    });
+    if (!mine.length)
+      throw new UserError(`self-test calibration: the pilot's ${t.key.scenario} table has no probe beside the fixture`);
+    probes[t.key.scenario] = mine;
+    slowdowns.forEach((s, i) => {
+      const row = iters[i];
+      if (row) row[t.key.scenario] = fitBurnIters(mine, s);
+    });
   }
-  return burns;
+  return { iters, probes };
 }
 
-/** `BURN_US_<SCENARIO>` variables of a burn table. */
+/** `BURN_ITERS_<SCENARIO>` variables of a burn table (iterations of fixed work per request). */
 const burnEnv = (burns: Record<string, number>) =>
-  Object.fromEntries(Object.entries(burns).map(([s, us]) => [`BURN_US_${s.toUpperCase()}`, String(us)]));
+  Object.fromEntries(Object.entries(burns).map(([s, n]) => [`BURN_ITERS_${s.toUpperCase()}`, String(n)]));
+
+/** The fixture with the pilot's probe copies (`probe-1` … burning PROBE_ITERS). */
+function withProbes(fixture: Manifest): Manifest {
+  const variants: Manifest['variants'] = {};
+  PROBE_ITERS.forEach((n, i) => {
+    variants[`probe-${i + 1}`] = { description: `burns ${n} iterations per request`, env: { BURN_ITERS: String(n) } };
+  });
+  return { ...fixture, variants };
+}
 
 /** The fixture with K − 1 identical copies and 3 copies slowed by 10% and by 5% (manifest variants). */
 function withCopies(
@@ -113,8 +162,8 @@ function withCopies(
   const variants: Manifest['variants'] = {};
   for (let i = 2; i <= copies; i++) variants[`copy-${i}`] = { description: 'an identical copy', env: {} };
   for (let i = 1; i <= SLOW_COPIES; i++) {
-    variants[`slow10-${i}`] = { description: 'burns 10% of its requests/s', env: burnEnv(b10) };
-    variants[`slow5-${i}`] = { description: 'burns 5% of its requests/s', env: burnEnv(b5) };
+    variants[`slow10-${i}`] = { description: 'burns 10% of its requests per CPU-second', env: burnEnv(b10) };
+    variants[`slow5-${i}`] = { description: 'burns 5% of its requests per CPU-second', env: burnEnv(b5) };
   }
   return { ...fixture, variants };
 }
@@ -220,20 +269,23 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
     variants: true,
     fidelity: false,
   };
-  log(`pilot: ${SELFTEST_FIXTURE} and the baseline × ${scenarios.join(', ')}, 3 rounds (calibrates the burns)`);
+  log(
+    `pilot: ${SELFTEST_FIXTURE}, ${PROBE_ITERS.length} probe copies (${PROBE_ITERS.join(', ')} iterations per request) and the baseline × ${scenarios.join(', ')} (calibrates the burns)`,
+  );
   const pilotSummary = await bench(
     own,
     [SELFTEST_FIXTURE],
-    { ...common, variants: false, rounds: '3', seed: String(seed) },
+    { ...common, rounds: '1', seed: String(seed) },
     ['selftest', 'pilot'],
     signal,
-    [fixture],
+    [withProbes(fixture)],
   );
   if (signal.aborted) return EXIT.interrupted;
   const pilot = readRun(own.resultsDir, pilotSummary.runId, 'run', true);
-  const b10 = calibrateBurns(pilot.cells, 0.1);
-  const b5 = calibrateBurns(pilot.cells, 0.05);
-  log(`burns per request (µs): 10% ${JSON.stringify(b10)}; 5% ${JSON.stringify(b5)}`);
+  const scen = loadScenarios(g.scenariosDir).map((x) => ({ name: x.name, baseline: x.baseline }));
+  const cal = calibrateIters({ meta: pilot.meta, cells: pilot.cells }, scen, [0.1, 0.05]);
+  const [b10 = {}, b5 = {}] = cal.iters;
+  log(`burns per request (iterations of fixed work): 10% ${JSON.stringify(b10)}; 5% ${JSON.stringify(b5)}`);
   const copied = withCopies(fixture, copies, b10, b5);
   log(
     `main run: ${copies} identical copies, ${SLOW_COPIES} at 10% and ${SLOW_COPIES} at 5% × ${scenarios.join(', ')}, profile ${o.profile}`,
@@ -248,7 +300,6 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   );
   if (signal.aborted) return EXIT.interrupted;
   const main = readRun(own.resultsDir, mainSummary.runId, 'run', true);
-  const scen = loadScenarios(g.scenariosDir).map((x) => ({ name: x.name, baseline: x.baseline }));
   const j = judgePairs({ meta: main.meta, cells: main.cells }, scen);
   const sorted = [...j.mdds].sort((a, b) => a - b);
   const medianMdd = sorted.length
@@ -267,7 +318,8 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
     copies,
     slowCopies: SLOW_COPIES,
     runs: { pilot: pilot.meta.runId, main: main.meta.runId },
-    burnUs: { slowdown10: b10, slowdown5: b5 },
+    burnIters: { slowdown10: b10, slowdown5: b5 },
+    calibration: { probeIters: PROBE_ITERS, probes: cal.probes },
     falseDifference: { ...j.nulls, target: 0.05, targetUpper: 0.08 },
     power10: { ...j.power10, target: 0.9 },
     power5: j.power5,

@@ -34,12 +34,13 @@ export function ageText(ms: number): string {
 }
 
 /** What the line says without a record. */
-export const SELFTEST_NOT_RUN = 'self-test: not run (`npx just selftest`, ~25 min)';
+export const SELFTEST_NOT_RUN = 'self-test: not run (`npx just selftest`, ~35 min)';
 
 /**
  * "self-test `RUN` (2 days old): 15% false differences between identical servers (95% CI
- * 10–20%, 225 pairs; target ≤ 5%), 93% power at a 10% difference, median minimum detectable
- * difference 10%"; SELFTEST_NOT_RUN for null. `now` dates the age.
+ * 10–20%, 225 pairs; target ≤ 5%), 93% power at a 10% difference (measured 12.4%), median
+ * minimum detectable difference 10%" — the difference the planted copies really had in the run,
+ * when the record has it; SELFTEST_NOT_RUN for null. `now` dates the age.
  */
 export function selftestText(s: SelftestSummary | null, now: Date): string {
   if (!s) return SELFTEST_NOT_RUN;
@@ -47,5 +48,6 @@ export function selftestText(s: SelftestSummary | null, now: Date): string {
   const fd = s.falseDifference;
   const age = ageText(now.getTime() - Date.parse(s.at));
   const mdd = s.medianMdd !== null ? `, median minimum detectable difference ${pctText(s.medianMdd)}` : '';
-  return `self-test \`${s.mainRun}\` (${age} old): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}${fd.pairs} pairs; target ≤ 5%), ${pctText(s.power10.rate)} power at a 10% difference${mdd}`;
+  const measured = s.measured10 !== null ? ` (measured ${pctText(s.measured10)})` : '';
+  return `self-test \`${s.mainRun}\` (${age} old): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}${fd.pairs} pairs; target ≤ 5%), ${pctText(s.power10.rate)} power at a 10% difference${measured}${mdd}`;
 }

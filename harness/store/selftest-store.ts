@@ -30,6 +30,8 @@ const SelftestRecordSchema = z.looseObject({
   power10: Share,
   /** The self-test run's median minimum detectable difference between two rows (a ratio − 1, e.g. 0.10). */
   medianMddPair: z.number().nullable().optional(),
+  /** The slowdown the "10%" copies really had in the run (a share, e.g. 0.152). */
+  measuredSlowdown: z.looseObject({ slow10: z.number().nullable().optional() }).optional(),
 });
 
 /** The newest self-test as the report shows it (rates are shares 0–1; `medianMdd` a ratio − 1). */
@@ -42,6 +44,8 @@ export interface SelftestSummary {
   mainRun: string;
   falseDifference: { rate: number; ci95: [number, number] | null; pairs: number };
   power10: { rate: number; ci95: [number, number] | null; pairs: number };
+  /** The slowdown the "10%" copies had as measured in the run (a share), when recorded. */
+  measured10: number | null;
   medianMdd: number | null;
 }
 
@@ -74,6 +78,7 @@ export function readNewestSelftest(resultsDir: string): { selftest: SelftestSumm
         pairs: r.falseDifference.pairs,
       },
       power10: { rate: r.power10.rate, ci95: r.power10.ci95 ?? null, pairs: r.power10.pairs },
+      measured10: r.measuredSlowdown?.slow10 ?? null,
       medianMdd: r.medianMddPair ?? null,
     };
   }

@@ -7,7 +7,9 @@
  * tries at a rate ≤ the search's result that failed, first step of a search vs later steps (the
  * settle question); searches that never saw a failing rate above their result and those whose
  * lowest failing rate was client-bound; oha's passing steps above 40,000 requests/s and the
- * highest; the share of peak at SLO (`knee`) of every loopback4 cell and its range over the run.
+ * highest; the share of peak at SLO (`knee`) of every loopback4 cell and its range over the run;
+ * steps per search in round 1 and in later rounds; cells by searches bracketed; per scenario its
+ * wall time and the median and longest cell time.
  * Rates in requests/s. Reads only; writes nothing.
  *
  * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-22T05-55-55Z-f499; a
@@ -83,3 +85,44 @@ const knees = cells.flatMap((c) => (c.capacity?.knee != null ? [c.capacity.knee]
 console.log(
   `share of peak at SLO over the run: ${Math.round(100 * (knees[0] ?? 0))}%–${Math.round(100 * (knees.at(-1) ?? 0))}%`,
 );
+
+// Steps per search: the first round (its own start) against later rounds (started near the cell's
+// first bracketed search when the profile gallops), and how many searches of a cell bracketed.
+const byRound = (first: boolean) => trials.filter((t) => (t.round === 1) === first);
+const perSearch = (ts: typeof trials) =>
+  ts.length ? (ts.reduce((a, t) => a + t.capacitySearch.steps.length, 0) / ts.length).toFixed(1) : 'n/a';
+console.log(
+  `steps per search: round 1 ${perSearch(byRound(true))} (${byRound(true).length} searches), later rounds ${perSearch(byRound(false))} (${byRound(false).length})`,
+);
+const bracketedOf = new Map<number, number>();
+for (const c of cells) {
+  const k = c.capacity?.bracketed ?? 0;
+  bracketedOf.set(k, (bracketedOf.get(k) ?? 0) + 1);
+}
+console.log(
+  `cells by searches bracketed: ${[...bracketedOf.entries()]
+    .sort((a, b) => b[0] - a[0])
+    .map(([k, v]) => `${k} of 5: ${v}`)
+    .join(', ')}`,
+);
+
+// Time: per scenario, its wall time (first trial's cell start to the last trial's end) and each
+// cell's time (the sum of its trials' spans, a trial's span starting where the previous trial of
+// the scenario ended), median and most.
+const ms = (s: string) => Date.parse(s);
+for (const scenario of [...new Set(trials.map((t) => t.scenario))]) {
+  const ts = trials.filter((t) => t.scenario === scenario).sort((a, b) => ms(a.finishedAt) - ms(b.finishedAt));
+  const start = Math.min(...ts.map((t) => ms(t.startedAt)));
+  const perCell = new Map<string, number>();
+  let prev = start;
+  for (const t of ts) {
+    perCell.set(t.label, (perCell.get(t.label) ?? 0) + ms(t.finishedAt) - prev);
+    prev = ms(t.finishedAt);
+  }
+  const cellS = [...perCell.values()].map((x) => x / 1000).sort((a, b) => a - b);
+  const med = cellS[(cellS.length - 1) >> 1] ?? 0;
+  const top = [...perCell.entries()].sort((a, b) => b[1] - a[1])[0];
+  console.log(
+    `${scenario}: ${perCell.size} cells in ${((prev - start) / 60000).toFixed(1)} min; a cell took a median of ${med.toFixed(0)} s, at most ${((top?.[1] ?? 0) / 1000).toFixed(0)} s (${top?.[0]})`,
+  );
+}

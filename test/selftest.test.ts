@@ -6,7 +6,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mulberry32 } from '../harness/core/prng.ts';
-import { clopperPearson, fitBurnIters, judgePairs, PROBE_ITERS, SELFTEST_FIXTURE } from '../harness/cli/selftest.ts';
+import {
+  calibrateIters,
+  clopperPearson,
+  fitBurnIters,
+  judgePairs,
+  PROBE_ITERS,
+  SELFTEST_FIXTURE,
+} from '../harness/cli/selftest.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
 
@@ -82,5 +89,46 @@ test('fitBurnIters: the iterations that cost 10% and 5%, from probes measured be
         0.1,
       ),
     /cost nothing measurable/,
+  );
+});
+
+test('calibrateIters: the pilot’s probe rows (selftest-burn +probe-N) give each scenario the iterations that plant 10% and 5%', () => {
+  const rand = mulberry32(5);
+  const rounds = 6;
+  const host = Array.from({ length: rounds }, () => 1 + 0.3 * (rand() - 0.5));
+  // c = 40 µs per request, 1.25 ns per iteration; 2% noise per window.
+  const speed = (n: number) => 40 / (40 + 0.00125 * n);
+  const row = (label: string, sp: number): CellResult =>
+    makeCell({
+      label,
+      scenario: 'json',
+      trials: host.map((h) => 25_000 * sp * h * Math.exp(0.02 * (rand() + rand() + rand() - 1.5))),
+    });
+  const cells = [
+    row('node-http', 1),
+    row(SELFTEST_FIXTURE, 1),
+    ...PROBE_ITERS.map((n, i) => row(`${SELFTEST_FIXTURE} +probe-${i + 1}`, speed(n))),
+  ].map((c) => ({ ...c, runId: 'pilot' }));
+  const cal = calibrateIters(
+    { meta: makeMeta({ runId: 'pilot' }), cells },
+    [{ name: 'json', baseline: 'node-http' }],
+    [0.1, 0.05],
+  );
+  assert.equal(cal.probes.json?.length, PROBE_ITERS.length, 'every probe row was found');
+  const [n10 = {}, n5 = {}] = cal.iters;
+  assert.ok(
+    close(1 - speed(n10.json ?? 0), 0.1, 0.015),
+    `10%: ${n10.json} iterations plant ${1 - speed(n10.json ?? 0)}`,
+  );
+  assert.ok(close(1 - speed(n5.json ?? 0), 0.05, 0.01), `5%: ${n5.json} iterations plant ${1 - speed(n5.json ?? 0)}`);
+  // A pilot without probe rows cannot calibrate: a clear error, not a silent zero burn.
+  assert.throws(
+    () =>
+      calibrateIters(
+        { meta: makeMeta({ runId: 'pilot' }), cells: cells.slice(0, 2) },
+        [{ name: 'json', baseline: 'node-http' }],
+        [0.1],
+      ),
+    /no probe beside the fixture/,
   );
 });

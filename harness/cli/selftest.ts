@@ -109,7 +109,7 @@ function selftestInputs(g: Globals, o: SelftestOpts) {
  * report's own figure: requests per server CPU-second in interleaved rounds). Also the probes'
  * ratios, for the record. Throws UserError when a scenario has no model or no probe.
  */
-function calibrateIters(
+export function calibrateIters(
   snapshot: { meta: RunMeta; cells: CellResult[] },
   scenarios: { name: string; baseline?: string }[],
   slowdowns: readonly number[],

@@ -1,6 +1,7 @@
 /**
- * Audit of a capacity run's trial files (issue 23): the figures the README quotes about run
- * `2026-11-22T05-55-55Z-f499`, recomputed from `results/runs/<run>/trials/*.json` and `cells/*.json`.
+ * Audit of a capacity run's trial files (issue 23): the figures the README quotes about the
+ * committed capacity run `2026-11-26T03-06-24Z-f007` (and, from git history, the rules before
+ * issue 23 in run `2026-11-22T05-55-55Z-f499`), recomputed from `trials/*.json` and `cells/*.json`.
  *
  * Prints: searches and steps; failures (not client-bound) at a first try of a rate and how many
  * passed on the immediate repeat at the same rate (the best-of-two rule before issue 23); first
@@ -12,14 +13,14 @@
  * wall time and the median and longest cell time.
  * Rates in requests/s. Reads only; writes nothing.
  *
- * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-22T05-55-55Z-f499; a
+ * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-26T03-06-24Z-f007, the committed capacity run; a
  * folder, e.g. results/capacity-truth/runs/<id>, for runs kept elsewhere).
  */
 import { RESULTS_DIR } from '../harness/core/paths.ts';
 import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
 import { readRun, readTrials } from '../harness/store/runs.ts';
 
-const run = process.argv[2] ?? '2026-11-22T05-55-55Z-f499';
+const run = process.argv[2] ?? '2026-11-26T03-06-24Z-f007';
 // A run id under results/runs, or a run folder (store/runs.ts readRun takes both).
 const { cells: runCells, dir } = readRun(RESULTS_DIR, run);
 

@@ -124,9 +124,9 @@ export interface CapacityShape {
   sloP99Ms?: number;
   /**
    * Seconds idle between the saturating peak window and the first step. A documented constant,
-   * not sized from data: in run 2026-11-22T05-55-55Z-f499 first steps at a rate the search later
-   * held failed about as often as later ones (92 of 284 vs 318 of 1,045), so no settle time
-   * could be measured from it.
+   * not yet sized from data, and too short for real stacks: in run 2026-11-26T03-06-24Z-f007 a
+   * search's first step at a rate at or below its result failed 61 of 219 times, later steps
+   * 405 of 2,132 (scripts/capacity-audit.ts); on the burn fixture 1 of 50 (capacity-truth 7a1e).
    */
   settleS: number;
   /**

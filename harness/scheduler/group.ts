@@ -239,7 +239,8 @@ async function measureWindow(e: Entry, round: number, ctx: GroupContext, ops: Gr
     ctx.progress.close();
     return false; // an interrupted window is not a trial
   }
-  const died = liveServer(e).exitInfo();
+  // A server killed by the interrupt (Ctrl-C reaches its process group too) did not crash.
+  const died = ctx.signal.aborted ? null : liveServer(e).exitInfo();
   const wide = died ? null : loopbackBreach(e, `round ${round}`);
   const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
   const trial: CellResult =

@@ -72,6 +72,8 @@ type Behaviour = {
   /** The n-th start of this contender's server (1-based) fails. */
   startFailsAt?: number;
   crashAtWindow?: number;
+  /** The server of the n-th start of this contender (1-based) dies in its warm-up window. */
+  crashInWarmupAt?: number;
   rps?: number;
   cpuPerRequestUs?: number;
 };
@@ -198,6 +200,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
       dead: string | null;
       b: Behaviour;
       n: number;
+      nth: number;
       served: number;
       pids: number[];
     }
@@ -236,6 +239,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         dead: null as string | null,
         b,
         n: 0,
+        nth,
         served: 0,
         pids: [] as number[],
       };
@@ -266,6 +270,11 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
     async window(_p: Profile, job, o): Promise<LoadOutput> {
       const s = byUrl.get(job.url)!;
       w.windows.push({ label: s.label, warmup: o.warmup, durationS: o.durationS });
+      if (o.warmup && s.b.crashInWarmupAt === s.nth) {
+        s.dead = 'killed by SIGSEGV';
+        s.died.abort();
+        throw new Error('socket hang up');
+      }
       if (!o.warmup) {
         s.n++;
         measured++;
@@ -847,7 +856,7 @@ test('interleaved rounds: after the solo rounds, one paired trial per server and
   );
 });
 
-test('server processes: the interleaved rounds run in blocks, each server restarted, checked and warmed (interleaved) before each later block; the model judges per process', async () => {
+test('server processes: the interleaved rounds run in blocks, each server restarted, checked and warmed alone before each later block; the model judges per process', async () => {
   const cost = { 'node-http': 100, b: 200, c: 150 };
   const w = world({
     'node-http': { cpuPerRequestUs: cost['node-http'] },
@@ -873,23 +882,41 @@ test('server processes: the interleaved rounds run in blocks, each server restar
   assert.equal(failed?.round, 5);
   const cellC = run.cells.find((c) => c.contender === 'c');
   assert.notEqual(cellC?.status, 'ok', 'a cell whose restart failed is not ok');
-  // The interleaved warm-ups: one unrecorded window per live server before blocks 2 and 3.
-  const warm = w.windows.filter((x) => x.warmup).map((x) => x.label);
-  assert.equal(warm.filter((l) => l.startsWith('node-http')).length, 3, 'the solo warm-up, then one per restart');
-  // A restarted process gets the load the first one had before its rounds: 1 s warm-up + 2 solo × 1 s,
-  // so each interleaved warm-up window lasts servers × 3 s.
-  const restartWarm = w.windows.filter((x) => x.warmup && x.label.startsWith('node-http')).slice(1);
-  assert.deepEqual(
-    restartWarm.map((x) => x.durationS),
-    [9, 6],
-    'three servers × 3 s, then two (c failed to restart) × 3 s',
-  );
+  // The warm-ups: one unrecorded solo window per live server, then one per restart before blocks 2 and 3.
+  const warm = (l: string) => w.windows.filter((x) => x.warmup && x.label.startsWith(l)).map((x) => x.durationS);
+  // A restarted process gets the load the first one had before its rounds, alone: 1 s warm-up + 2 solo × 1 s.
+  assert.deepEqual(warm('node-http'), [1, 3, 3], 'the first warm-up, then 3 s alone per restart');
+  assert.deepEqual(warm('c'), [1, 3], 'c failed to restart as process 3: no third warm-up');
   const base = run.cells.find((c) => c.contender === 'node-http');
   assert.deepEqual(base?.stats.paired.instances, [1, 1, 2, 2, 3, 3]);
   const [t] = buildTables([{ meta: run.meta, cells: run.cells }], {});
   assert.equal(t?.model?.rounds, 3, 'the model’s units are the three server processes');
   const ratio = t?.rows.find((r) => r.label === 'b')?.vsBaseline?.figure ?? Number.NaN;
   assert.ok(Math.abs(ratio - 0.5) < 0.02, `b: ${ratio}`);
+});
+
+test('a restarted server that dies in its solo warm-up writes a crashed trial for the next round and leaves the rounds', async () => {
+  const w = world({
+    'node-http': { cpuPerRequestUs: 100 },
+    b: { cpuPerRequestUs: 200, crashInWarmupAt: 2 },
+    c: { cpuPerRequestUs: 150 },
+  });
+  const shape = { ...PAIRED, interleave: { rounds: 6, activeS: 1, sliceMs: 100, instances: 3 } } as Profile;
+  const cells = planCells([manifest('node-http'), manifest('b'), manifest('c')], [json], shape, [NODE]);
+  const s = await runPlan(options(w, cells));
+  const run = readRunAt(s.runDir);
+  const b = run.trials.filter((t) => t.contender === 'b');
+  assert.deepEqual(
+    b.filter((t) => t.paired).map((t) => t.round),
+    [1, 2],
+    'b measured in process 1 only',
+  );
+  const dead = b.find((t) => t.status !== 'ok');
+  assert.equal(dead?.status, 'crashed');
+  assert.equal(dead?.round, 3);
+  assert.match(dead?.failure?.reason ?? '', /during the warm-up of server process 2/);
+  assert.equal(w.starts.filter((x) => x.label === 'b').length, 2, 'b is not restarted again');
+  assert.equal(run.trials.filter((t) => t.contender === 'c' && t.paired).length, 6, 'the others go on');
 });
 
 test('interleaved rounds are skipped, with a note, when a server’s CPU time cannot be read', async () => {

@@ -39,9 +39,9 @@ export function groupPlan(
   const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
   const il = interleaves ? interleaveOf(p) : null;
   const paired = il && cells.length > 1 ? il.rounds : 0;
-  // Each later server process: every server started and checked again, then an interleaved warm-up.
+  // Each later server process: every server started and checked again, then warmed alone.
   const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
-  const restartMs = il ? setup + interleavedRoundMs(cells.length, { ...il, activeS: restartWarmupS(p, rounds) }) : 0;
+  const restartMs = il ? setup + cells.length * (restartWarmupS(p, rounds) * 1000 + ESTIMATE.windowOverhead) : 0;
   return {
     ms:
       setup +
@@ -317,19 +317,50 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
     if (r > 1 && (r - 1) % per === 0 && ops.alive().length >= 2) {
       await restartAll(ctx, ops, instance, r);
       if (ctx.signal.aborted) return;
-      const warm = { ...il, activeS: restartWarmupS(p, ctx.rounds) };
-      if (
-        warm.activeS > 0 &&
-        !(await runInterleavedRound(entries, ctx, r, warm, ops.stop, ops.tail, { instance, warmup: true }))
-      )
-        return;
+      await warmRestarted(ctx, ops, restartWarmupS(p, ctx.rounds), instance, r);
+      if (ctx.signal.aborted) return;
     }
     if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail, { instance }))) return;
   }
 }
 
 /**
- * Seconds of load per server in the interleaved warm-up of a restarted process: the load the first
+ * Warms each restarted server (server process `instance`, before interleaved round `round`) alone,
+ * for `seconds` of solo load: the warm-up the first process had. An interleaved warm-up of the same
+ * length left the first round of processes 2 and 3 9.0% and 6.7% below their second (± 1.7–1.8%)
+ * in bake-off 2026-11-25T07-19-07Z-a6ae, against 2.4% (± 2.0%) for process 1 after its solo load
+ * (scripts/warmup-audit.ts). A crash, an off-loopback socket or a driver failure writes an error
+ * trial (numbered `round`) and stops that server. Returns early on an abort.
+ */
+async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, instance: number, round: number) {
+  if (!(seconds > 0)) return;
+  ctx.progress.note(`  warming ${ops.alive().length} restarted servers alone, ${seconds} s each`);
+  for (const e of ops.alive()) {
+    if (ctx.signal.aborted) return;
+    const err = await runWindow(e, ctx, seconds, true);
+    if (ctx.signal.aborted) return; // a server killed by the interrupt did not crash
+    const died = e.server?.exitInfo();
+    const wide = died ? null : loopbackBreach(e, `the warm-up of server process ${instance}`);
+    if (!died && !wide && typeof err !== 'string') continue;
+    const reason = died
+      ? `server ${died} during the warm-up of server process ${instance}`
+      : (wide ?? `load driver failed in the warm-up of server process ${instance}: ${err}`);
+    const trial: CellResult = {
+      ...e.base,
+      status: died ? 'crashed' : 'error',
+      round,
+      verification: e.verification,
+      failure: { reason, logTail: ops.tail(e) },
+      finishedAt: new Date().toISOString(),
+    };
+    e.trials.push(trial);
+    ctx.sink.writeTrial(trial, e.trials.length);
+    await ops.stop(e);
+  }
+}
+
+/**
+ * Seconds of solo load per server in the warm-up of a restarted process: the load the first
  * process had before its first interleaved round (the warm-up and the `soloRounds` solo windows;
  * 3 s in `quick`), so no process starts its rounds colder than another. With only the 1 s warm-up,
  * run 2026-11-25T06-45-25Z-e821 found the first round of restarted processes 10–15% below their

@@ -150,18 +150,15 @@ export function pairedFigure(
   };
 }
 
-/** How a round is used: `instance` (1-based server process of every cell, profiles.ts `instances`); `warmup`: not recorded. */
+/** How a round is used: `instance` (1-based server process of every cell, profiles.ts `instances`). */
 export interface RoundUse {
   instance?: number;
-  /** A warm-up round of freshly restarted servers (`activeS` = the profile's warm-up): no trial unless a server fails. */
-  warmup?: boolean;
 }
 
 /**
  * One interleaved round of the live entries (see the module docstring): writes one trial per
  * entry (its `paired` figure; a crash, an off-loopback socket or a driver error makes an error
- * trial and stops that server). A `warmup` round writes only the failures' trials (numbered
- * `round`, the next measured one). Returns false when an abort interrupted the round (no trials).
+ * trial and stops that server). Returns false when an abort interrupted the round (no trials).
  */
 export async function runInterleavedRound(
   entries: Entry[],
@@ -179,8 +176,8 @@ export async function runInterleavedRound(
   const p = first.cell.profile as ConnectionProfile;
   const windowS = roundWindowS(live.length, shape);
   const slices = Math.ceil((windowS * 1000) / shape.sliceMs);
-  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round + (use.warmup ? 31 : 0));
-  const what = use.warmup ? `interleaved warm-up of server process ${use.instance ?? 1}` : `interleaved round ${round}`;
+  const order = sliceOrder(live, slices, ctx.seed + 7919 * ctx.groupIndex + 104729 * round);
+  const what = `interleaved round ${round}`;
   ctx.progress.window(
     `${what}: ${live.length} servers, ${windowS} s in ${shape.sliceMs} ms slices`,
     interleavedRoundMs(live.length, shape),
@@ -198,7 +195,7 @@ export async function runInterleavedRound(
     return ctx.driver
       .window(p, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
         durationS: windowS,
-        warmup: use.warmup === true,
+        warmup: false,
         latency: false,
         cpus: ctx.cpuPlan.client,
         threads: ctx.cpuPlan.clientThreads,
@@ -241,8 +238,7 @@ export async function runInterleavedRound(
       ? pairedFigure(r.out, inFlight, cpu, (gate.activeMs.get(e) ?? 0) / 1000, live.length, shape.sliceMs)
       : null;
     const paired = fig && (use.instance ?? 1) > 1 ? { ...fig, instance: use.instance ?? 1 } : fig;
-    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail, use.warmup ? 'warm-up' : '');
-    if (use.warmup && trial.status === 'ok') continue;
+    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail);
     e.trials.push(trial);
     ctx.sink.writeTrial(trial, e.trials.length);
     if (trial.status !== 'ok') await stop(e);
@@ -259,10 +255,9 @@ async function pairedTrial(
   paired: PairedWindow | null,
   error: string | null,
   tail: (e: Entry) => string,
-  warmup: '' | 'warm-up',
 ): Promise<CellResult> {
   const died = liveServer(e).exitInfo();
-  const where = warmup ? `the interleaved warm-up before round ${round}` : `interleaved round ${round}`;
+  const where = `interleaved round ${round}`;
   const wide = died ? null : loopbackBreach(e, where);
   const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
   const stamp = { round, verification: e.verification, finishedAt: new Date().toISOString() };
@@ -270,7 +265,7 @@ async function pairedTrial(
     // The latency of a paused driver is not the server's: the histogram is dropped, never read.
     const load = { ...out, latencyHistogramUs: null, profile: e.cell.profile };
     const trial: CellResult = { ...e.base, ...lost, load, paired, status: 'ok', ...stamp };
-    if (!warmup) ctx.progress.note(`  ${e.label}: ${describePaired(paired)}`);
+    ctx.progress.note(`  ${e.label}: ${describePaired(paired)}`);
     return trial;
   }
   const reason = died

@@ -6,7 +6,7 @@
  * Prints: searches and steps; failures (not client-bound) at a first try of a rate and how many
  * passed on the immediate repeat at the same rate (the best-of-two rule before issue 23); first
  * tries at a rate ≤ the search's result that failed, first step of a search vs later steps (the
- * settle question); searches that never saw a failing rate above their result and those whose
+ * settle question), and the same by the rate's share of the search's result (like for like); searches that never saw a failing rate above their result and those whose
  * lowest failing rate was client-bound; oha's passing steps above 40,000 requests/s and the
  * highest; the share of peak at SLO (`knee`) of every loopback4 cell and its range over the run;
  * steps per search in round 1 and in later rounds; cells by searches bracketed; per scenario its
@@ -86,6 +86,30 @@ const knees = cells.flatMap((c) => (c.capacity?.knee != null ? [c.capacity.knee]
 console.log(
   `share of peak at SLO over the run: ${Math.round(100 * (knees[0] ?? 0))}%–${Math.round(100 * (knees.at(-1) ?? 0))}%`,
 );
+
+// First tries by rate (the settle question, like for like): the failure share of a search's first
+// step against later steps' first tries at a rate, by the rate's share of the search's result
+// (a first step sits lower on average, where steps fail less, so the pooled counts above hide it).
+const BINS = [0, 0.5, 0.8, 0.95, 1.0001];
+const byShare = { first: BINS.slice(1).map(() => [0, 0]), later: BINS.slice(1).map(() => [0, 0]) };
+for (const t of trials) {
+  const { steps, rps } = t.capacitySearch;
+  if (rps === null) continue;
+  steps.forEach((s, i) => {
+    if ((i > 0 && steps[i - 1]?.rate === s.rate) || s.clientBound) return; // first tries only
+    const b = BINS.findIndex((lo, k) => s.rate / rps >= lo && s.rate / rps < (BINS[k + 1] ?? 0));
+    const row = (i === 0 ? byShare.first : byShare.later)[b];
+    if (!row) return;
+    row[0] = (row[0] ?? 0) + 1;
+    if (!s.pass) row[1] = (row[1] ?? 0) + 1;
+  });
+}
+for (const k of ['first', 'later'] as const)
+  console.log(
+    `first tries by rate ÷ result, ${k === 'first' ? "a search's first step" : 'later steps'}: ${byShare[k]
+      .map(([all = 0, failed = 0], i) => `${BINS[i]}–${Math.min(1, BINS[i + 1] ?? 1)} failed ${failed} of ${all}`)
+      .join(', ')}`,
+  );
 
 // Steps per search: the first round (its own start) against later rounds (started near the cell's
 // first bracketed search when the profile gallops), and how many searches of a cell bracketed.

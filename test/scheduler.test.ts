@@ -20,6 +20,7 @@ import type { DriverFidelity } from '../harness/store/results.ts';
 import { planCells, withBaselines, type CellSpec } from '../harness/scheduler/plan.ts';
 import { runPlan, type RunOptions } from '../harness/scheduler/run.ts';
 import { roundOrders } from '../harness/scheduler/rounds.ts';
+import { SETTLE_SHARE } from '../harness/scheduler/capacity-round.ts';
 import { Progress } from '../harness/scheduler/progress.ts';
 import {
   StartFailure,
@@ -646,6 +647,19 @@ test('capacity cells: each round a closed-loop peak then an open-loop search; th
     assert.ok(t.capacitySearch.capRps >= t.capacitySearch.peakRps, 'the cap (≥ the round’s peak) is recorded');
   }
   assert.ok(ol.steps.some((x) => x.startsWith('slow@')) && ol.steps.some((x) => x.startsWith('fast@')));
+  // The settle: one unrecorded open-loop step per search, at half its first rate, before its first step.
+  const recorded = trials.reduce((a, t) => a + t.capacitySearch.steps.length, 0);
+  assert.equal(ol.steps.length, recorded + trials.length, 'one settle step per search, not recorded');
+  for (const t of trials) {
+    const first = t.capacitySearch.steps[0].rate;
+    // Half the unrounded start, so within 1 request/s of half the first step's rate.
+    const settles = (x: string) =>
+      x.startsWith(`${t.contender}@`) && Math.abs(Number(x.split('@')[1]) - first * SETTLE_SHARE) <= 1;
+    assert.ok(
+      ol.steps.some((x, i) => settles(x) && ol.steps[i + 1] === `${t.contender}@${first}`),
+      `${t.label} round ${t.round}: ${ol.steps}`,
+    );
+  }
 });
 
 test('capacity cells without an open-loop driver are skipped with the reason', async () => {

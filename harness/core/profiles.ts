@@ -100,7 +100,7 @@ export interface InterleaveShape {
 
 /**
  * The shape of a capacity search (issues 15 and 23; scheduler/capacity-search.ts). Per round: one
- * closed-loop window of `durationS` at `connections` (the peak P), `settleS` seconds idle, then
+ * closed-loop window of `durationS` at `connections` (the peak P), a `settleS` settle step, then
  * open-loop steps of `stepS` seconds, starting at `startShare` × P times a seeded factor in
  * [2^−½, 2^½] (the first round; later rounds start near the cell's first bracketed search and
  * move by `gallop` first: scheduler/capacity-round.ts `searchPrior`), dividing by 4 on failure down to `floorRps`, then
@@ -123,10 +123,11 @@ export interface CapacityShape {
   /** `--slo-p99`: the objective for every scenario; absent = each scenario's `sloP99Ms`. */
   sloP99Ms?: number;
   /**
-   * Seconds idle between the saturating peak window and the first step. A documented constant,
-   * not yet sized from data, and too short for real stacks: in run 2026-11-26T03-06-24Z-f007 a
-   * search's first step at a rate at or below its result failed 61 of 219 times, later steps
-   * 405 of 2,132 (scripts/capacity-audit.ts); on the burn fixture 1 of 50 (capacity-truth 7a1e).
+   * Seconds of the settle step between the saturating peak window and the first step: an
+   * unrecorded open-loop step at half the first rate (capacity-round.ts `SETTLE_SHARE`), one step
+   * long. Idle time did not settle: with 0.5 s idle (run 2026-11-26T03-06-24Z-f007) a search's
+   * first step failed more often than later steps at the same share of the result
+   * (scripts/capacity-audit.ts, "first tries by rate").
    */
   settleS: number;
   /**
@@ -270,7 +271,7 @@ export const PROFILES: Profile[] = [
       maxSteps: 24,
       floorRps: 20,
       openLoopConnections: 200,
-      settleS: 0.5,
+      settleS: 1,
       capShare: 1.5,
       gallop: 1.15,
       priorSpread: 0.4,

@@ -4,7 +4,7 @@
  * A round = one closed-loop window of the profile's shape (the native driver, e.g. 1 s at 100
  * connections: the peak P of this server in this round) and then one open-loop search
  * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6),
- * after `settleS` idle, from a seeded start near P/2 (`searchStart`; later rounds near the cell's
+ * after a `settleS` settle step (unrecorded, at SETTLE_SHARE of the first rate), from a seeded start near P/2 (`searchStart`; later rounds near the cell's
  * first bracketed search, `searchPrior`) up to a cap above P (`searchCap`; issue 23). Each step is sampled like a window (lifecycle/sampler.ts), so a step
  * whose driver used ≥ OPEN_LOOP_BUSY_PCT of its core is marked client-bound. Steps are logged as they finish
  * and returned even when the search stops early (Ctrl-C, a crash), so the trial file keeps them.
@@ -12,7 +12,6 @@
  * The SLO of a cell: the profile's `--slo-p99` override, else the scenario's `sloP99Ms`.
  * Rates in requests/s, latencies in ms.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { geometricEstimate, median } from '../analysis/stats.ts';
 import { mulberry32 } from '../core/prng.ts';
 import type { CapacityShape } from '../core/profiles.ts';
@@ -24,6 +23,16 @@ import { loadJob } from './jobs.ts';
 import { type Entry, type GroupContext, liveServer, type OpenLoopChoice } from './scheduler-types.ts';
 import { runWindow, stopSampler } from './window.ts';
 import type { CellSpec } from './plan.ts';
+
+/**
+ * The settle step's rate as a share of the search's first rate: well below it, so that the settle
+ * itself cannot overload the server. Why a step and not idle time (issue 23): in run
+ * 2026-11-26T03-06-24Z-f007 (0.5 s idle), a search's first step failed at every rate below the
+ * search's result more often than a later step's first try at the same share of it (30% vs 17%
+ * below ½ of it, 30% vs 22% at 0.8–0.95); Node does no garbage collection while idle, so the
+ * saturating peak window's debt was paid in the first step (scripts/capacity-audit.ts).
+ */
+export const SETTLE_SHARE = 0.5;
 
 /**
  * An open-loop step whose driver averaged at least this % of each of its cores is client-bound:
@@ -181,7 +190,22 @@ export async function runCapacityRound(
     );
   };
   const base = { sloP99Ms: slo, driver: openLoop.name, peakRps, capRps };
-  await sleep(shape.settleS * 1000, undefined, { signal }).catch(() => undefined);
+  // The settle: an unrecorded open-loop step at SETTLE_SHARE of the first rate, so the first
+  // recorded step follows an open-loop step, as every later step does (issue 23). A failure here
+  // (a dead server) shows in the first step; an abort in the search.
+  if (shape.settleS > 0) {
+    const rate = Math.max(1, Math.round(start * SETTLE_SHARE));
+    await openLoop
+      .step(job, {
+        rate,
+        durationS: shape.settleS,
+        connections: stepConnections(rate, slo, shape.openLoopConnections),
+        timeoutS: p.timeoutS,
+        cpus: ctx.cpuPlan.client,
+        signal,
+      })
+      .catch(() => undefined);
+  }
   try {
     const r = await searchCapacity({
       search: round,

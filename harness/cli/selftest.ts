@@ -14,12 +14,12 @@
  *   and at 5%; target ≥ 90% at 10%). Intervals: Clopper–Pearson (exact binomial). The pairs share
  *   rows, so they are not independent: the interval treats them as if they were and is narrower
  *   than an interval over independent tables would be — said in the record.
- * - A pilot run calibrates the burns first: the fixture, 3 *probe* copies burning PROBE_ITERS
+ * - A pilot run calibrates the burns first: the fixture, 4 *probe* copies burning PROBE_ITERS
  *   iterations of fixed work per request (BURN_ITERS: contenders/_selftest/selftest-burn) and the
  *   baseline, in the profile's interleaved rounds. The table model gives each probe's cost
- *   x = fixture ÷ probe − 1 (extra CPU per request, relative), linear in the iterations n; a
- *   least-squares line through the origin (`fitBurnIters`) gives the iterations that cost
- *   x = 1/(1 − s) − 1 for a slowdown s. Work, not wall time, scales with the host's speed like the
+ *   x = fixture ÷ probe − 1 (extra CPU per request, relative); a power law x = k·n^p fitted on
+ *   log–log axes (`fitBurnIters`) gives the iterations that cost x = 1/(1 − s) − 1 for a
+ *   slowdown s, inside the probes' range. Work, not wall time, scales with the host's speed like the
  *   server's own work, and the pilot measures the same figure the main run judges, so the planted
  *   slowdown is the one named (the wall-time burn calibrated from the pilot's fastest round
  *   planted 15.2% and 7.9% for "10%" and "5%" in record 2026-11-25T13-36-56Z-4553).
@@ -57,26 +57,45 @@ export interface SelftestOpts {
   seed?: string;
 }
 
-/** Iterations of fixed work per request of the pilot's probe copies (about 20, 40 and 80 µs here). */
-export const PROBE_ITERS = [16_000, 32_000, 64_000] as const;
+/**
+ * Iterations of fixed work per request of the pilot's probe copies: a grid around the iterations
+ * that plant 5–10% on the fixture's scenarios here (about 700–2,100), so the slowed copies' burns
+ * are interpolated, not extrapolated. The cost of an iteration is not constant: beside the
+ * fixture in interleaved rounds, 64,000 iterations cost 4–5× what 200 did per iteration on ping
+ * (record 2026-11-26T06-08-11Z-11f4: probes of 16,000–64,000 iterations, a line through the
+ * origin, planted 2.5% and 1.1% for "10%" and "5%"), and the curve differs by scenario (x ∝ n^1.6
+ * on ping, n^0.84 on users between 400 and 6,400 iterations, pilot 2026-11-26T06-35-51Z-5313).
+ */
+export const PROBE_ITERS = [1_000, 2_000, 4_000, 8_000] as const;
+
+/** A probe whose extra cost x is below this share of the fixture's is too noisy to fit on a log scale. */
+export const MIN_PROBE_COST = 0.04;
 
 /**
  * The iterations of fixed work per request that cost `slowdown` (0.1 = 10% fewer requests per
  * CPU-second), from probes measured beside the fixture: each probe's `ratio` = its figure ÷ the
  * fixture's (same table, same rounds), so x = 1/ratio − 1 is its extra CPU per request relative
- * to the fixture's, x = k·n. k is the least-squares slope through the origin (Σ x·n / Σ n²); the
- * answer is (1/(1 − slowdown) − 1) / k, rounded. Throws UserError when k ≤ 0 (the probes cost
- * nothing measurable: the pilot was too noisy, or the fixture ignores BURN_ITERS).
+ * to the fixture's. x is fitted as k·n^p (a line on log–log axes, least squares over the probes
+ * with x ≥ MIN_PROBE_COST), which holds a cost per iteration that changes with n (PROBE_ITERS);
+ * the answer is (x* ÷ k)^(1/p) for x* = 1/(1 − slowdown) − 1, rounded. Throws UserError when fewer
+ * than 2 probes cost a measurable x, or the fitted cost does not grow with n (the pilot was too
+ * noisy, or the fixture ignores BURN_ITERS).
  */
 export function fitBurnIters(probes: readonly { iters: number; ratio: number }[], slowdown: number): number {
-  const sxn = probes.reduce((a, p) => a + (1 / p.ratio - 1) * p.iters, 0);
-  const snn = probes.reduce((a, p) => a + p.iters ** 2, 0);
-  const k = snn > 0 ? sxn / snn : 0;
-  if (!(k > 0))
+  const pts = probes
+    .map((q) => ({ u: Math.log(q.iters), x: 1 / q.ratio - 1 }))
+    .filter((q) => q.x >= MIN_PROBE_COST)
+    .map((q) => ({ u: q.u, v: Math.log(q.x) }));
+  const mu = pts.reduce((a, q) => a + q.u, 0) / Math.max(1, pts.length);
+  const mv = pts.reduce((a, q) => a + q.v, 0) / Math.max(1, pts.length);
+  const suu = pts.reduce((a, q) => a + (q.u - mu) ** 2, 0);
+  const p = suu > 0 ? pts.reduce((a, q) => a + (q.u - mu) * (q.v - mv), 0) / suu : 0;
+  if (pts.length < 2 || !(p > 0))
     throw new UserError(
-      `self-test calibration: the probe copies cost nothing measurable (ratios ${probes.map((p) => p.ratio.toFixed(3)).join(', ')}); re-run on a quieter machine`,
+      `self-test calibration: the probe copies cost nothing measurable (ratios ${probes.map((q) => q.ratio.toFixed(3)).join(', ')}); re-run on a quieter machine`,
     );
-  return Math.round((1 / (1 - slowdown) - 1) / k);
+  const target = Math.log(1 / (1 - slowdown) - 1);
+  return Math.round(Math.exp(mu + (target - mv) / p));
 }
 
 /**

@@ -98,13 +98,15 @@ test('SIGINT stops every child process and keeps the finished cells', async () =
     });
   const deadline = Date.now() + 120_000;
   let pids: number[] = [];
-  while (Date.now() < deadline) {
+  // Seen once is enough: between two windows no driver runs, so a second look could miss it.
+  let seen = false;
+  while (Date.now() < deadline && !seen) {
     pids = descendants(child.pid!);
-    if (readCells(results).length && driverRuns(pids)) break;
-    await sleep(100);
+    seen = readCells(results).length > 0 && driverRuns(pids);
+    if (!seen) await sleep(50);
   }
   assert.ok(readCells(results).length > 0, `a cell was saved before the signal: ${stderr.slice(-2000)}`);
-  assert.ok(driverRuns(pids) && pids.length >= 2, `a server and a load driver run under the harness: ${pids}`);
+  assert.ok(seen && pids.length >= 2, `a server and a load driver run under the harness: ${pids}`);
   child.kill('SIGINT');
   const code = await exited;
   assert.equal(code, 130);

@@ -196,25 +196,37 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
 }
 
 /**
+ * Warms entry `e` with one unrecorded window of `seconds`; `where` names it in a failure ("the
+ * warm-up"). Returns the failure (a crash, an off-loopback socket or a driver error) with its
+ * status, or null — also on an abort (a server killed by the interrupt did not crash).
+ */
+async function warmOne(e: Entry, ctx: GroupContext, seconds: number, where: string) {
+  const err = await runWindow(e, ctx, seconds, true);
+  if (ctx.signal.aborted) return null;
+  const died = e.server?.exitInfo();
+  const wide = died ? null : loopbackBreach(e, where);
+  if (!died && !wide && typeof err !== 'string') return null;
+  const status: CellResult['status'] = died ? 'crashed' : 'error';
+  return {
+    status,
+    reason: died ? `server ${died} during ${where}` : (wide ?? `load driver failed in ${where}: ${err}`),
+  };
+}
+
+/**
  * Warms each live server once with a `p.warmupS` window (not recorded). A crash, an off-loopback
  * socket or a driver failure finishes the entry as `crashed`/`error`. Returns early on an abort.
  */
 async function warmUp(ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
-    const err = await runWindow(e, ctx, p.warmupS, true);
-    if (ctx.signal.aborted) return; // a server killed by the interrupt did not crash
-    const died = e.server?.exitInfo();
-    const wide = died ? null : loopbackBreach(e, 'the warm-up');
-    if (died || wide || (typeof err === 'string' && !ctx.signal.aborted))
+    const failed = await warmOne(e, ctx, p.warmupS, 'the warm-up');
+    if (failed)
       ops.finish(e, {
-        status: died ? 'crashed' : 'error',
+        status: failed.status,
         verification: e.verification,
         overheadMs: ops.overhead(e),
-        failure: {
-          reason: died ? `server ${died} during the warm-up` : (wide ?? `load driver failed in the warm-up: ${err}`),
-          logTail: ops.tail(e),
-        },
+        failure: { reason: failed.reason, logTail: ops.tail(e) },
       });
   }
 }
@@ -337,20 +349,14 @@ async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, 
   ctx.progress.note(`  warming ${ops.alive().length} restarted servers alone, ${seconds} s each`);
   for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
-    const err = await runWindow(e, ctx, seconds, true);
-    if (ctx.signal.aborted) return; // a server killed by the interrupt did not crash
-    const died = e.server?.exitInfo();
-    const wide = died ? null : loopbackBreach(e, `the warm-up of server process ${instance}`);
-    if (!died && !wide && typeof err !== 'string') continue;
-    const reason = died
-      ? `server ${died} during the warm-up of server process ${instance}`
-      : (wide ?? `load driver failed in the warm-up of server process ${instance}: ${err}`);
+    const failed = await warmOne(e, ctx, seconds, `the warm-up of server process ${instance}`);
+    if (!failed) continue;
     const trial: CellResult = {
       ...e.base,
-      status: died ? 'crashed' : 'error',
+      status: failed.status,
       round,
       verification: e.verification,
-      failure: { reason, logTail: ops.tail(e) },
+      failure: { reason: failed.reason, logTail: ops.tail(e) },
       finishedAt: new Date().toISOString(),
     };
     e.trials.push(trial);

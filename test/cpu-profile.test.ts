@@ -359,7 +359,8 @@ test('two burns under the real profiler: pkg-a and pkg-b get 70/30 of the burn t
     whole.buckets.some((b) => b.bucket === '(contender code)' && b.selfUs > 0),
     'server.js (run at start-up) is contender code',
   );
-  assert.ok((a.buckets.find((b) => b.bucket === 'node:http')?.selfUs ?? 0) > 0, "node's http is seen");
+  // Over the whole profile: a fresh clone on a loaded host once saw no node:http sample in the windows.
+  assert.ok((whole.buckets.find((b) => b.bucket === 'node:http')?.selfUs ?? 0) > 0, "node's http is seen");
   const per = cpuPerRequest(a, served);
   const aNs = per.buckets.find((x) => x.bucket === 'pkg-a')!.ns;
   assert.ok(aNs > 0 && aNs < per.totalNs);

@@ -9,7 +9,7 @@ import { readSnapshot } from '../harness/cli/report.ts';
 import { EXPORTERS, getExporter } from '../harness/report/exporters/exporter-registry.ts';
 import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
-import { buildView } from '../harness/report/view-build.ts';
+import { buildView, resolutionOf } from '../harness/report/view-build.ts';
 import { five, joinedSnapshot, printedIntervals, reportSnapshot } from './report-fixture.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
 import { ROOT } from './helpers.ts';
@@ -329,4 +329,17 @@ test('a new contender joins the bake-off: after a one-contender run the overview
   assert.match(term, /^ {2}newbie\s+60 \(\d\d–\d\d\)‡\s+60 \(\d\d–\d\d\)‡/m);
   assert.match(term, /‡ measured in another run than its scenario's table \(r2\): newbie \(run r3: ping, json\)/);
   assert.doesNotMatch(term.slice(0, term.indexOf('Issues found')), /stress/, 'one profile on the first screen');
+});
+
+test('a table’s resolution line names its model’s units (rounds or server processes) and prints df to one decimal', () => {
+  const model = { sigma: 0.0312, df: 22.153846153846153, rounds: 3, mdd: { pair: 0.09, baseline: 0.09 } };
+  assert.equal(
+    resolutionOf({ baseline: 'node-http', model: { ...model, unit: 'process' } }),
+    'Resolves 9.0% between two rows and 9.0% against `node-http` (90% power, 5% two-sided; noise σ 0.031 per server process (the mean of its rounds), 3 processes per row, df 22.2).',
+  );
+  assert.match(
+    resolutionOf({ baseline: 'node-http', model: { ...model, df: 40, rounds: 5, unit: 'round' } }) ?? '',
+    /noise σ 0\.031 per round, 5 rounds per row, df 40\)\.$/,
+  );
+  assert.equal(resolutionOf({ baseline: 'node-http', model: null }), null);
 });

@@ -879,8 +879,20 @@ test('server processes: the interleaved rounds run in blocks, each server restar
   });
   const shape = { ...PAIRED, interleave: { rounds: 6, activeS: 1, sliceMs: 100, instances: 3 } } as Profile;
   const cells = planCells([manifest('node-http'), manifest('b'), manifest('c')], [json], shape, [NODE]);
-  const s = await runPlan(options(w, cells));
+  const o = options(w, cells);
+  const s = await runPlan(o);
   const run = readRunAt(s.runDir);
+  // The ETA keeps the rounds and restarts still to come: the plan is not marked done at the warm-up
+  // (run 2026-11-26T09-05-49Z-44be printed ETA 0m00s for its last 7 minutes).
+  const etas = o.lines
+    .filter((l) => /^\[\d+\/\d+\] interleaved round [1-5]: /.test(l))
+    .map((l) => /ETA (\d+)m(\d+)s$/.exec(l))
+    .map((m) => Number(m?.[1]) * 60 + Number(m?.[2]));
+  assert.equal(etas.length, 5, o.lines.join('\n'));
+  assert.ok(
+    etas.every((x) => x > 0),
+    `ETA > 0 before the last round: ${etas.join(', ')} s`,
+  );
   const starts = (l: string) => w.starts.filter((x) => x.label === l).length;
   assert.equal(starts('node-http'), 3, 'one start per server process');
   assert.equal(starts('c'), 3, "c's third start was tried (and failed)");
@@ -905,6 +917,7 @@ test('server processes: the interleaved rounds run in blocks, each server restar
   assert.deepEqual(base?.stats.paired.instances, [1, 1, 2, 2, 3, 3]);
   const [t] = buildTables([{ meta: run.meta, cells: run.cells }], {});
   assert.equal(t?.model?.rounds, 3, 'the model’s units are the three server processes');
+  assert.equal(t?.model?.unit, 'process');
   const ratio = t?.rows.find((r) => r.label === 'b')?.vsBaseline?.figure ?? Number.NaN;
   assert.ok(Math.abs(ratio - 0.5) < 0.02, `b: ${ratio}`);
 });

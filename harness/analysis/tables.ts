@@ -166,7 +166,14 @@ export interface RankedTable {
    * row, and the minimum detectable difference (90% power, two-sided 5%) between two rows
    * (`pair`) and against the baseline; null otherwise (ranks then use the per-pair rule).
    */
-  model: { sigma: number; df: number; rounds: number; mdd: { pair: number; baseline: number } } | null;
+  model: {
+    sigma: number;
+    df: number;
+    rounds: number;
+    /** What σ and `rounds` count: interleaved or solo rounds, or server processes (the mean of each one's rounds). */
+    unit: 'round' | 'process';
+    mdd: { pair: number; baseline: number };
+  } | null;
 }
 
 /** Options of buildTables. */
@@ -426,7 +433,11 @@ export function tableModel(
     );
     if (!fit || !(fit.df > 0)) return null;
     const m = tableMdd(fit);
-    return { fit, summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, mdd: { pair: m.pair, baseline: m.baseline } } };
+    const unit = byProcess ? 'process' : 'round';
+    return {
+      fit,
+      summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, unit, mdd: { pair: m.pair, baseline: m.baseline } },
+    };
   }
   const rows = rankable
     .filter((r) => r !== base)
@@ -436,7 +447,10 @@ export function tableModel(
   const fit = fitTable({ baseline, rows });
   if (!(fit.df > 0)) return null;
   const m = tableMdd(fit);
-  return { fit, summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, mdd: { pair: m.pair, baseline: m.baseline } } };
+  return {
+    fit,
+    summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, unit: 'round', mdd: { pair: m.pair, baseline: m.baseline } },
+  };
 }
 
 /** The cell of row `name` with its process numbers dropped (a table whose rows do not all have them ranks on rounds). */

@@ -46,6 +46,7 @@ import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { compare } from '../analysis/table-model.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
+import { fmtDf } from './format.ts';
 
 /**
  * Where a claim's decision range comes from. `spread`: the source's own range (`expected` as
@@ -496,7 +497,7 @@ export function headroomText(claim: Pick<Claim, 'compare'>, h: HeadroomLine): st
     outside: 'outside the claimed range',
     straddles: "across the claimed range's edge",
   }[h.where];
-  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (95% CI ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, the table model's 95% CI, ${h.df} df), ${where}`;
+  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (95% CI ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, the table model's 95% CI, ${fmtDf(h.df)} df), ${where}`;
 }
 
 function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: EvaluateOptions): ClaimResult {

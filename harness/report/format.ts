@@ -11,6 +11,14 @@
 
 import type { Estimate } from '../analysis/stats.ts';
 
+/**
+ * Degrees of freedom as printed: a whole number as is, else one decimal ("22.2"). The two-way
+ * model's df are fractional when a noisy row keeps its own variance (table-model.ts `fitTwoWay`).
+ */
+export function fmtDf(df: number): string {
+  return Number.isInteger(df) ? String(df) : df.toFixed(1);
+}
+
 /** Whitespace folded to single spaces; longer than `n` → the head (or, with `keep: 'tail'`, the tail) and an ellipsis. */
 export function oneLine(s: string, n = 300, keep: 'head' | 'tail' = 'head'): string {
   const t = s.replace(/\s+/g, ' ').trim();

@@ -5,13 +5,13 @@
  * the findings (issues.ts), the claims (claims.ts) and the runs' metadata. This module adds
  * order, labels and sentences; every number comes from the analysis.
  */
-import { DEFAULT_PROFILE, PROFILES, getProfile } from '../core/profiles.ts';
+import { DEFAULT_PROFILE, PROFILES, getProfile, isConnectionProfile } from '../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, type DriverCeiling, driverCeilings, p99AtCapacity } from '../analysis/capacity.ts';
-import { OPEN_LOOP_BUSY_PCT } from '../scheduler/capacity-round.ts';
+import { OPEN_LOOP_BUSY_PCT, SETTLE_SHARE } from '../scheduler/capacity-round.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { findIssues, type MeasurementNote, measurementNotes, trialKey, variantOverheads } from './issues.ts';
 import {
@@ -25,7 +25,17 @@ import {
   sharedText,
   verdictText,
 } from './claims.ts';
-import { type Estimate, fmtBounds, fmtFigure, fmtGiB, fmtInt, fmtStep, intervalName, outward } from './format.ts';
+import {
+  type Estimate,
+  fmtBounds,
+  fmtDf,
+  fmtFigure,
+  fmtGiB,
+  fmtInt,
+  fmtStep,
+  intervalName,
+  outward,
+} from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
@@ -356,13 +366,19 @@ function tableCapacity(t: RankedTable): TableView['capacity'] {
 
 /**
  * "Resolves 12% between two rows and 8% against `node-http` (90% power; noise σ 0.061 per round,
- * 5 rounds, df 40)": the table model's minimum detectable differences; null without a model.
+ * 5 rounds per row, df 40)", or "σ 0.031 per server process (the mean of its rounds), 3 processes
+ * per row, df 22.2" when the model's units are processes: the table model's minimum detectable
+ * differences; null without a model.
  */
-function resolutionOf(t: RankedTable): string | null {
+export function resolutionOf(t: Pick<RankedTable, 'model' | 'baseline'>): string | null {
   const m = t.model;
   if (!m) return null;
   const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
-  return `Resolves ${pct(m.mdd.pair)} between two rows and ${pct(m.mdd.baseline)} against \`${t.baseline}\` (90% power, 5% two-sided; noise σ ${m.sigma.toFixed(3)} per round, ${m.rounds} rounds per row, df ${m.df}).`;
+  const unit =
+    m.unit === 'process'
+      ? `per server process (the mean of its rounds), ${m.rounds} processes per row`
+      : `per round, ${m.rounds} rounds per row`;
+  return `Resolves ${pct(m.mdd.pair)} between two rows and ${pct(m.mdd.baseline)} against \`${t.baseline}\` (90% power, 5% two-sided; noise σ ${m.sigma.toFixed(3)} ${unit}, df ${fmtDf(m.df)}).`;
 }
 
 function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle: string): TableView {
@@ -773,8 +789,19 @@ const METHOD = [
 ];
 
 /** The method line of the capacity profile (issue 15), added when the snapshot has capacity cells. */
-const CAPACITY_METHOD =
-  'Capacity (the `capacity` profile): per round a closed-loop window gives the peak, then after a 0.5 s settle an open-loop search (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission) starts at half the peak times a seeded factor in 0.71–1.41 (independent of other rounds), divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to 1.5 × the cell’s median peak so far — until they are within 8%; a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of up to 3 steps (2 that agree decide), for a pass as for a fail. A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”); with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as `knee`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit.';
+const CAPACITY_METHOD = capacityMethod();
+
+/** The capacity method line, from the `capacity` profile's shape (profiles.ts `CapacityShape`), the one source of its numbers. */
+function capacityMethod(): string {
+  const p = getProfile('capacity');
+  const c = isConnectionProfile(p) ? p.capacity : undefined;
+  if (!c) return 'Capacity: the `capacity` profile has no capacity shape.';
+  const half = (c.priorSpread ?? 0) / 2;
+  const later = c.gallop
+    ? `; later rounds start at the first bracketed round’s figure times a seeded factor in ${(2 ** -half).toFixed(2)}–${(2 ** half).toFixed(2)} and move by ×${c.gallop} (up or down, twice) before the wide moves`
+    : '';
+  return `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step (open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded) and an open-loop search of ${c.stepS} s steps (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission). The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later}; the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far — until they are within ${Math.round(100 * (c.precision - 1))}%; a step holds when p99 ≤ the SLO (the scenario’s, or \`--slo-p99\`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of up to 3 steps (2 that agree decide), for a pass as for a fail. A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”); with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as \`knee\`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit; runs before 2026-11-26T07 idled 0.5 s in place of the settle step.`;
+}
 
 /** The view of a snapshot. */
 /** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */

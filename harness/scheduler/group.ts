@@ -24,18 +24,23 @@ import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 
-/** The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a driver without interleaved rounds). */
+/**
+ * The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a
+ * driver without interleaved rounds); `warmMs`: the first warm-up's part, `restartMs`: one restart
+ * of every server with its warm-up (runGroup and runInterleaved advance the plan by these as they
+ * finish; the windows advance themselves, progress.ts `window`).
+ */
 export function groupPlan(
   cells: CellSpec[],
   rounds: number,
   mode: 'bench' | 'verify',
   interleaves = true,
-): { ms: number; windows: number } {
+): { ms: number; windows: number; warmMs: number; restartMs: number } {
   const [firstCell] = cells;
-  if (!firstCell) return { ms: 0, windows: 0 };
+  if (!firstCell) return { ms: 0, windows: 0, warmMs: 0, restartMs: 0 };
   const p = firstCell.profile;
   const setup = cells.length * ESTIMATE.server;
-  if (mode === 'verify') return { ms: setup, windows: 0 };
+  if (mode === 'verify') return { ms: setup, windows: 0, warmMs: 0, restartMs: 0 };
   const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
   const il = interleaves ? interleaveOf(p) : null;
   const paired = il && cells.length > 1 ? il.rounds : 0;
@@ -50,6 +55,8 @@ export function groupPlan(
       (il ? paired * interleavedRoundMs(cells.length, il) : 0) +
       restarts * restartMs,
     windows: cells.length * rounds + paired,
+    warmMs: warm,
+    restartMs,
   };
 }
 
@@ -313,7 +320,13 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
  * group has ≥ 2 live servers whose CPU time can be read (not an external target) and the driver
  * can interleave (`LoadDriver.interleaves`). Stops on an abort.
  */
-async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
+async function runInterleaved(
+  entries: Entry[],
+  ctx: GroupContext,
+  ops: GroupOps,
+  p: Profile,
+  restartMs: number,
+): Promise<void> {
   const il = interleaveOf(p);
   // A driver that cannot interleave (k6; `just why`'s profiled driver, scheduler/profiled.ts: one
   // window per server process) gets the interleaved rounds as solo rounds instead (run.ts `soloOnly`).
@@ -331,6 +344,7 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
       if (ctx.signal.aborted) return;
       await warmRestarted(ctx, ops, restartWarmupS(p, ctx.rounds), instance, r);
       if (ctx.signal.aborted) return;
+      ctx.progress.advance(restartMs);
     }
     if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail, { instance }))) return;
   }
@@ -464,7 +478,11 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   const ext = Boolean(ctx.externalUrl);
   const entries = makeEntries(cells, ctx, ext);
   const ops = groupOps(entries, ctx, ext);
-  const plan = groupPlan(cells, ctx.rounds, ctx.mode);
+  // The plan run.ts counted for this group (the same interleaves flag), and what is done of it so
+  // far: each part is advanced when it is done, and the rest (windows of cells that left early,
+  // rounds a driver could not interleave) at the group's end.
+  const plan = groupPlan(cells, ctx.rounds, ctx.mode, ctx.driver.interleaves && !ext);
+  const done0 = ctx.progress.doneMs();
   const [first] = cells;
   if (!first) throw new Error('runGroup: a group needs at least one cell');
   ctx.progress.step(
@@ -485,7 +503,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
     }
     const p = first.profile;
     if (p.warmupS > 0) await warmUp(ctx, ops, p);
-    ctx.progress.advance(plan.ms - cells.length * ESTIMATE.server - cells.length * ctx.rounds * windowMs(p));
+    ctx.progress.advance(plan.warmMs);
     const shape = p.driver !== 'k6' ? p.capacity : undefined;
     const openLoop = shape ? openLoopFor(ctx) : null;
     if (shape && openLoop && !openLoop.driver)
@@ -494,7 +512,8 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
         ops.finish(e, { status: 'skipped', logFile: null, failure: { reason: openLoop.note, logTail: '' } });
       }
     await runRounds(entries, ctx, ops, p, shape && openLoop ? { shape, openLoop } : null);
-    await runInterleaved(entries, ctx, ops, p);
+    await runInterleaved(entries, ctx, ops, p, plan.restartMs);
+    ctx.progress.advance(plan.ms - (ctx.progress.doneMs() - done0));
   } finally {
     await closeGroup(entries, ctx, ops);
   }

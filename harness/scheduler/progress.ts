@@ -65,6 +65,11 @@ export class Progress {
     this.done = Math.min(this.planned, this.done + ms);
   }
 
+  /** Ms of the plan marked done so far. */
+  doneMs(): number {
+    return this.done;
+  }
+
   /** Elapsed ms since the start. */
   elapsed(): number {
     return this.now() - this.t0;

@@ -15,13 +15,13 @@
  * Reads only; writes nothing.
  *
  * Run: `node scripts/warmup-audit.ts [run id | run folder]` (default: the committed bake-off
- * 2026-11-25T07-19-07Z-a6ae).
+ * 2026-11-26T09-05-49Z-44be).
  */
 import { median } from '../harness/analysis/stats.ts';
 import { RESULTS_DIR } from '../harness/core/paths.ts';
 import { readRun } from '../harness/store/runs.ts';
 
-const run = process.argv[2] ?? '2026-11-25T07-19-07Z-a6ae';
+const run = process.argv[2] ?? '2026-11-26T09-05-49Z-44be';
 // A run id under results/runs, or a run folder (store/runs.ts readRun takes both).
 const { cells } = readRun(RESULTS_DIR, run);
 

@@ -79,7 +79,7 @@ export interface ConnectionProfile extends BaseProfile {
  * requests wait).
  */
 export interface InterleaveShape {
-  /** Interleaved rounds (one paired figure per server each); `--paired-rounds` overrides. */
+  /** Interleaved rounds (one paired figure per server each); no CLI flag overrides it (`--rounds` sets the solo rounds). */
   rounds: number;
   /** Seconds of load per server per round (the round lasts about servers × activeS). */
   activeS: number;

@@ -432,12 +432,7 @@ export function tableModel(
       units.map((u) => ({ name: u.name, y: byProcess ? u.y : pairedUnits(stripInstances(u.name, rankable)).y })),
     );
     if (!fit || !(fit.df > 0)) return null;
-    const m = tableMdd(fit);
-    const unit = byProcess ? 'process' : 'round';
-    return {
-      fit,
-      summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, unit, mdd: { pair: m.pair, baseline: m.baseline } },
-    };
+    return { fit, summary: modelSummary(fit, byProcess ? 'process' : 'round') };
   }
   const rows = rankable
     .filter((r) => r !== base)
@@ -446,11 +441,13 @@ export function tableModel(
   if (!rows.some((r) => r.d.length >= 2)) return null;
   const fit = fitTable({ baseline, rows });
   if (!(fit.df > 0)) return null;
+  return { fit, summary: modelSummary(fit, 'round') };
+}
+
+/** A fitted table model as RankedTable's `model`: σ, df, units per row (`unit`) and the MDDs (table-model.ts `tableMdd`). */
+function modelSummary(fit: TableModel, unit: 'round' | 'process'): NonNullable<RankedTable['model']> {
   const m = tableMdd(fit);
-  return {
-    fit,
-    summary: { sigma: fit.sigma, df: fit.df, rounds: m.n, unit: 'round', mdd: { pair: m.pair, baseline: m.baseline } },
-  };
+  return { sigma: fit.sigma, df: fit.df, rounds: m.n, unit, mdd: { pair: m.pair, baseline: m.baseline } };
 }
 
 /** The cell of row `name` with its process numbers dropped (a table whose rows do not all have them ranks on rounds). */

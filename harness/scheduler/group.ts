@@ -19,23 +19,14 @@ import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
 import { roundOrders } from './rounds.ts';
-import {
-  liveServer,
-  StartFailure,
-  type Entry,
-  type GroupContext,
-  type OpenLoopChoice,
-  type Pool,
-  type TargetHandle,
-} from './scheduler-types.ts';
+import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
 import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 
 /**
  * The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a
- * driver without interleaved rounds; `reused`: its later server processes are pooled ones an
- * earlier group started, scheduler/server-pool.ts); `warmMs`: the first warm-up's part, `restartMs`: one restart
+ * driver without interleaved rounds); `warmMs`: the first warm-up's part, `restartMs`: one restart
  * of every server with its warm-up (runGroup and runInterleaved advance the plan by these as they
  * finish; the windows advance themselves, progress.ts `window`).
  */
@@ -44,7 +35,6 @@ export function groupPlan(
   rounds: number,
   mode: 'bench' | 'verify',
   interleaves = true,
-  reused = false,
 ): { ms: number; windows: number; warmMs: number; restartMs: number } {
   const [firstCell] = cells;
   if (!firstCell) return { ms: 0, windows: 0, warmMs: 0, restartMs: 0 };
@@ -56,8 +46,7 @@ export function groupPlan(
   const paired = il && cells.length > 1 ? il.rounds : 0;
   // Each later server process: every server started and checked again, then warmed alone.
   const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
-  const warmS = reused ? reusedWarmupS(p) : restartWarmupS(p, rounds);
-  const restartMs = il ? setup + cells.length * (warmS * 1000 + ESTIMATE.windowOverhead) : 0;
+  const restartMs = il ? setup + cells.length * (restartWarmupS(p, rounds) * 1000 + ESTIMATE.windowOverhead) : 0;
   return {
     ms:
       setup +
@@ -69,11 +58,6 @@ export function groupPlan(
     warmMs: warm,
     restartMs,
   };
-}
-
-/** True when the pool holds server process 2 of every cell of `cells`: the group's restarts reuse processes (the ETA's `reused`). */
-export function reusesProcesses(cells: CellSpec[], pool: Pool | undefined): boolean {
-  return Boolean(pool) && cells.length > 0 && cells.every((c) => pool?.holds(c, 2));
 }
 
 /** The interleaved rounds of a connection profile (profiles.ts `InterleaveShape`), or null. */
@@ -143,8 +127,7 @@ function groupOps(entries: Entry[], ctx: GroupContext, ext: boolean): GroupOps {
       const s = e.server;
       e.server = null;
       e.ms.teardown = await s.stop();
-      // A pooled process lives on (its lease's stop only hands it back): the pool caps its log at the end.
-      if (!ctx.pool) ctx.lifecycle.afterStop(e.logFile);
+      ctx.lifecycle.afterStop(e.logFile);
     },
     tail: (e) => (ext ? '' : ctx.lifecycle.logTail(e.logFile)),
   };
@@ -175,7 +158,7 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
     }
     const t0 = performance.now();
     try {
-      e.server = await startEntry(e, ctx, 1);
+      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
     } catch (err) {
       // Ctrl-C/SIGTERM mid-start: stopAll killed the server; that is the interrupt, not a start failure.
       if (ctx.signal.aborted && !(err instanceof UserError)) return;
@@ -217,23 +200,6 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
       });
     }
   }
-}
-
-/**
- * Starts entry `e`'s server process `instance` (1-based), or with the run's pool (scheduler/server-pool.ts)
- * leases it: the process an earlier group started (`e.reused`), else one started now. A pooled
- * process writes the log of the cell that started it; that log becomes the entry's (and, for
- * process 1, the cell's). Throws what `Lifecycle.start` throws.
- */
-async function startEntry(e: Entry, ctx: GroupContext, instance: number): Promise<TargetHandle> {
-  if (!ctx.pool) return ctx.lifecycle.start(e.cell, e.logFile);
-  const lease = await ctx.pool.acquire(e.cell, instance, e.logFile);
-  e.reused = lease.reused;
-  if (lease.logFile !== e.logFile) {
-    e.logFile = lease.logFile;
-    if (instance === 1) e.base.logFile = ctx.sink.logRef(lease.logFile);
-  }
-  return lease.server;
 }
 
 /**
@@ -376,7 +342,7 @@ async function runInterleaved(
     if (r > 1 && (r - 1) % per === 0 && ops.alive().length >= 2) {
       await restartAll(ctx, ops, instance, r);
       if (ctx.signal.aborted) return;
-      await warmRestarted(ctx, ops, p, instance, r);
+      await warmRestarted(ctx, ops, restartWarmupS(p, ctx.rounds), instance, r);
       if (ctx.signal.aborted) return;
       ctx.progress.advance(restartMs);
     }
@@ -385,25 +351,18 @@ async function runInterleaved(
 }
 
 /**
- * Warms each restarted server (server process `instance`, before interleaved round `round`) alone:
- * a new process for `restartWarmupS` of solo load, the warm-up the first process had; a pooled one
- * an earlier group started and warmed for `reusedWarmupS`. An interleaved warm-up of the same
+ * Warms each restarted server (server process `instance`, before interleaved round `round`) alone,
+ * for `seconds` of solo load: the warm-up the first process had. An interleaved warm-up of the same
  * length left the first round of processes 2 and 3 9.0% and 6.7% below their second (± 1.7–1.8%)
  * in bake-off 2026-11-25T07-19-07Z-a6ae, against 2.4% (± 2.0%) for process 1 after its solo load
  * (scripts/warmup-audit.ts). A crash, an off-loopback socket or a driver failure writes an error
  * trial (numbered `round`) and stops that server. Returns early on an abort.
  */
-async function warmRestarted(ctx: GroupContext, ops: GroupOps, p: Profile, instance: number, round: number) {
-  const secondsOf = (e: Entry) => (e.reused ? reusedWarmupS(p) : restartWarmupS(p, ctx.rounds));
-  const live = ops.alive();
-  const reused = live.filter((e) => e.reused).length;
-  ctx.progress.note(
-    `  warming ${live.length} servers of process ${instance} alone: ${restartWarmupS(p, ctx.rounds)} s each for ${live.length - reused} new, ${reusedWarmupS(p)} s each for ${reused} an earlier scenario warmed`,
-  );
-  for (const e of live) {
+async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, instance: number, round: number) {
+  if (!(seconds > 0)) return;
+  ctx.progress.note(`  warming ${ops.alive().length} restarted servers alone, ${seconds} s each`);
+  for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
-    const seconds = secondsOf(e);
-    if (!(seconds > 0)) continue;
     const failed = await warmOne(e, ctx, seconds, `the warm-up of server process ${instance}`);
     if (!failed) continue;
     const trial: CellResult = {
@@ -429,16 +388,6 @@ async function warmRestarted(ctx: GroupContext, ops: GroupOps, p: Profile, insta
  */
 export function restartWarmupS(p: Profile, soloRounds: number): number {
   return p.warmupS + soloRounds * measuredSeconds(p);
-}
-
-/**
- * Seconds of solo load per server before the interleaved rounds of a pooled server process that an
- * earlier group of the run started, warmed and measured (scheduler/server-pool.ts): the profile's
- * warm-up (1 s in `quick`), for the new scenario's own code; its HTTP stack is already warm.
- * scripts/warmup-audit.ts checks that its first round is no colder than a new process's.
- */
-export function reusedWarmupS(p: Profile): number {
-  return p.warmupS;
 }
 
 /** Interleaved rounds per server process (profiles.ts `InterleaveShape.instances`; the last block may be shorter). */
@@ -472,16 +421,12 @@ async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, ro
     ctx.sink.writeTrial(trial, e.trials.length);
   };
   const live = ops.alive();
-  ctx.progress.note(
-    ctx.pool
-      ? `  switching ${live.length} servers to server process ${instance} of each contender (started now, or kept from an earlier scenario)`
-      : `  restarting ${live.length} servers as server process ${instance} of each cell`,
-  );
+  ctx.progress.note(`  restarting ${live.length} servers as server process ${instance} of each cell`);
   for (const e of live) {
     if (ctx.signal.aborted) return;
     await ops.stop(e);
     try {
-      e.server = await startEntry(e, ctx, instance);
+      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
     } catch (err) {
       if (ctx.signal.aborted && !(err instanceof UserError)) return;
       if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
@@ -536,7 +481,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   // The plan run.ts counted for this group (the same interleaves flag), and what is done of it so
   // far: each part is advanced when it is done, and the rest (windows of cells that left early,
   // rounds a driver could not interleave) at the group's end.
-  const plan = groupPlan(cells, ctx.rounds, ctx.mode, ctx.driver.interleaves && !ext, reusesProcesses(cells, ctx.pool));
+  const plan = groupPlan(cells, ctx.rounds, ctx.mode, ctx.driver.interleaves && !ext);
   const done0 = ctx.progress.doneMs();
   const [first] = cells;
   if (!first) throw new Error('runGroup: a group needs at least one cell');

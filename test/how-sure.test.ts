@@ -40,6 +40,7 @@ const SELF: SelftestSummary = {
   power10: { rate: 0.9333, ci95: [0.88, 0.97], pairs: 150 },
   measured10: null,
   medianMdd: 0.1013,
+  cpuModel: null,
 };
 
 test('selftest store: the newest version-2 record by `at`; first-design records skipped silently, a bad one with a warning', () => {
@@ -58,6 +59,7 @@ test('selftest store: the newest version-2 record by `at`; first-design records 
   assert.equal(r.selftest?.falseDifference.rate, 0.05);
   assert.deepEqual(r.selftest?.power10.ci95, [0.8808, 0.9676]);
   assert.equal(r.selftest?.medianMdd, 0.1013191418427617);
+  assert.equal(r.selftest?.cpuModel, null, 'no run folder: no host');
   assert.equal(r.warnings.length, 3, r.warnings.join('\n'));
   assert.ok(r.warnings.some((w) => w.includes('e-garbage.json')));
   assert.ok(r.warnings.some((w) => w.includes('d-bad.json')));
@@ -75,6 +77,10 @@ test('the committed results: the how-sure line names the newest self-test record
     .at(-1);
   assert.ok(newest, 'a committed version-2 self-test record');
   assert.equal(snapshot.selftest?.mainRun, newest.runs.main);
+  const mainMeta = JSON.parse(
+    fs.readFileSync(path.join(ROOT, 'results', 'selftest', 'runs', newest.runs.main, 'meta.json'), 'utf8'),
+  );
+  assert.equal(snapshot.selftest?.cpuModel, mainMeta.machine.cpuModel, 'the host of its main run');
   const v = buildView(snapshot, { now: new Date(Date.parse(newest.at) + 3 * 86_400_000) });
   assert.match(v.certainty, new RegExp(`^self-test \`${newest.runs.main}\` \\(3 days old\\): `));
   assert.match(v.certainty, / · these tables: median minimum detectable difference \d+(\.\d)?% between two rows/);
@@ -95,6 +101,14 @@ test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run"
     'the difference the planted copies really had',
   );
   assert.equal(selftestText(null, NOW), SELFTEST_NOT_RUN);
+  // The host: named only when the tables beside it ran on another one (this VM's host changes by day).
+  const amd = { ...SELF, cpuModel: 'AMD EPYC 7B13' };
+  assert.match(
+    selftestText(amd, NOW, ['Intel(R) Xeon(R) Processor @ 2.90GHz']),
+    /^self-test `2026-11-22T04-23-05Z-1184` \(3 days old, on another host than these tables: AMD EPYC 7B13\): 15% false/,
+  );
+  assert.match(selftestText(amd, NOW, ['AMD EPYC 7B13', 'Intel Xeon']), /^self-test `[^`]+` \(3 days old\): /);
+  assert.match(selftestText(amd, NOW), /^self-test `[^`]+` \(3 days old\): /, 'no tables: nothing to compare');
   assert.match(SELFTEST_NOT_RUN, /self-test: not run \(`npx just selftest`/);
   assert.deepEqual(
     [ageText(-5), ageText(35 * 60_000), ageText(5 * 3_600_000), ageText(50 * 3_600_000)],

@@ -40,14 +40,21 @@ export const SELFTEST_NOT_RUN = 'self-test: not run (`npx just selftest`, ~35 mi
  * "self-test `RUN` (2 days old): 15% false differences between identical servers (95% CI
  * 10–20%, 225 pairs; target ≤ 5%), 93% power at a 10% difference (measured 12.4%), median
  * minimum detectable difference 10%" — the difference the planted copies really had in the run,
- * when the record has it; SELFTEST_NOT_RUN for null. `now` dates the age.
+ * when the record has it; SELFTEST_NOT_RUN for null. `now` dates the age. `tableHosts`: the CPU
+ * models of the tables beside it; when the self-test ran on none of them, the line says on which
+ * host it ran ("… (2 days old, on another host than these tables: AMD EPYC 7B13)"), since this
+ * VM's host, and its noise, changes between days.
  */
-export function selftestText(s: SelftestSummary | null, now: Date): string {
+export function selftestText(s: SelftestSummary | null, now: Date, tableHosts: string[] = []): string {
   if (!s) return SELFTEST_NOT_RUN;
+  const elsewhere =
+    s.cpuModel && tableHosts.length && !tableHosts.includes(s.cpuModel)
+      ? `, on another host than these tables: ${s.cpuModel}`
+      : '';
   const ci = (c: [number, number] | null) => (c ? `95% CI ${ciText(c)}, ` : '');
   const fd = s.falseDifference;
   const age = ageText(now.getTime() - Date.parse(s.at));
   const mdd = s.medianMdd !== null ? `, median minimum detectable difference ${pctText(s.medianMdd)}` : '';
   const measured = s.measured10 !== null ? ` (measured ${pctText(s.measured10)})` : '';
-  return `self-test \`${s.mainRun}\` (${age} old): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}${fd.pairs} pairs; target ≤ 5%), ${pctText(s.power10.rate)} power at a 10% difference${measured}${mdd}`;
+  return `self-test \`${s.mainRun}\` (${age} old${elsewhere}): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}${fd.pairs} pairs; target ≤ 5%), ${pctText(s.power10.rate)} power at a 10% difference${measured}${mdd}`;
 }

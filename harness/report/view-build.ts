@@ -708,6 +708,12 @@ function scenarioList(snapshot: ReportSnapshot): { name: string; baseline?: stri
   return snapshot.scenarios.map((s) => (s.baseline ? { name: s.name, baseline: s.baseline } : { name: s.name }));
 }
 
+/** The CPU models of the runs behind `tables` (their meta.json `machine.cpuModel`). */
+function hostsOf(tables: TableView[], metas: RunMeta[]): string[] {
+  const ids = new Set(tables.map((t) => t.runId));
+  return [...new Set(metas.filter((m) => ids.has(m.runId)).map((m) => m.machine.cpuModel))];
+}
+
 /**
  * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
  * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
@@ -851,7 +857,9 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
       tables,
       primary,
       fidelity,
-      snapshot.selftest === undefined ? null : selftestText(snapshot.selftest, o.now ?? new Date()),
+      snapshot.selftest === undefined
+        ? null
+        : selftestText(snapshot.selftest, o.now ?? new Date(), hostsOf(primary.length ? primary : tables, metas)),
     ),
     rankRule: `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model (each row's per-round log-ratio to the baseline of the same round, noise pooled over the table; "significantly" = the ratio's 95% CI excludes 1); "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
     fidelity,

@@ -47,6 +47,8 @@ export interface SelftestSummary {
   /** The slowdown the "10%" copies had as measured in the run (a share), when recorded. */
   measured10: number | null;
   medianMdd: number | null;
+  /** The CPU model its main run ran on (`selftest/runs/<main>/meta.json` machine.cpuModel), null when that file is missing. */
+  cpuModel: string | null;
 }
 
 /**
@@ -80,9 +82,20 @@ export function readNewestSelftest(resultsDir: string): { selftest: SelftestSumm
       power10: { rate: r.power10.rate, ci95: r.power10.ci95 ?? null, pairs: r.power10.pairs },
       measured10: r.measuredSlowdown?.slow10 ?? null,
       medianMdd: r.medianMddPair ?? null,
+      cpuModel: cpuModelOf(path.join(dir, 'runs', r.runs.main, 'meta.json')),
     };
   }
   return { selftest: best, warnings: acc.warnings };
+}
+
+/** `machine.cpuModel` of a run's meta.json, or null when it is missing or unreadable. */
+function cpuModelOf(metaFile: string): string | null {
+  try {
+    const m = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as { machine?: { cpuModel?: unknown } };
+    return typeof m.machine?.cpuModel === 'string' ? m.machine.cpuModel : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a JSON file has a top-level `version` (unreadable or not JSON: true, so the reader warns). */

@@ -717,7 +717,8 @@ function hostsOf(tables: TableView[], metas: RunMeta[]): string[] {
 /**
  * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
  * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
- * intervals, how many tables have noisy rows (once per table, not per cell), client-bound cells
+ * intervals, how many of the same tables have noisy rows (once per table, not per cell: the
+ * overview's tables when they have models, as for the MDD), client-bound cells
  * and the driver fidelity of the overview's run (else of the newest run that has one).
  */
 function certaintyOf(tables: TableView[], overview: TableView[], fidelity: string[], selftest: string | null): string {
@@ -732,8 +733,7 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
     const b = Math.max(...xs);
     return a === b ? `${a}` : `${a}–${b}`;
   };
-  const measured = tables.filter((t) => t.rows.some((r) => !r.otherRun && !r.failed && r.rps));
-  const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
+  const isMeasured = (t: TableView) => t.rows.some((r) => !r.otherRun && !r.failed && r.rps);
   const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
   const capRows = rows.filter((r) => r.capacity);
   const capBound = capRows.filter((r) => r.capacity?.verdict === 'at-least').length;
@@ -745,11 +745,15 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
     .filter((x): x is number => x !== null && Number.isFinite(x))
     .sort((a, b) => a - b);
   const med = mdds.length ? (mdds[(mdds.length - 1) >> 1] ?? 0) / 2 + (mdds[mdds.length >> 1] ?? 0) / 2 : null;
+  const ofOverview = mddTables === overview && overview.length < tables.length;
+  // The noisy count over the same tables as the median MDD (the overview's, when it has models).
+  const measured = mddTables.filter(isMeasured);
+  const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
   const parts = [
     ...(selftest ? [selftest] : []),
     ...(med !== null
       ? [
-          `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'}${mddTables === overview && overview.length < tables.length ? ' of the overview' : ''})`,
+          `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'}${ofOverview ? ' of the overview' : ''})`,
         ]
       : []),
     ...(paired.length
@@ -757,7 +761,7 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
           `ranks and ratios from ${span(paired)} interleaved round${Math.max(...paired) === 1 ? '' : 's'} per cell (requests per CPU-second, beside the table's other servers); requests/s and latency from ${span(trials)} solo window${hi === 1 ? '' : 's'}`,
         ]
       : [`${span(trials)} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`]),
-    `${noisy} of ${measured.length} table${measured.length === 1 ? '' : 's'} noisy (see their notes)`,
+    `${noisy} of ${measured.length} table${measured.length === 1 ? '' : 's'}${ofOverview ? ' of the overview' : ''} noisy (see their notes)`,
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
     // The overview's run's fidelity (the run these tables come from), else the newest run's.

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { readValidated } from './results.ts';
+import { readMetaFile, readValidated } from './results.ts';
 
 const Share = z.object({
   pairs: z.number().int().nonnegative(),
@@ -88,14 +88,9 @@ export function readNewestSelftest(resultsDir: string): { selftest: SelftestSumm
   return { selftest: best, warnings: acc.warnings };
 }
 
-/** `machine.cpuModel` of a run's meta.json, or null when it is missing or unreadable. */
+/** `machine.cpuModel` of a run's meta.json (results.ts `readMetaFile`), or null when it is missing or bad (no warning: the line just names no host). */
 function cpuModelOf(metaFile: string): string | null {
-  try {
-    const m = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as { machine?: { cpuModel?: unknown } };
-    return typeof m.machine?.cpuModel === 'string' ? m.machine.cpuModel : null;
-  } catch {
-    return null;
-  }
+  return readMetaFile(metaFile, { skipped: [], warnings: [] })?.machine.cpuModel ?? null;
 }
 
 /** Whether a JSON file has a top-level `version` (unreadable or not JSON: true, so the reader warns). */

@@ -20,9 +20,11 @@ import {
   diffPerRequest,
   parseCpuProfile,
   readCpuProfile,
+  samplerBias,
   selfTimes,
 } from '../harness/analysis/cpu-profile.ts';
 import { CPU_PROF_PRELOAD, findCpuProfile, withCpuProf } from '../harness/lifecycle/cpu-prof.ts';
+import { runSamplerProbe } from '../harness/lifecycle/sampler-probe.ts';
 import { ROOT, tmpDir } from './helpers.ts';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'profile', 'two-burns');
@@ -405,4 +407,35 @@ test('stop path: plain --cpu-prof writes no profile on SIGTERM (no handler); wit
   s2.child.kill('SIGINT');
   assert.deepEqual(await waitExit(s2, 10_000), { code: 130, signal: null });
   assert.equal(findCpuProfile(dir2, s2.child.pid).ok, true);
+});
+
+test('the sampler probe for real: its loop, passes and call cost, and a profile; a failed or interrupted probe is a reason, never a throw', async () => {
+  const dir = tmpDir('sampler-probe');
+  const r = await runSamplerProbe({ dir, intervalUs: 1000, cpus: null, loopMs: 300 });
+  assert.ok(!('reason' in r), JSON.stringify(r));
+  if ('reason' in r) return;
+  assert.ok(r.toUs - r.fromUs >= 300_000, `the loop ran its 300 ms: ${r.toUs - r.fromUs} µs`);
+  assert.ok(r.passes > 100 && r.callNs > 0, JSON.stringify(r));
+  const p = readCpuProfile(r.profileFile);
+  assert.ok(p.ok, p.ok ? '' : p.reason);
+  const b = samplerBias(p.profile, r);
+  assert.ok(b.samples > 100, `${b.samples} samples at 1 ms in 300 ms`);
+  assert.ok(b.timeShare > 0 && b.timeShare < 0.5 && b.sampleShare > 0 && b.sampleShare <= 1, JSON.stringify(b));
+
+  const missing = await runSamplerProbe({
+    dir: tmpDir('sampler-probe'),
+    intervalUs: 1000,
+    cpus: null,
+    node: '/nonexistent/node',
+  });
+  assert.match('reason' in missing ? missing.reason : '', /^the sampler probe exited with 127: .*not found/);
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 200);
+  const stopped = await runSamplerProbe({
+    dir: tmpDir('sampler-probe'),
+    intervalUs: 1000,
+    cpus: null,
+    signal: ac.signal,
+  });
+  assert.deepEqual(stopped, { reason: 'the sampler probe was interrupted' });
 });

@@ -9,7 +9,7 @@ import { buildRequest, loadParams, loadScenarios } from '../harness/contract/sce
 import { SCENARIOS_DIR } from '../harness/core/paths.ts';
 import { runAutocannon } from '../harness/drivers/autocannon.ts';
 import type { WindowTick } from '../harness/drivers/driver-types.ts';
-import { Progress } from '../harness/scheduler/progress.ts';
+import { ETA_PRIOR_MS, Progress } from '../harness/scheduler/progress.ts';
 import {
   createProgressSink,
   type ProgressEvent,
@@ -349,6 +349,38 @@ test('Progress with a log function: the plain lines as before (a string label st
   t = 5000;
   p.window({ cell: 'c', label: 'y', round: 2, rounds: 2, durationS: 4 }, 5000);
   assert.deepEqual(lines, ['[1/2] x   elapsed 0m00s, ETA 0m10s', '[2/2] y · round 2/2   elapsed 0m05s, ETA 0m05s']);
+});
+
+test('ETA: a phase timed to its cost (a build planned at 8 s that took 1 s) leaves the scale at 1; early work moves it little', async () => {
+  let t = 0;
+  const lines: string[] = [];
+  const p = new Progress(
+    (l) => lines.push(l),
+    () => t,
+  );
+  p.plan(8000); // a build
+  p.plan(600_000, 1); // the groups
+  assert.equal(p.eta(), 608_000);
+  await p.timed(8000, async () => {
+    t += 1000;
+  });
+  // The plain ratio (elapsed ÷ done of the plan) read 1 s ÷ 8 s and halved the ETA (the 0.5 clamp):
+  // 16 min 49 s after the first build of run 2026-11-26T13-02-33Z-4576, which took 31 min 58 s.
+  assert.equal(p.eta(), 600_000);
+  // 20 s of work planned at 10 s: the scale is (21 + 120) ÷ (11 + 120) s, not 21 ÷ 11.
+  t += 20_000;
+  p.advance(10_000);
+  const scale = (21_000 + ETA_PRIOR_MS) / (11_000 + ETA_PRIOR_MS);
+  assert.ok(Math.abs(p.eta() - 590_000 * scale) < 1e-6, `${p.eta()}`);
+  // A phase that throws stays planned (and the error reaches the caller).
+  p.plan(5000);
+  await assert.rejects(
+    p.timed(5000, async () => {
+      throw new Error('build crashed');
+    }),
+    /build crashed/,
+  );
+  assert.ok(Math.abs(p.eta() - 595_000 * scale) < 1e-6, `${p.eta()}`);
 });
 
 test('autocannon driver: onTick gets the live per-second requests of a window', async () => {

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
-import type { CpuProfile } from '../harness/analysis/cpu-profile.ts';
+import { type CpuProfile, samplerBias } from '../harness/analysis/cpu-profile.ts';
 import { whyCell, whyDiffs, type WhyCellInput } from '../harness/analysis/why-table.ts';
-import { whyMarkdown, whyRecordText } from '../harness/report/why-text.ts';
+import { samplerText, whyMarkdown, whyRecordText } from '../harness/report/why-text.ts';
 import { readAllWhy, whyResultsDir, type WhyRecord, writeWhy } from '../harness/store/why-store.ts';
 import { runCli, tmpDir } from './helpers.ts';
 
@@ -163,4 +163,57 @@ test('why: a capacity profile or a bad --interval is exit 2 before any server st
   const iv = await runCli(['why', 'express', '--interval', '0']);
   assert.equal(iv.code, 2);
   assert.match(iv.stderr, /--interval must be a whole number/);
+});
+
+test('samplerBias: the call frame’s share of the loop’s samples against passes × cost ÷ the loop; samplerText says biased past 3×', () => {
+  // 10 samples of 1 ms from t = 1000 µs: 3 in process.cpuUsage's native frame (node 5), 7 in the loop.
+  const p: CpuProfile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2] },
+      { id: 2, callFrame: frame('', 'file:///h/harness/lifecycle/sampler-probe.cjs'), children: [5] },
+      { id: 5, callFrame: frame('cpuUsage', '') },
+    ],
+    startTime: 1000,
+    endTime: 11_000,
+    samples: [2, 5, 2, 2, 5, 2, 2, 5, 2, 2],
+    timeDeltas: [0, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],
+  };
+  // The loop: 1000–11000 µs, 2000 passes of a 250 ns call = 0.5 ms of 10 ms (5%).
+  const b = samplerBias(p, { fromUs: 1000, toUs: 11_000, passes: 2000, callNs: 250 });
+  assert.ok(Math.abs(b.timeShare - 0.05) < 1e-12, `${b.timeShare}`);
+  assert.ok(Math.abs(b.sampleShare - 0.3) < 1e-12, `${b.sampleShare}`);
+  assert.equal(b.samples, 10);
+  assert.throws(() => samplerBias(p, { fromUs: 50_000, toUs: 60_000, passes: 1, callNs: 1 }), RangeError);
+
+  const check = { ok: true as const, intervalUs: 5000, cpus: '1', ...b };
+  assert.match(
+    samplerText(check),
+    /^sampler check: a system call with 5\.0% of a probe loop's time drew 30\.0% of its samples \(10 samples, every 5000 µs, CPU 1\): on this host the profiler's samples favour/,
+  );
+  assert.match(samplerText({ ...check, sampleShare: 0.12 }), /drew 12\.0% .*: no bias toward system calls seen\.$/);
+  assert.equal(
+    samplerText({ ok: false, reason: 'the sampler probe exited with 1: x' }),
+    'sampler check: none (the sampler probe exited with 1: x)',
+  );
+  assert.match(samplerText(undefined), /^sampler check: not run/);
+  // Stored and read back with the record (the field is optional: older why.json files still read).
+  const results = tmpDir('why-sampler');
+  const runDir = path.join(whyResultsDir(results), 'runs', 'r1');
+  fs.mkdirSync(runDir, { recursive: true });
+  const rec: WhyRecord = {
+    schemaVersion: 1,
+    runId: 'r1',
+    createdAt: '2026-11-26T00:00:00.000Z',
+    profile: 'quick',
+    durationS: 1,
+    samplingIntervalUs: 5000,
+    cells: [],
+    diffs: [],
+    samplerCheck: check,
+  };
+  writeWhy(runDir, rec);
+  const { records, warnings } = readAllWhy(results);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(records[0]?.samplerCheck, check);
+  assert.match(whyRecordText(records[0]!), /^why run r1: .*\nsampler check: a system call with 5\.0%/);
 });

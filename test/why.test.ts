@@ -96,6 +96,20 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   const byName = new Map(rec.cells.map((c) => [c.contender, c]));
   assert.deepEqual([...byName.keys()].sort(), ['burner', 'burner-sh', 'node-http']);
 
+  // The sampler check ran on the server's CPU at the run's interval: a probe loop's system call,
+  // its share of the loop's time (a few %) and of its samples, printed and stored.
+  const check = rec.samplerCheck;
+  assert.ok(check?.ok, JSON.stringify(check));
+  if (check?.ok) {
+    assert.ok(check.timeShare > 0 && check.timeShare < 0.5, `time share ${check.timeShare}`);
+    assert.ok(check.samples > 10 && check.sampleShare >= 0 && check.sampleShare <= 1, JSON.stringify(check));
+    assert.equal(check.intervalUs, rec.samplingIntervalUs);
+  }
+  assert.match(
+    r.stdout,
+    /\nsampler check: a system call with [\d.]+% of a probe loop's time drew [\d.]+% of its samples/,
+  );
+
   const sh = byName.get('burner-sh')!;
   assert.match(sh.noProfile ?? '', /^no profile: the start command of burner-sh is not `node …`/);
   assert.equal(sh.totalNs, null);
@@ -170,6 +184,7 @@ test('just why: profiled window per cell, attribution stored, shares and the dif
   const md = await runCli(['--results-dir', results, 'export', '--format', 'md']);
   assert.equal(md.code, 0, md.stderr);
   assert.match(md.stdout, /## Why \(CPU profiles\)/);
+  assert.match(md.stdout, new RegExp(`Why run \`${rec.runId}\`, sampler check: a system call with`));
   assert.match(
     md.stdout,
     new RegExp(

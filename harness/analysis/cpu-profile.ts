@@ -384,3 +384,42 @@ export function diffPerRequest(a: PerRequest, b: PerRequest, top = Number.POSITI
   const remainderNs = diffNs - shown.reduce((s, d) => s + d.diffNs, 0);
   return { aTotalNs: a.totalNs, bTotalNs: b.totalNs, diffNs, parts: shown, remainderNs, remainderBuckets: rest.length };
 }
+
+/** The sampler check of a why run (lifecycle/sampler-probe.ts): shares of the probe's loop, 0–1. */
+export interface SamplerBias {
+  /** Share of the loop's wall time in the system call: passes × its cost alone ÷ the loop's time. */
+  timeShare: number;
+  /** Share of the loop's profiled time (samples weighted by their durations) in the call's native frame. */
+  sampleShare: number;
+  /** Profile samples inside the loop. */
+  samples: number;
+}
+
+/** sampleShare ÷ timeShare above which a why run says its sampler favours system calls. */
+export const SAMPLER_BIAS_LIMIT = 3;
+
+/**
+ * The sampler check's figures from the probe's profile and printout (lifecycle/sampler-probe.ts):
+ * the call is `process.cpuUsage`'s native frame (function `cpuUsage`, no script url). Throws
+ * RangeError when the loop has no samples or no time.
+ */
+export function samplerBias(
+  p: CpuProfile,
+  probe: { fromUs: number; toUs: number; passes: number; callNs: number },
+): SamplerBias {
+  const window = { fromUs: probe.fromUs, toUs: probe.toUs };
+  const loopUs = probe.toUs - probe.fromUs;
+  const self = selfTimes(p, window);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  let all = 0;
+  let call = 0;
+  for (const [id, us] of self) {
+    all += us;
+    const f = byId.get(id)?.callFrame;
+    if (f && f.url === '' && f.functionName === 'cpuUsage') call += us;
+  }
+  const samples = countSamples(p, window);
+  if (!(loopUs > 0) || !(all > 0) || samples === 0)
+    throw new RangeError(`the sampler probe's loop has no profiled time (${samples} samples in ${loopUs} µs)`);
+  return { timeShare: Math.min(1, (probe.passes * probe.callNs) / 1000 / loopUs), sampleShare: call / all, samples };
+}

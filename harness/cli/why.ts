@@ -14,20 +14,30 @@
  * the profiled windows, then per cell the attribution and per contender the difference from the
  * baseline (report/why-text.ts). A cell without a profile says "no profile: <why>".
  */
+import fs from 'node:fs';
 import path from 'node:path';
-import { type ProfileResult, readCpuProfile } from '../analysis/cpu-profile.ts';
+import { type ProfileResult, readCpuProfile, samplerBias } from '../analysis/cpu-profile.ts';
 import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
 import { whyCell, whyDiffs } from '../analysis/why-table.ts';
 import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
 import { findCpuProfile, WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
+import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
+import { runSamplerProbe } from '../lifecycle/sampler-probe.ts';
 import { whyRecordText } from '../report/why-text.ts';
 import { type ProfiledServer, profiledDeps } from '../scheduler/profiled.ts';
 import type { RunSummary } from '../scheduler/run.ts';
 import type { Profile } from '../core/profiles.ts';
 import type { CellResult } from '../store/results.ts';
 import { writeFolded } from '../store/flame-store.ts';
-import { profileDirOf, type WhyCell, type WhyRecord, whyResultsDir, writeWhy } from '../store/why-store.ts';
+import {
+  profileDirOf,
+  type SamplerCheck,
+  type WhyCell,
+  type WhyRecord,
+  whyResultsDir,
+  writeWhy,
+} from '../store/why-store.ts';
 import { bench, type BenchOpts, type Globals, load } from './bench.ts';
 
 export interface WhyOpts {
@@ -146,7 +156,33 @@ export async function why(
     return p.deps;
   });
   if (!summary.runDir) return null;
-  return recordWhy(g, { ...summary, servers }, { profile, intervalUs, top, against: opts.against });
+  const samplerCheck = await checkSampler(
+    path.join(summary.runDir, 'logs', 'profiles', 'sampler-probe'),
+    intervalUs,
+    signal,
+  );
+  return recordWhy(g, { ...summary, servers }, { profile, intervalUs, top, against: opts.against, samplerCheck });
+}
+
+/**
+ * The why run's sampler check: the probe (lifecycle/sampler-probe.ts) on the server's CPU of the
+ * default CPU plan at the run's interval, with this process's Node, its profile in `dir`
+ * (git-ignored logs), then analysis/cpu-profile.ts `samplerBias`. Never throws: a failed check is
+ * `{ ok: false, reason }`.
+ */
+async function checkSampler(dir: string, intervalUs: number, signal: AbortSignal): Promise<SamplerCheck> {
+  if (signal.aborted) return { ok: false, reason: 'the run was interrupted' };
+  const cpus = makeCpuPlan().server;
+  fs.mkdirSync(dir, { recursive: true });
+  const r = await runSamplerProbe({ dir, intervalUs, cpus, signal });
+  if ('reason' in r) return { ok: false, reason: r.reason };
+  const p = readCpuProfile(r.profileFile);
+  if (!p.ok) return { ok: false, reason: p.reason };
+  try {
+    return { ok: true, intervalUs, cpus, ...samplerBias(p.profile, r) };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
 }
 
 /**
@@ -158,7 +194,14 @@ export async function why(
 function recordWhy(
   g: Globals,
   run: { runId: string; runDir: string; cells: CellResult[]; servers: Map<string, ProfiledServer> },
-  o: { profile: Profile; intervalUs: number; top: number; against?: string; rankedRunId?: string },
+  o: {
+    profile: Profile;
+    intervalUs: number;
+    top: number;
+    against?: string;
+    rankedRunId?: string;
+    samplerCheck?: SamplerCheck;
+  },
 ): WhyRecord {
   const baselines = new Map(load(g).scenarios.map((s) => [s.name, s.baseline]));
   const inputs = run.cells.map((c) => cellInput(c, run.servers.get(c.cellId), run.runDir, baselines));
@@ -173,6 +216,7 @@ function recordWhy(
     ...(o.rankedRunId ? { rankedRunId: o.rankedRunId } : {}),
     cells,
     diffs: whyDiffs(cells, o.against),
+    ...(o.samplerCheck ? { samplerCheck: o.samplerCheck } : {}),
   };
   const file = writeWhy(run.runDir, record);
   const profiles = path.join(run.runDir, 'logs', 'profiles');

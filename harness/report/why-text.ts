@@ -10,7 +10,8 @@
  * least 1.5× the baseline's (it serves at most about 2/3 of the baseline's requests per CPU
  * second) gets a finding naming the buckets that add the most CPU per request.
  */
-import type { WhyCell, WhyDiff, WhyRecord } from '../store/why-store.ts';
+import { SAMPLER_BIAS_LIMIT } from '../analysis/cpu-profile.ts';
+import type { SamplerCheck, WhyCell, WhyDiff, WhyRecord } from '../store/why-store.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 
 /** CPU per request ratio (contender / baseline) from which a finding is written. */
@@ -70,10 +71,25 @@ export function diffText(d: WhyDiff, cells: readonly WhyCell[], top = 12): strin
   return out;
 }
 
+/**
+ * One sentence on a why run's sampler check (store/why-store.ts `SamplerCheck`): biased when the
+ * probe's system call drew more than SAMPLER_BIAS_LIMIT × its share of the loop's time in samples.
+ * An absent check (runs before 2026-11-26, `--profile-cpu`) says so.
+ */
+export function samplerText(c: SamplerCheck | undefined): string {
+  if (!c) return 'sampler check: not run (why runs before 2026-11-26 and `--profile-cpu` runs have none)';
+  if (!c.ok) return `sampler check: none (${c.reason})`;
+  const head = `sampler check: a system call with ${pct(c.timeShare)} of a probe loop's time drew ${pct(c.sampleShare)} of its samples (${c.samples} samples, every ${c.intervalUs} µs, ${c.cpus === null ? 'unpinned' : `CPU ${c.cpus}`})`;
+  return c.sampleShare > SAMPLER_BIAS_LIMIT * c.timeShare
+    ? `${head}: on this host the profiler's samples favour the moment a thread enters the kernel, so frames that make system calls ((native): socket reads and writes) are over-counted and the JavaScript just before them under-counted. Read the shares of this run with that in mind (docs/why.md).`
+    : `${head}: no bias toward system calls seen.`;
+}
+
 /** The terminal output of one why record: each cell's table, then each difference from the baseline. */
 export function whyRecordText(r: WhyRecord, top = 12): string {
   const out = [
     `why run ${r.runId}: profile ${r.profile}, one profiled ${r.durationS} s window per cell, V8 sampling every ${r.samplingIntervalUs} µs`,
+    samplerText(r.samplerCheck),
     '',
   ];
   for (const c of r.cells) out.push(...cellText(c, top), '');
@@ -150,6 +166,10 @@ export function whyMarkdown(s: ReportSnapshot): string {
     );
   }
   out.push('');
+  const checked = [...new Map(cells.map(({ record }) => [record.runId, record])).values()].filter(
+    (r) => r.samplerCheck,
+  );
+  for (const r of checked) out.push(`Why run \`${r.runId}\`, ${samplerText(r.samplerCheck)}`, '');
   for (const { d, record } of latestDiffs(s, cells))
     out.push(`\`\`\`text\n${diffText(d, record.cells, 8).join('\n')}\n\`\`\``, '');
   const findings = whyFindings(s);

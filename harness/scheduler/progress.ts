@@ -2,7 +2,11 @@
  * Progress with elapsed time and an ETA. The plan is a list of phases with an estimated cost in
  * ms (builds, PostgreSQL start, server starts, verification bursts, warm-ups, windows); the ETA
  * is the remaining planned time scaled by how long the finished phases took against their plan
- * (so a slow machine gets a longer ETA after the first few steps).
+ * (so a slow machine gets a longer ETA after the first few steps). Phases whose cost is known
+ * once done (builds, PostgreSQL: `timed`) replace their estimate by what they took, and the
+ * scale starts from 1 with the weight of ETA_PRIOR_MS of plan: in a fresh clone's bake-off
+ * (run 2026-11-26T13-02-33Z-4576, 31 min 58 s), builds planned at 8 s that took 1 s made the
+ * plain ratio halve the ETA to 16 min 49 s right after the first build, from 33 min 46 s.
  *
  * `Progress` turns the scheduler's steps into events (their schema: scheduler/progress-sink.ts)
  * with a plain-text line each, and hands both to a ProgressSink, which draws them (plain lines,
@@ -25,6 +29,12 @@ export const ESTIMATE = {
   /** Driver start-up and teardown around one window. */
   windowOverhead: 300,
 };
+
+/**
+ * Weight of the ETA's starting scale (1: the plan is right), ms of plan: the scale is
+ * (elapsed + this) ÷ (done + this), so the first minutes of a run move it little.
+ */
+export const ETA_PRIOR_MS = 120_000;
 
 /** A measured window as the scheduler names it: cell id, label, its round of `rounds`, seconds of load. */
 export interface WindowInfo {
@@ -65,6 +75,20 @@ export class Progress {
     this.done = Math.min(this.planned, this.done + ms);
   }
 
+  /**
+   * Runs a phase planned at `plannedMs` (already in the plan) and marks it done at what it took
+   * on the progress clock, in the plan and in the done work alike, so that its estimate does not
+   * move the ETA's scale. Errors of `f` propagate (the phase then stays planned).
+   */
+  async timed<T>(plannedMs: number, f: () => Promise<T>): Promise<T> {
+    const t = this.now();
+    const r = await f();
+    const took = this.now() - t;
+    this.planned += took - plannedMs;
+    this.done = Math.min(this.planned, this.done + took);
+    return r;
+  }
+
   /** Ms of the plan marked done so far. */
   doneMs(): number {
     return this.done;
@@ -75,11 +99,14 @@ export class Progress {
     return this.now() - this.t0;
   }
 
-  /** Remaining ms: the remaining plan scaled by actual/planned of what is done. */
+  /**
+   * Remaining ms: the remaining plan scaled by (elapsed + ETA_PRIOR_MS) ÷ (done + ETA_PRIOR_MS),
+   * kept within 0.5–4.
+   */
   eta(): number {
     const left = this.planned - this.done;
-    const e = this.elapsed();
-    return this.done > 0 ? left * Math.max(0.5, Math.min(4, e / this.done)) : left;
+    const scale = (this.elapsed() + ETA_PRIOR_MS) / (this.done + ETA_PRIOR_MS);
+    return left * Math.max(0.5, Math.min(4, scale));
   }
 
   /** `   elapsed 0m12s, ETA 1m40s`. */

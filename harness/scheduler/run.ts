@@ -276,9 +276,8 @@ async function buildAll(run: Run): Promise<Map<string, BuildResult>> {
   for (const m of run.lifecycle.kind === 'local' ? manifestsOf(o.cells) : []) {
     if (o.signal.aborted) break;
     if (m.build) progress.build(m.name, m.build);
-    const b = await run.lifecycle.build(m, o.signal);
+    const b = await progress.timed(m.build ? ESTIMATE.build : 0, () => run.lifecycle.build(m, o.signal));
     out.set(m.name, b);
-    if (m.build) progress.advance(ESTIMATE.build);
     if (!b.ok && !o.signal.aborted) run.log(`  build FAILED for ${m.name}:\n${indent(b.output)}`);
   }
   return out;
@@ -297,8 +296,9 @@ async function startServices(run: Run): Promise<void> {
   }
   if (o.cells.some(needsDatabase) && !o.signal.aborted) {
     run.progress.step('starting PostgreSQL');
-    run.db = await run.deps.services.openDatabase({ log, signal: o.signal });
-    run.progress.advance(ESTIMATE.database);
+    run.db = await run.progress.timed(ESTIMATE.database, () =>
+      run.deps.services.openDatabase({ log, signal: o.signal }),
+    );
     run.writer?.updateMeta({ database: run.db.meta });
   }
 }

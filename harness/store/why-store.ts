@@ -96,6 +96,24 @@ const WhyDiffSchema = z.object({
   remainderBuckets: z.number().int(),
 });
 
+/**
+ * The sampler check of a why run (lifecycle/sampler-probe.ts, analysis/cpu-profile.ts
+ * `samplerBias`): a probe loop's system call, its share of the loop's time and of its samples
+ * (0–1), at the run's interval on the server's CPU (`cpus`, taskset list; null unpinned); or why
+ * there is none.
+ */
+const SamplerCheckSchema = z.union([
+  z.object({
+    ok: z.literal(true),
+    intervalUs: z.number().int().positive(),
+    cpus: z.string().nullable(),
+    timeShare: z.number().min(0).max(1),
+    sampleShare: z.number().min(0).max(1),
+    samples: z.number().int().nonnegative(),
+  }),
+  z.object({ ok: z.literal(false), reason: z.string() }),
+]);
+
 /** The zod schema of `why.json`. */
 export const WhyRecordSchema = z.object({
   schemaVersion: z.literal(1),
@@ -109,12 +127,15 @@ export const WhyRecordSchema = z.object({
   rankedRunId: z.string().optional(),
   cells: z.array(WhyCellSchema),
   diffs: z.array(WhyDiffSchema),
+  /** Absent in why runs before 2026-11-26 and in `--profile-cpu` runs. */
+  samplerCheck: SamplerCheckSchema.optional(),
 });
 
 /** The attribution of one why run (see the module comment). */
 export type WhyRecord = z.infer<typeof WhyRecordSchema>;
 export type WhyCell = z.infer<typeof WhyCellSchema>;
 export type WhyDiff = z.infer<typeof WhyDiffSchema>;
+export type SamplerCheck = z.infer<typeof SamplerCheckSchema>;
 
 /** The results folder of why runs: `<resultsDir>/why` (pass it to openRun / the scheduler as resultsDir). */
 export function whyResultsDir(resultsDir: string): string {

@@ -13,14 +13,14 @@
  * wall time and the median and longest cell time.
  * Rates in requests/s. Reads only; writes nothing.
  *
- * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-26T03-06-24Z-f007, the committed capacity run; a
+ * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-26T15-38-24Z-6659, the committed capacity run of five scenarios, json being run 2026-11-26T10-01-53Z-7953; f007 is in git history at 2288fda; a
  * folder, e.g. results/capacity-truth/runs/<id>, for runs kept elsewhere).
  */
 import { RESULTS_DIR } from '../harness/core/paths.ts';
 import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
 import { readRun, readTrials } from '../harness/store/runs.ts';
 
-const run = process.argv[2] ?? '2026-11-26T03-06-24Z-f007';
+const run = process.argv[2] ?? '2026-11-26T15-38-24Z-6659';
 // A run id under results/runs, or a run folder (store/runs.ts readRun takes both).
 const { cells: runCells, dir } = readRun(RESULTS_DIR, run);
 

@@ -11,8 +11,8 @@
  *    driver (oha, else k6) on the client core, `--cal-steps` 1 s steps at each of 11 rates from
  *    0.70 to 1.15 × 1/burn, in a shuffled order; each step judged by the search's own rule
  *    (scheduler/capacity-search.ts `judgeStep`: p99 ≤ the scenario's SLO, failed ≤ 0.1%, achieved
- *    ≥ 95%). The truth is the rate a step holds with probability ½ — the rate the search's
- *    majority-of-3 rule converges to (capacity-search.ts) — from a logistic fit of hold on
+ *    ≥ 95%). The truth is the rate a step holds with probability ½ — the rate the search’s
+ *    rules converge to (one step and the majority of 3 both pass with ½ there: capacity-search.ts) — from a logistic fit of hold on
  *    log(rate) (maximum likelihood), with a bootstrap 95% interval over the steps. Once before
  *    and once after the searches: the host drifts, and the record keeps both.
  * 2. The searches: `just bench`'s own code path (cli/bench.ts `bench`, the `capacity` profile:

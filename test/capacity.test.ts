@@ -122,11 +122,16 @@ test('an early knee: a server far slower than its closed-loop peak is found by d
   });
   assert.equal(r.verdict, 'met');
   assert.deepEqual(
-    m.calls.slice(0, 5),
-    [2500, 2500, 625, 625, 156],
-    'from half the peak, ÷ 4 per failure, two steps per rate (they agree on this model)',
+    m.calls.slice(0, 3),
+    [2500, 625, 156],
+    'from half the peak, ÷ 4 per failure, one step per rate while exploring',
   );
   assert.ok(r.steps.length <= SHAPE.maxSteps);
+  const at = (rate: number) => r.steps.filter((s) => s.rate === rate);
+  assert.ok(
+    at(r.heldRps!).length >= 2 && at(r.failRps!).length >= 2,
+    'both ends of the bracket confirmed by the majority',
+  );
   assert.ok(r.heldRps! <= truth(300) && r.failRps! > truth(300) && r.failRps! / r.heldRps! <= SHAPE.precision);
 });
 
@@ -219,7 +224,48 @@ test('a bracket that whole requests/s cannot split ends the search (no repeats o
   });
   assert.equal(r.verdict, 'met');
   assert.deepEqual([r.heldRps, r.failRps], [1, 2]);
-  assert.deepEqual(rates, [2, 2, 1, 1], 'each rate decided once, by two agreeing steps');
+  assert.deepEqual(rates, [2, 1, 1, 2], 'one step per rate while exploring, then one more at each end (they agree)');
+});
+
+test('the bracket’s two rates are confirmed by the majority: a lucky step above the capacity is overturned and the search goes on', async () => {
+  // Capacity 1000 req/s, but the first step at any rate in (1000, 1300] passes (a lucky second).
+  const seen = new Set<number>();
+  const rates: number[] = [];
+  const r = await searchCapacity({
+    search: 1,
+    peakRps: 1400,
+    capRps: 2000,
+    start: 700,
+    shape: SHAPE,
+    signal: new AbortController().signal,
+    step: async (rate) => {
+      rates.push(rate);
+      const lucky = rate > 1000 && rate <= 1300 && !seen.has(rate);
+      seen.add(rate);
+      const p99 = rate <= 1000 || lucky ? 5 : 50;
+      const m = { p50: p99, p90: p99, p99, max: p99 };
+      const measured = {
+        achievedRps: rate,
+        latencyMs: m,
+        scheduled: rate,
+        failed: 0,
+        durationS: 1,
+        clientBound: false,
+      };
+      return judgeStep(1, rate, measured, 10);
+    },
+  });
+  assert.equal(r.verdict, 'met');
+  assert.ok(r.heldRps! <= 1000 && r.failRps! > 1000, `bracket ${r.heldRps}–${r.failRps} holds the capacity`);
+  assert.ok(r.failRps! / r.heldRps! <= SHAPE.precision, 'within the precision');
+  const lucky = r.steps.filter((s) => s.rate > 1000 && s.rate <= 1300 && s.pass);
+  assert.ok(lucky.length > 0, `the lucky steps happened: ${rates.join(' ')}`);
+  assert.ok(
+    lucky.every((s) => s.ratePass !== true),
+    'no rate above the capacity kept its lucky pass',
+  );
+  for (const rate of [r.heldRps!, r.failRps!])
+    assert.ok(r.steps.filter((s) => s.rate === rate).length >= 2, `${rate} decided by the majority`);
 });
 
 test('a server that never holds the SLO is reported as never, not as 0 req/s', async () => {

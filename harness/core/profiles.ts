@@ -103,11 +103,12 @@ export interface InterleaveShape {
  * closed-loop window of `durationS` at `connections` (the peak P), a `settleS` settle step, then
  * open-loop steps of `stepS` seconds, starting at `startShare` × P times a seeded factor in
  * [2^−½, 2^½] (the first round; later rounds start near the cell's first bracketed search and
- * move by `gallop` first: scheduler/capacity-round.ts `searchPrior`), dividing by 4 on failure down to `floorRps`, then
- * bisecting (on a log scale) up to the lowest failing rate, or to the cap (`capShare` × the
- * cell's median peak so far, at least P), until the failing rate is within `precision` × the
- * held one, at most `maxSteps` steps. A rate's verdict is the majority of up to 3 steps (2 that
- * agree decide). Rates in requests/s, latencies in ms.
+ * move by `gallop`, gallop², gallop⁴ …: scheduler/capacity-round.ts `searchPrior`), dividing by 4
+ * on failure down to `floorRps`, then bisecting (on a log scale) up to the lowest failing rate,
+ * or to the cap (`capShare` × the cell's median peak so far, at least P), until the failing rate
+ * is within `precision` × the held one, at most `maxSteps` steps. One step decides a rate while
+ * exploring; the bracket's held and failing rate are confirmed by the majority of 3 steps.
+ * Rates in requests/s, latencies in ms.
  */
 export interface CapacityShape {
   stepS: number;
@@ -132,7 +133,8 @@ export interface CapacityShape {
   settleS: number;
   /**
    * Rounds after the first start at the first round's figure times a seeded factor
-   * 2^((u − ½)·`priorSpread`) and move by this factor (up or down, twice) before the wide moves.
+   * 2^((u − ½)·`priorSpread`) and move by this factor, then its square, fourth power … (at most
+   * 4×), down until a rate holds or up until one fails.
    * Absent: every round starts from its own peak (`startShare`).
    */
   gallop?: number;
@@ -256,7 +258,7 @@ export const PROFILES: Profile[] = [
     name: 'capacity',
     driver: 'native',
     description:
-      'sustainable requests/s at p99 ≤ the SLO, open-loop (oha, else k6): per round a 1 s closed-loop peak, then a bisection of 1 s steps; 5 rounds',
+      'sustainable requests/s at p99 ≤ the SLO, open-loop (oha, else k6): per round a 1 s closed-loop peak, then a bisection of 1 s steps (the bracket confirmed by the majority of 3); 5 rounds',
     source: 'wrk2 / Gil Tene on coordinated omission (sustainable throughput)',
     connections: 100,
     pipelining: 1,
@@ -267,7 +269,7 @@ export const PROFILES: Profile[] = [
     capacity: {
       stepS: 1,
       startShare: 0.5,
-      precision: 1.08,
+      precision: 1.12,
       maxSteps: 24,
       floorRps: 20,
       openLoopConnections: 200,

@@ -9,22 +9,28 @@
  * achieved ≥ 95% of the rate):
  * 1. try `start` (default `startShare` × P); on failure divide the rate by 4 until one holds or
  *    the rate would fall below `floorRps` (then the verdict is `never`: never reported as 0); a
- *    search with a `prior` (a later round started near the first bracketed search) first moves
- *    by `gallop`, down until a rate holds and then up until one fails, GALLOP_MOVES times each,
- *    before these wide moves;
+ *    search with a `prior` (a later round started near the first bracketed search) moves by
+ *    `gallop`, then gallop², gallop⁴ … (at most 4×), down until a rate holds or up until one
+ *    fails or the next move would reach C;
  * 2. bisect on a log scale between the highest held rate and the lowest failing rate (C when
  *    nothing has failed: the round's 1 s peak is too noisy to be a ceiling) until failing ÷ held
- *    ≤ `precision`, or `maxSteps` steps ran.
- * A rate's verdict is symmetric (issue 23): two steps at the rate, a third only when they
- * disagree, and the majority decides — for a pass as for a fail. (The earlier rule repeated only
- * failures and kept the better of the two, which makes a rate that holds in a fraction p of steps
- * pass with 1 − (1 − p)², so the search converged where p ≈ 29%, above the rate that holds half
- * the time; the majority of 3 passes with p²(3 − 2p), which is ½ exactly at p = ½. One step per
- * rate is as unbiased but noisier: in the simulated noise of test/capacity-truth.test.ts, 79% of
- * its searches land within ±10% against 94% with the majority, at 5.6 vs 12.3 steps.) A failing
- * step at the driver's own limit (client-bound) decides the rate at once: more steps would
- * measure the driver. Every step is kept in `steps` (the latency-versus-rate curve) with the
- * rate's verdict in `ratePass`.
+ *    ≤ `precision`, or `maxSteps` steps ran;
+ * 3. confirm the held and the failing rate of that bracket by the majority (below); when one
+ *    flips, the bracket changes and the search goes on from step 2 (from step 1's downward moves
+ *    when no held rate is left).
+ * A rate's verdict is symmetric (issue 23), for a pass as for a fail. While exploring (steps 1
+ * and 2) one step decides a rate; the two rates the result rests on are then decided by the
+ * majority of 3 (`decideRate`: a second step, a third only when they disagree). (The earlier rule
+ * repeated only failures and kept the better of the two, which makes a rate that holds in a
+ * fraction p of steps pass with 1 − (1 − p)², so the search converged where p ≈ 29%, above the
+ * rate that holds half the time; one step passes with p and the majority of 3 with p²(3 − 2p),
+ * both ½ exactly at p = ½. One step for every rate is unbiased but noisier: 79% of searches within
+ * ±10% in the simulated noise of test/capacity-truth.test.ts. The majority for every rate cost
+ * 12.5–13.6 steps per search on real stacks in run 2026-11-26T15-38-24Z-6659, where a rate far
+ * from the capacity mostly took two agreeing steps; confirming only the bracket's ends keeps the
+ * accuracy at an eighth fewer steps or more in that simulation.) A failing step at the driver's
+ * own limit (client-bound) decides the rate at once: more steps would measure the driver. Every
+ * step is kept in `steps` (the latency-versus-rate curve) with the rate's verdict in `ratePass`.
  * The result: `bound` = `bracketed` (a higher rate failed, not at the driver's limit: verdict
  * `met`, and `rps` = the geometric midpoint of the held and the failing rate, within ±½ the
  * precision of where the verdict flips — the highest held rate alone would sit ~½ the precision
@@ -93,9 +99,6 @@ interface RateVerdict {
   clientBound: boolean;
 }
 
-/** Moves by `gallop` before a search with a prior falls back to ÷4 and the cap. */
-export const GALLOP_MOVES = 2;
-
 /** Steps at one rate for a verdict: 2 that agree decide, else a third (the majority of 3). */
 export const RATE_VOTES = 3;
 
@@ -131,64 +134,197 @@ export async function searchCapacity(o: {
   onStep?: (s: CapacityStep, all: CapacityStep[]) => void;
   /** A later round's prior figure, requests/s (the first round's bracket midpoint): enables the `gallop` moves. */
   prior?: number;
-  /** The rule that decides a rate from its steps (default `decideRate`; tests pass others to compare). */
+  /**
+   * The rule that decides a rate from its steps, for every rate (tests pass others to compare).
+   * Default: one step while exploring (`exploreRate`), the majority (`decideRate`) for the two
+   * rates the result rests on.
+   */
   rule?: (steps: readonly CapacityStep[]) => boolean | null;
 }): Promise<SearchResult> {
   const { shape } = o;
-  const steps: CapacityStep[] = [];
-  let lo: RateVerdict | null = null; // highest held rate
-  let hi: RateVerdict | null = null; // lowest failing rate
-  const decide = async (target: number): Promise<RateVerdict | null> => {
-    const rate = Math.max(1, Math.round(target));
-    const mine: CapacityStep[] = [];
-    const rule = o.rule ?? decideRate;
+  const s = new RateBook(o, o.rule ?? exploreRate, o.rule ?? decideRate);
+  const cap = Math.max(1, o.peakRps, o.capRps ?? 0);
+  const start = Math.max(shape.floorRps, Math.min(cap, o.start ?? shape.startShare * o.peakRps));
+  const move = o.prior && shape.gallop && shape.gallop > 1 ? shape.gallop : WIDEST_MOVE;
+  const stopped = () => (o.signal.aborted ? 'interrupted' : 'unfinished');
+  const first = await s.explore(start);
+  if (!first) return result(s.steps, s.lo(), s.hi(), cap, stopped());
+  // 1. Move from the start until the capacity is bracketed (or the cap reached).
+  let how: FirstPhase = first.pass
+    ? move < WIDEST_MOVE
+      ? await gallopUp(start, move, cap, s)
+      : 'held'
+    : await downFrom(start, move, shape, s);
+  while (how === 'held') {
+    // 2. Bisect (geometric midpoint) between the held rate and the lowest failure (or the cap).
+    if (!(await bisect(s, cap, shape.precision))) break;
+    // 3. Confirm the two rates the result rests on by the majority; a flipped verdict searches on.
+    const lo = s.lo();
+    const hi = s.hi();
+    if (lo && !s.confirmed(lo.rate)) {
+      if (!(await s.confirm(lo.rate))) break;
+    } else if (hi && !s.confirmed(hi.rate)) {
+      if (!(await s.confirm(hi.rate))) break;
+    } else break;
+    // The held rate failed its confirmation and nothing below it held: move down again.
+    const top = s.hi();
+    if (!s.lo() && top) how = await downFrom(top.rate, move, shape, s);
+  }
+  if (how !== 'held') return result(s.steps, s.lo(), s.hi(), cap, how === 'stopped' ? stopped() : how);
+  return result(s.steps, s.lo(), s.hi(), cap, o.signal.aborted ? 'interrupted' : 'done');
+}
+
+/** One step decides a rate while exploring (a client-bound failure is a failure); see `RateBook`. */
+export function exploreRate(steps: readonly Pick<CapacityStep, 'pass' | 'clientBound'>[]): boolean | null {
+  return steps[0] ? steps[0].pass : null;
+}
+
+/** A rule that decides a rate from its steps: pass, fail, or null (more steps needed). */
+type Rule = (steps: readonly CapacityStep[]) => boolean | null;
+
+/** What a RateBook needs of searchCapacity's options. */
+interface RateBookOptions {
+  shape: CapacityShape;
+  step: (rate: number) => Promise<CapacityStep>;
+  signal: AbortSignal;
+  onStep?: (s: CapacityStep, all: CapacityStep[]) => void;
+}
+
+/** How the first phase of a search ended: a rate held (go on to bisect), or why it stops. */
+type FirstPhase = 'held' | 'stopped' | 'floor-failed';
+
+/** The largest move of the first phase: the ÷4 of a search without a prior. */
+const WIDEST_MOVE = 4;
+
+/**
+ * The steps of one search by rate, and each rate's verdict so far (issue 23). Exploring rates
+ * (the moves and the bisection) are decided by `exploreRule` (default one step: symmetric, and
+ * where a rate is far from the capacity a second step only agrees); the held and the failing
+ * rate the result rests on are then confirmed by `confirmRule` (default the majority of 3,
+ * `decideRate`), which adds steps at that rate and may flip it. The held rate is the highest held
+ * one below the lowest failing one. `step` throws through; the budget (`maxSteps`) and an abort
+ * make a decision return null.
+ */
+class RateBook {
+  readonly steps: CapacityStep[] = [];
+  private readonly byRate = new Map<number, { steps: CapacityStep[]; pass: boolean }>();
+  private readonly o: RateBookOptions;
+  private readonly exploreRule: Rule;
+  private readonly confirmRule: Rule;
+  constructor(o: RateBookOptions, exploreRule: Rule, confirmRule: Rule) {
+    this.o = o;
+    this.exploreRule = exploreRule;
+    this.confirmRule = confirmRule;
+  }
+
+  /** The lowest failing rate, or null. */
+  hi(): RateVerdict | null {
+    let best: number | null = null;
+    for (const [rate, r] of this.byRate) if (!r.pass && (best === null || rate < best)) best = rate;
+    return best === null ? null : this.verdict(best);
+  }
+
+  /** The highest held rate below the lowest failing one, or null. */
+  lo(): RateVerdict | null {
+    const top = this.hi()?.rate ?? Number.POSITIVE_INFINITY;
+    let best: number | null = null;
+    for (const [rate, r] of this.byRate) if (r.pass && rate < top && (best === null || rate > best)) best = rate;
+    return best === null ? null : this.verdict(best);
+  }
+
+  /** True when `rate`'s steps already decide it under the confirming rule. */
+  confirmed(rate: number): boolean {
+    return this.confirmRule(this.byRate.get(rate)?.steps ?? []) !== null;
+  }
+
+  /** Decides a new rate by the exploring rule (a rate decided before keeps its verdict). */
+  explore(target: number): Promise<RateVerdict | null> {
+    return this.run(Math.max(1, Math.round(target)), this.exploreRule);
+  }
+
+  /** Adds steps at `rate` until the confirming rule decides it. */
+  confirm(rate: number): Promise<RateVerdict | null> {
+    return this.run(rate, this.confirmRule);
+  }
+
+  private verdict(rate: number): RateVerdict {
+    const r = this.byRate.get(rate);
+    return { rate, pass: r?.pass ?? false, clientBound: !!r?.steps.some((x) => !x.pass && x.clientBound) };
+  }
+
+  private async run(rate: number, rule: Rule): Promise<RateVerdict | null> {
+    const mine = this.byRate.get(rate)?.steps ?? [];
     let pass = rule(mine);
     while (pass === null) {
-      if (o.signal.aborted || steps.length >= shape.maxSteps) return null;
-      const s = await o.step(rate);
-      if (o.signal.aborted) return null; // an interrupted step is not a measurement
+      if (this.o.signal.aborted || this.steps.length >= this.o.shape.maxSteps) return null;
+      const s = await this.o.step(rate);
+      if (this.o.signal.aborted) return null; // an interrupted step is not a measurement
       mine.push(s);
-      steps.push(s);
+      this.steps.push(s);
       pass = rule(mine);
-      for (const m of mine) if (pass !== null) m.ratePass = pass;
-      o.onStep?.(s, steps);
+      if (pass !== null) for (const m of mine) m.ratePass = pass;
+      this.o.onStep?.(s, this.steps);
     }
-    const v = { rate, pass, clientBound: mine.some((s) => !s.pass && s.clientBound) };
-    if (v.pass && (!lo || v.rate > lo.rate)) lo = v;
-    if (!v.pass && (!hi || v.rate < hi.rate)) hi = v;
-    return v;
-  };
-  const cap = Math.max(1, o.peakRps, o.capRps ?? 0);
-  // With a prior (a later round, started near the first round's figure), the first GALLOP_MOVES
-  // moves away from the start are by `gallop` (up and down) instead of ÷4 and the cap, so a start
-  // near the capacity brackets it in a few rates; after them the search falls back to the wide moves.
-  const g = o.prior ? (shape.gallop ?? 1) : 1;
-  let moves = 0;
-  // 1. Find a held rate, dividing by 4 (or `gallop`) from the start.
-  let rate = Math.max(shape.floorRps, Math.min(cap, o.start ?? shape.startShare * o.peakRps));
-  for (;;) {
-    const v = await decide(rate);
-    if (!v) return result(steps, lo, hi, cap, o.signal.aborted ? 'interrupted' : 'unfinished');
-    if (v.pass) break;
-    if (rate <= shape.floorRps) return result(steps, lo, hi, cap, 'floor-failed');
-    rate = Math.max(shape.floorRps, rate / (g > 1 && moves++ < GALLOP_MOVES ? g : 4));
+    this.byRate.set(rate, { steps: mine, pass });
+    return this.verdict(rate);
   }
-  // 1b. With a prior and no failure yet: up by `gallop` until a rate fails (at most GALLOP_MOVES).
-  for (let k = 0; g > 1 && !hi && k < GALLOP_MOVES; k++) {
-    const up = Math.round(((lo as RateVerdict | null)?.rate ?? rate) * g);
-    if (up >= cap) break;
-    if (!(await decide(up))) return result(steps, lo, hi, cap, o.signal.aborted ? 'interrupted' : 'unfinished');
-  }
-  // 2. Bisect (geometric midpoint) between the held rate and the lowest failure (or the cap).
+}
+
+/**
+ * Bisects (geometric midpoint) between the held rate and the lowest failing one (or `cap`) until
+ * their ratio is ≤ `precision` or whole requests/s cannot split it. False: the search must stop.
+ */
+async function bisect(s: RateBook, cap: number, precision: number): Promise<boolean> {
   for (;;) {
-    const bottom = (lo as RateVerdict | null)?.rate ?? cap; // set: step 1 ended on a pass
-    const top = (hi as RateVerdict | null)?.rate ?? cap;
+    const bottom = s.lo()?.rate ?? cap;
+    const top = s.hi()?.rate ?? cap;
     const mid = Math.round(Math.sqrt(top * bottom));
-    // Stop when bracketed within the precision, or when whole requests/s cannot split it further.
-    if (top / bottom <= shape.precision || mid <= bottom || mid >= top) break;
-    if (!(await decide(mid))) break;
+    if (top / bottom <= precision || mid <= bottom || mid >= top) return true;
+    if (!(await s.explore(mid))) return false;
   }
-  return result(steps, lo, hi, cap, o.signal.aborted ? 'interrupted' : 'done');
+}
+
+/**
+ * Down from the failing rate `from` until a rate holds: by `factor`, then factor², factor⁴ … (at
+ * most ÷4 a move: an exponential search on the log scale; a search without a prior moves by ÷4
+ * throughout), to the floor rate at the lowest; a failing floor is confirmed before it counts.
+ */
+async function downFrom(from: number, factor: number, shape: CapacityShape, s: RateBook): Promise<FirstPhase> {
+  let rate = from;
+  let f = factor;
+  for (;;) {
+    if (rate <= shape.floorRps) {
+      const v = await s.confirm(rate);
+      if (!v) return 'stopped';
+      return v.pass ? 'held' : 'floor-failed';
+    }
+    rate = Math.max(shape.floorRps, rate / f);
+    const v = await s.explore(rate);
+    if (!v) return 'stopped';
+    if (v.pass) return 'held';
+    f = Math.min(WIDEST_MOVE, f * f);
+  }
+}
+
+/**
+ * With a prior, up from the held rate `from`: by `g`, then g², g⁴ … (at most ×4 a move) until a
+ * rate fails or the next would reach `cap` (the bisection then goes up to the cap). A later
+ * round's capacity here differs from the first round's by up to 2× (run
+ * 2026-11-26T15-38-24Z-6659), so fixed moves of `g` often ran out and fell back to ÷4 and the cap,
+ * a bracket of 4× that costs five bisections; growing moves bracket a 2× miss in three rates.
+ */
+async function gallopUp(from: number, g: number, cap: number, s: RateBook): Promise<FirstPhase> {
+  let rate = from;
+  let f = g;
+  for (;;) {
+    const up = Math.round(rate * f);
+    if (up >= cap) return 'held';
+    const v = await s.explore(up);
+    if (!v) return 'stopped';
+    if (!v.pass) return 'held';
+    rate = up;
+    f = Math.min(WIDEST_MOVE, f * f);
+  }
 }
 
 /** The search's result from its held and failing rates and how it stopped. */

@@ -309,11 +309,11 @@ benchOptions(
   program.command('bench').description('verify and measure one or more contenders').argument('<contender...>'),
 ).action(async (names: string[], opts) => {
   const ranked = await bench(globals(), names, opts, process.argv.slice(2), interrupt.signal);
-  recordProfiled(globals(), opts, ranked);
+  await recordProfiled(globals(), opts, ranked, interrupt.signal);
 });
 benchOptions(program.command('bench-all').description('verify and measure every contender')).action(async (opts) => {
   const ranked = await bench(globals(), [], opts, process.argv.slice(2), interrupt.signal);
-  recordProfiled(globals(), opts, ranked);
+  await recordProfiled(globals(), opts, ranked, interrupt.signal);
 });
 program
   .command('leaderboard')

@@ -122,9 +122,9 @@ test('an early knee: a server far slower than its closed-loop peak is found by d
   });
   assert.equal(r.verdict, 'met');
   assert.deepEqual(
-    m.calls.slice(0, 3),
-    [2500, 625, 156],
-    'from half the peak, ÷ 4 per failure, one step per rate while exploring',
+    m.calls.slice(0, 5),
+    [2500, 2500, 625, 625, 156],
+    'from half the peak, ÷ 4 per failure, a failure decided by the majority (two agreeing steps here)',
   );
   assert.ok(r.steps.length <= SHAPE.maxSteps);
   const at = (rate: number) => r.steps.filter((s) => s.rate === rate);
@@ -224,11 +224,12 @@ test('a bracket that whole requests/s cannot split ends the search (no repeats o
   });
   assert.equal(r.verdict, 'met');
   assert.deepEqual([r.heldRps, r.failRps], [1, 2]);
-  assert.deepEqual(rates, [2, 1, 1, 2], 'one step per rate while exploring, then one more at each end (they agree)');
+  assert.deepEqual(rates, [2, 2, 1, 1], 'a failure decided by two agreeing steps, the held rate confirmed by a second');
 });
 
 test('the bracket’s two rates are confirmed by the majority: a lucky step above the capacity is overturned and the search goes on', async () => {
-  // Capacity 1000 req/s, but the first step at any rate in (1000, 1300] passes (a lucky second).
+  // Capacity 1000 req/s, but the first step at any rate in (1000, 1300] passes (a lucky second):
+  // while exploring one pass holds a rate for now, so the search climbs on it.
   const seen = new Set<number>();
   const rates: number[] = [];
   const r = await searchCapacity({

@@ -14,7 +14,6 @@
  * the profiled windows, then per cell the attribution and per contender the difference from the
  * baseline (report/why-text.ts). A cell without a profile says "no profile: <why>".
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { type ProfileResult, readCpuProfile, samplerBias } from '../analysis/cpu-profile.ts';
 import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
@@ -173,7 +172,6 @@ export async function why(
 async function checkSampler(dir: string, intervalUs: number, signal: AbortSignal): Promise<SamplerCheck> {
   if (signal.aborted) return { ok: false, reason: 'the run was interrupted' };
   const cpus = makeCpuPlan().server;
-  fs.mkdirSync(dir, { recursive: true });
   const r = await runSamplerProbe({ dir, intervalUs, cpus, signal });
   if ('reason' in r) return { ok: false, reason: r.reason };
   const p = readCpuProfile(r.profileFile);
@@ -261,10 +259,16 @@ export function profileCpuOf(opts: Partial<ProfileCpuOpts>): { intervalUs: numbe
  * cells once more under V8's CPU profiler (scheduler/run.ts `profileCpu`, scheduler/profiled.ts)
  * into a run of its own under `results/why/runs/<id>/`. This attributes them like `just why`
  * (recordWhy) and writes its why.json with `rankedRunId` = the ranked run. The ranked run's files
- * and figures are never touched, and its exit code stays the command's. Returns the record, or
- * null when the run had no profiled windows (no `--profile-cpu`, interrupted before any).
+ * and figures are never touched, and its exit code stays the command's. Like a why run it records
+ * the sampler check (`checkSampler`). Returns the record, or null when the run had no profiled
+ * windows (no `--profile-cpu`, interrupted before any).
  */
-export function recordProfiled(g: Globals, opts: ProfileCpuOpts, ranked: RunSummary): WhyRecord | null {
+export async function recordProfiled(
+  g: Globals,
+  opts: ProfileCpuOpts,
+  ranked: RunSummary,
+  signal: AbortSignal,
+): Promise<WhyRecord | null> {
   const p = ranked.profiled;
   if (!opts.profileCpu || !p?.cells.length) return null;
   const exit = process.exitCode;
@@ -274,7 +278,8 @@ export function recordProfiled(g: Globals, opts: ProfileCpuOpts, ranked: RunSumm
     );
     const profile = withOverrides(getProfile(opts.profile), opts);
     const intervalUs = profileCpuOf(opts)?.intervalUs ?? WHY_INTERVAL_US;
-    return recordWhy(g, p, { profile, intervalUs, top: 12, rankedRunId: ranked.runId });
+    const samplerCheck = await checkSampler(path.join(p.runDir, 'logs', 'profiles', 'sampler-probe'), intervalUs, signal);
+    return recordWhy(g, p, { profile, intervalUs, top: 12, rankedRunId: ranked.runId, samplerCheck });
   } finally {
     process.exitCode = exit;
   }

@@ -10,6 +10,7 @@
  * system calls ((native): socket writes, getrusage) are over-counted and the JavaScript just
  * before them under-counted. A why run records the check so its shares can be read with it.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findCpuProfile } from './cpu-prof.ts';
@@ -31,7 +32,7 @@ export interface SamplerProbeRun {
 
 /**
  * Runs the probe with `node` (this process's Node unless given) under `--cpu-prof` at
- * `intervalUs` into `dir` (a folder of its own), pinned to `cpus` (taskset list; null: unpinned), for `loopMs` (default
+ * `intervalUs` into `dir` (a folder of its own, made when missing), pinned to `cpus` (taskset list; null: unpinned), for `loopMs` (default
  * 1000). Resolves with the run, or with `{ reason }` (the probe failed, timed out at 20 s, was
  * aborted, or wrote no profile): never throws.
  */
@@ -43,6 +44,7 @@ export async function runSamplerProbe(o: {
   loopMs?: number;
   signal?: AbortSignal;
 }): Promise<SamplerProbeRun | { reason: string }> {
+  fs.mkdirSync(o.dir, { recursive: true });
   const node: Argv = [
     o.node ?? process.execPath,
     '--cpu-prof',

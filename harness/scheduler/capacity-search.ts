@@ -174,20 +174,18 @@ export async function searchCapacity(o: {
   return result(s.steps, s.lo(), s.hi(), cap, o.signal.aborted ? 'interrupted' : 'done');
 }
 
-/** One step decides a rate while exploring (a client-bound failure is a failure); see `RateBook`. */
+/**
+ * The exploring rule (see `RateBook`): one passing step holds a rate for now; a failing step is
+ * not enough — the majority of 3 (`decideRate`) decides it, and a client-bound failure fails it
+ * at once. On real stacks a step fails below the capacity often (18% of steps at rates under
+ * their search's result in run 2026-11-26T15-38-24Z-6659: GC pauses, the host's stalls), and one
+ * failing step would send the search far down; a lucky pass above the capacity is rarer, and the
+ * confirmation of the held rate catches it. A held rate's final verdict is then exactly the
+ * majority of 3, as is every failing one's.
+ */
 export function exploreRate(steps: readonly Pick<CapacityStep, 'pass' | 'clientBound'>[]): boolean | null {
-  return steps[0] ? steps[0].pass : null;
-}
-
-/** A rule that decides a rate from its steps: pass, fail, or null (more steps needed). */
-type Rule = (steps: readonly CapacityStep[]) => boolean | null;
-
-/** What a RateBook needs of searchCapacity's options. */
-interface RateBookOptions {
-  shape: CapacityShape;
-  step: (rate: number) => Promise<CapacityStep>;
-  signal: AbortSignal;
-  onStep?: (s: CapacityStep, all: CapacityStep[]) => void;
+  if (steps[0]?.pass) return true;
+  return decideRate(steps);
 }
 
 /** How the first phase of a search ended: a rate held (go on to bisect), or why it stops. */

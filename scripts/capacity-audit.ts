@@ -10,23 +10,29 @@
  * lowest failing rate was client-bound; oha's passing steps above 40,000 requests/s and the
  * highest; the share of peak at SLO (`knee`) of every loopback4 cell and its range over the run;
  * steps per search in round 1 and in later rounds; cells by searches bracketed; per scenario its
- * wall time and the median and longest cell time.
+ * wall time, steps per search and the median and longest cell time, then the median cell over
+ * every scenario.
  * Rates in requests/s. Reads only; writes nothing.
  *
- * Run: `node scripts/capacity-audit.ts [run id | run folder]` (default: 2026-11-26T15-38-24Z-6659, the committed capacity run of five scenarios, json being run 2026-11-26T10-01-53Z-7953; f007 is in git history at 2288fda; a
+ * Run: `node scripts/capacity-audit.ts [run id | run folder …]` (default: the committed capacity
+ * runs 2026-11-26T18-34-24Z-3b81 (ping) and 2026-11-26T18-48-27Z-db63 (the other five REST
+ * scenarios), audited as one; the runs before them — 6659, 7953, f007 — are in git history; a
  * folder, e.g. results/capacity-truth/runs/<id>, for runs kept elsewhere).
  */
 import { RESULTS_DIR } from '../harness/core/paths.ts';
 import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
 import { readRun, readTrials } from '../harness/store/runs.ts';
 
-const run = process.argv[2] ?? '2026-11-26T15-38-24Z-6659';
-// A run id under results/runs, or a run folder (store/runs.ts readRun takes both).
-const { cells: runCells, dir } = readRun(RESULTS_DIR, run);
+const runs =
+  process.argv.length > 2 ? process.argv.slice(2) : ['2026-11-26T18-34-24Z-3b81', '2026-11-26T18-48-27Z-db63'];
+const run = runs.join(' + ');
+// Run ids under results/runs, or run folders (store/runs.ts readRun takes both).
+const read = runs.map((r) => readRun(RESULTS_DIR, r));
+const runCells = read.flatMap((r) => r.cells);
 
-const trials = readTrials(dir).trials.filter((t): t is CellResult & { capacitySearch: CapacitySearch } =>
-  Boolean(t.capacitySearch),
-);
+const trials = read
+  .flatMap((r) => readTrials(r.dir).trials)
+  .filter((t): t is CellResult & { capacitySearch: CapacitySearch } => Boolean(t.capacitySearch));
 const tally = {
   first: { fails: 0, repeatPass: 0, atHeld: 0, atHeldFail: 0 },
   later: { fails: 0, repeatPass: 0, atHeld: 0, atHeldFail: 0 },
@@ -135,6 +141,7 @@ console.log(
 // cell's time (the sum of its trials' spans, a trial's span starting where the previous trial of
 // the scenario ended), median and most.
 const ms = (s: string) => Date.parse(s);
+const everyCellS: number[] = [];
 for (const scenario of [...new Set(trials.map((t) => t.scenario))]) {
   const ts = trials.filter((t) => t.scenario === scenario).sort((a, b) => ms(a.finishedAt) - ms(b.finishedAt));
   const start = Math.min(...ts.map((t) => ms(t.startedAt)));
@@ -145,9 +152,15 @@ for (const scenario of [...new Set(trials.map((t) => t.scenario))]) {
     prev = ms(t.finishedAt);
   }
   const cellS = [...perCell.values()].map((x) => x / 1000).sort((a, b) => a - b);
+  everyCellS.push(...cellS);
   const med = cellS[(cellS.length - 1) >> 1] ?? 0;
   const top = [...perCell.entries()].sort((a, b) => b[1] - a[1])[0];
+  const steps = ts.reduce((n, t) => n + t.capacitySearch.steps.length, 0) / ts.length;
   console.log(
-    `${scenario}: ${perCell.size} cells in ${((prev - start) / 60000).toFixed(1)} min; a cell took a median of ${med.toFixed(0)} s, at most ${((top?.[1] ?? 0) / 1000).toFixed(0)} s (${top?.[0]})`,
+    `${scenario}: ${perCell.size} cells in ${((prev - start) / 60000).toFixed(1)} min, ${steps.toFixed(1)} steps per search; a cell took a median of ${med.toFixed(0)} s, at most ${((top?.[1] ?? 0) / 1000).toFixed(0)} s (${top?.[0]})`,
   );
 }
+everyCellS.sort((a, b) => a - b);
+console.log(
+  `every scenario: ${everyCellS.length} cells; a cell took a median of ${(everyCellS[(everyCellS.length - 1) >> 1] ?? 0).toFixed(0)} s`,
+);

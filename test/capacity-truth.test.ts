@@ -104,7 +104,7 @@ async function simulate(
   return { errors, estimates, stepsPerSearch: steps / (5 * cells) };
 }
 
-test('the search recovers a known capacity: median error within ±3%, ≥ 90% of searches within ±10%, the 95% interval covers it', async () => {
+test('the search recovers a known capacity: median error within ±3%, ≥ 90% of searches within ±10%, the 95% interval covers it', async (t) => {
   const { errors, estimates, stepsPerSearch } = await simulate(2311, 100);
   assert.ok(errors.length >= 475, `at least 475 of 500 searches bracketed the truth: ${errors.length}`);
   const med = median(errors);
@@ -116,6 +116,9 @@ test('the search recovers a known capacity: median error within ±3%, ≥ 90% of
   const ci = estimates.filter((e) => e.kind === 'ci95' && e.interval);
   const covered = ci.filter((e) => e.interval && e.interval[0] <= TRUTH && TRUTH <= e.interval[1]).length;
   assert.ok(ci.length >= 90, `cells with a 95% interval: ${ci.length}`);
+  t.diagnostic(
+    `${errors.length} bracketed, median error ${(100 * med).toFixed(1)}%, within ±10% ${(100 * within).toFixed(0)}%, coverage ${covered} of ${ci.length}, ${stepsPerSearch.toFixed(1)} steps per search`,
+  );
   assert.ok(covered / ci.length >= 0.9, `coverage ${covered} of ${ci.length}`);
   assert.ok(stepsPerSearch <= SHAPE.maxSteps, `${stepsPerSearch} steps per search`);
 });
@@ -141,12 +144,15 @@ test('later rounds start near the first bracketed search and gallop: a tenth few
   }
 });
 
-test('a pass holds a rate for now, a failure and the held end of the bracket take the majority: fewer steps than the majority for every rate, the same accuracy', async () => {
+test('a pass holds a rate for now, a failure and the held end of the bracket take the majority: fewer steps than the majority for every rate, the same accuracy', async (t) => {
   // Capacity moving ~2× between rounds, as on real stacks (run 2026-11-26T15-38-24Z-6659), and
   // the 5% stalls of the model or the 18% of real stacks' steps that failed below their result.
   for (const stall of [STALL, 0.18]) {
     const now = await simulate(5151, 100, undefined, SHAPE, 0.3, stall);
     const everywhere = await simulate(5151, 100, decideRate, SHAPE, 0.3, stall);
+    t.diagnostic(
+      `stalls ${stall}: ${now.stepsPerSearch.toFixed(2)} steps per search, majority everywhere ${everywhere.stepsPerSearch.toFixed(2)}`,
+    );
     assert.ok(
       now.stepsPerSearch <= 0.93 * everywhere.stepsPerSearch,
       `stalls ${stall}: steps per search ${now.stepsPerSearch.toFixed(1)}, majority everywhere ${everywhere.stepsPerSearch.toFixed(1)}`,

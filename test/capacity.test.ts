@@ -11,7 +11,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { cellFailure } from '../harness/analysis/stats.ts';
 import { getProfile, withOverrides, type CapacityShape } from '../harness/core/profiles.ts';
-import { decideRate, judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
+import { decideRate, exploreRate, judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
 import {
   priorStart,
   searchCap,
@@ -201,6 +201,27 @@ test('a rate’s verdict is the majority of up to 3 steps, the same rule for a p
   assert.equal(decideRate([F, P, P]), true);
   assert.equal(decideRate([F, P, F]), false);
   assert.equal(decideRate([{ pass: false, clientBound: true }]), false, 'the driver at its limit decides at once');
+  // While exploring, one pass holds a rate for now; a failure takes the majority (a stall is common).
+  assert.equal(exploreRate([P]), true);
+  assert.equal(exploreRate([F]), null, 'one failure does not decide');
+  assert.equal(exploreRate([F, F]), false);
+  assert.equal(exploreRate([F, P]), null);
+  assert.equal(exploreRate([F, P, P]), true);
+  assert.equal(exploreRate([F, P, F]), false);
+  assert.equal(exploreRate([{ pass: false, clientBound: true }]), false, 'the driver at its limit decides at once');
+  // A held rate's final verdict is the majority: P(held) = p·p(2 − p) + (1 − p)·p² = p²(3 − 2p).
+  for (const p of [0.2, 0.5, 0.8]) {
+    let held = 0;
+    for (const seq of [0, 1, 2, 3, 4, 5, 6, 7]) {
+      const steps = [0, 1, 2].map((k) => ((seq >> k) & 1 ? P : F));
+      const pr = steps.reduce((a, x) => a * (x.pass ? p : 1 - p), 1);
+      // explore, then confirm with the majority on the same steps (as RateBook does)
+      const first = exploreRate(steps.slice(0, 1)) ?? exploreRate(steps.slice(0, 2)) ?? exploreRate(steps);
+      const used = first === true && steps[0]!.pass ? (decideRate(steps.slice(0, 2)) ?? decideRate(steps)) : first;
+      if (used) held += pr;
+    }
+    assert.ok(Math.abs(held - p * p * (3 - 2 * p)) < 1e-12, `p ${p}: held ${held}`);
+  }
 });
 
 test('a bracket that whole requests/s cannot split ends the search (no repeats of the same rate)', async () => {

@@ -250,7 +250,10 @@ test('bench --profile-cpu: the ranked run is untouched; after its group, one pro
   // Like a why run, the profiled windows carry the sampler check at their interval.
   assert.ok(rec.samplerCheck?.ok, JSON.stringify(rec.samplerCheck));
   if (rec.samplerCheck?.ok) assert.equal(rec.samplerCheck.intervalUs, rec.samplingIntervalUs);
-  assert.match(r.stdout, /\nsampler check: a system call with [\d.]+% of a probe loop's time drew [\d.]+% of its samples/);
+  assert.match(
+    r.stdout,
+    /\nsampler check: a system call with [\d.]+% of a probe loop's time drew [\d.]+% of its samples/,
+  );
   assert.deepEqual(rec.cells.map((c) => c.contender).sort(), ['burner', 'node-http']);
   for (const c of rec.cells) {
     assert.equal(c.noProfile, null, `${c.contender}: ${c.noProfile}`);

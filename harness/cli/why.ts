@@ -278,7 +278,11 @@ export async function recordProfiled(
     );
     const profile = withOverrides(getProfile(opts.profile), opts);
     const intervalUs = profileCpuOf(opts)?.intervalUs ?? WHY_INTERVAL_US;
-    const samplerCheck = await checkSampler(path.join(p.runDir, 'logs', 'profiles', 'sampler-probe'), intervalUs, signal);
+    const samplerCheck = await checkSampler(
+      path.join(p.runDir, 'logs', 'profiles', 'sampler-probe'),
+      intervalUs,
+      signal,
+    );
     return recordWhy(g, p, { profile, intervalUs, top: 12, rankedRunId: ranked.runId, samplerCheck });
   } finally {
     process.exitCode = exit;

@@ -106,8 +106,9 @@ export interface InterleaveShape {
  * move by `gallop`, gallop², gallop⁴ …: scheduler/capacity-round.ts `searchPrior`), dividing by 4
  * on failure down to `floorRps`, then bisecting (on a log scale) up to the lowest failing rate,
  * or to the cap (`capShare` × the cell's median peak so far, at least P), until the failing rate
- * is within `precision` × the held one, at most `maxSteps` steps. One step decides a rate while
- * exploring; the bracket's held and failing rate are confirmed by the majority of 3 steps.
+ * is within `precision` × the held one, at most `maxSteps` steps. While exploring one passing step
+ * holds a rate for now and a failure takes the majority of 3; the bracket's held rate is then
+ * confirmed by the majority of 3 steps.
  * Rates in requests/s, latencies in ms.
  */
 export interface CapacityShape {

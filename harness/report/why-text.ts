@@ -77,7 +77,8 @@ export function diffText(d: WhyDiff, cells: readonly WhyCell[], top = 12): strin
  * An absent check (runs before 2026-11-26, `--profile-cpu`) says so.
  */
 export function samplerText(c: SamplerCheck | undefined): string {
-  if (!c) return 'sampler check: not run (why runs before 2026-11-26 and `--profile-cpu` runs before 2026-11-26T19 have none)';
+  if (!c)
+    return 'sampler check: not run (why runs before 2026-11-26 and `--profile-cpu` runs before 2026-11-26T19 have none)';
   if (!c.ok) return `sampler check: none (${c.reason})`;
   const head = `sampler check: a system call with ${pct(c.timeShare)} of a probe loop's time drew ${pct(c.sampleShare)} of its samples (${c.samples} samples, every ${c.intervalUs} µs, ${c.cpus === null ? 'unpinned' : `CPU ${c.cpus}`})`;
   return c.sampleShare > SAMPLER_BIAS_LIMIT * c.timeShare

@@ -18,19 +18,20 @@
  * 3. confirm the held and the failing rate of that bracket by the majority (below); when one
  *    flips, the bracket changes and the search goes on from step 2 (from step 1's downward moves
  *    when no held rate is left).
- * A rate's verdict is symmetric (issue 23), for a pass as for a fail. While exploring (steps 1
- * and 2) one step decides a rate; the two rates the result rests on are then decided by the
- * majority of 3 (`decideRate`: a second step, a third only when they disagree). (The earlier rule
- * repeated only failures and kept the better of the two, which makes a rate that holds in a
- * fraction p of steps pass with 1 − (1 − p)², so the search converged where p ≈ 29%, above the
- * rate that holds half the time; one step passes with p and the majority of 3 with p²(3 − 2p),
- * both ½ exactly at p = ½. One step for every rate is unbiased but noisier: 79% of searches within
- * ±10% in the simulated noise of test/capacity-truth.test.ts. The majority for every rate cost
- * 12.5–13.6 steps per search on real stacks in run 2026-11-26T15-38-24Z-6659, where a rate far
- * from the capacity mostly took two agreeing steps; confirming only the bracket's ends keeps the
- * accuracy at an eighth fewer steps or more in that simulation.) A failing step at the driver's
- * own limit (client-bound) decides the rate at once: more steps would measure the driver. Every
- * step is kept in `steps` (the latency-versus-rate curve) with the rate's verdict in `ratePass`.
+ * A rate's final verdict is the majority of 3 steps (issue 23: `decideRate`, a second step and a
+ * third only when they disagree), for a pass as for a fail. While exploring (steps 1 and 2) one
+ * passing step holds a rate for now (`exploreRate`), and a failing one takes the majority; step
+ * 3 then confirms the held rate the result rests on, so its verdict, like every failing rate's,
+ * is exactly the majority of 3: a rate that holds in a share p of steps ends held with
+ * p·p(2 − p) + (1 − p)·p² = p²(3 − 2p), ½ exactly at p = ½. (The earlier rule repeated only
+ * failures and kept the better of the two, 1 − (1 − p)²: the search converged where p ≈ 29%,
+ * above the rate that holds half the time. One step for every rate is unbiased but derailed by
+ * every stall: real stacks failed 18% of their steps below their search's result in run
+ * 2026-11-26T15-38-24Z-6659. The majority for every rate cost 12.5–13.6 steps a search there,
+ * mostly a second step that only agreed at a held rate far below the capacity.) A failing step
+ * at the driver's own limit (client-bound) decides the rate at once: more steps would measure
+ * the driver. Every step is kept in `steps` (the latency-versus-rate curve) with the rate's
+ * verdict in `ratePass`.
  * The result: `bound` = `bracketed` (a higher rate failed, not at the driver's limit: verdict
  * `met`, and `rps` = the geometric midpoint of the held and the failing rate, within ±½ the
  * precision of where the verdict flips — the highest held rate alone would sit ~½ the precision
@@ -136,8 +137,8 @@ export async function searchCapacity(o: {
   prior?: number;
   /**
    * The rule that decides a rate from its steps, for every rate (tests pass others to compare).
-   * Default: one step while exploring (`exploreRate`), the majority (`decideRate`) for the two
-   * rates the result rests on.
+   * Default: `exploreRate` while exploring, the majority (`decideRate`) for the two rates the
+   * result rests on.
    */
   rule?: (steps: readonly CapacityStep[]) => boolean | null;
 }): Promise<SearchResult> {
@@ -188,6 +189,17 @@ export function exploreRate(steps: readonly Pick<CapacityStep, 'pass' | 'clientB
   return decideRate(steps);
 }
 
+/** A rule that decides a rate from its steps: pass, fail, or null (more steps needed). */
+type Rule = (steps: readonly CapacityStep[]) => boolean | null;
+
+/** What a RateBook needs of searchCapacity's options. */
+interface RateBookOptions {
+  shape: CapacityShape;
+  step: (rate: number) => Promise<CapacityStep>;
+  signal: AbortSignal;
+  onStep?: (s: CapacityStep, all: CapacityStep[]) => void;
+}
+
 /** How the first phase of a search ended: a rate held (go on to bisect), or why it stops. */
 type FirstPhase = 'held' | 'stopped' | 'floor-failed';
 
@@ -196,10 +208,10 @@ const WIDEST_MOVE = 4;
 
 /**
  * The steps of one search by rate, and each rate's verdict so far (issue 23). Exploring rates
- * (the moves and the bisection) are decided by `exploreRule` (default one step: symmetric, and
- * where a rate is far from the capacity a second step only agrees); the held and the failing
- * rate the result rests on are then confirmed by `confirmRule` (default the majority of 3,
- * `decideRate`), which adds steps at that rate and may flip it. The held rate is the highest held
+ * (the moves and the bisection) are decided by `exploreRule` (default `exploreRate`: one pass
+ * holds for now, a failure takes the majority); the held and the failing rate the result rests
+ * on are then confirmed by `confirmRule` (default the majority of 3, `decideRate`), which adds
+ * steps at that rate and may flip it. The held rate is the highest held
  * one below the lowest failing one. `step` throws through; the budget (`maxSteps`) and an abort
  * make a decision return null.
  */

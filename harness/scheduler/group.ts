@@ -66,10 +66,11 @@ function interleaveOf(p: Profile) {
 }
 
 function windowMs(p: Profile): number {
-  // A capacity round: the peak window, the settle and a search of about 12 steps (12.4 per search
-  // in test/capacity-truth.test.ts's noise model: about 6 rates × 2–3 steps; scheduler/capacity-search.ts).
+  // A capacity round: the peak window, the settle and a search of about 10 steps (10.1–10.3 per
+  // search in test/capacity-truth.test.ts's noise model with the capacity moving 2× between rounds;
+  // scheduler/capacity-search.ts).
   if (p.driver !== 'k6' && p.capacity)
-    return (measuredSeconds(p) + p.capacity.settleS + 12 * (p.capacity.stepS + 0.3)) * 1000 + ESTIMATE.windowOverhead;
+    return (measuredSeconds(p) + p.capacity.settleS + 10 * (p.capacity.stepS + 0.3)) * 1000 + ESTIMATE.windowOverhead;
   return measuredSeconds(p) * 1000 + ESTIMATE.windowOverhead;
 }
 

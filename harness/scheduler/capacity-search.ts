@@ -15,9 +15,9 @@
  * 2. bisect on a log scale between the highest held rate and the lowest failing rate (C when
  *    nothing has failed: the round's 1 s peak is too noisy to be a ceiling) until failing ÷ held
  *    ≤ `precision`, or `maxSteps` steps ran;
- * 3. confirm the held and the failing rate of that bracket by the majority (below); when one
- *    flips, the bracket changes and the search goes on from step 2 (from step 1's downward moves
- *    when no held rate is left).
+ * 3. confirm the held rate of that bracket by the majority (below; a failing rate took it
+ *    already); when it flips, the bracket changes and the search goes on from step 2 (from
+ *    step 1's downward moves when no held rate is left).
  * A rate's final verdict is the majority of 3 steps (issue 23: `decideRate`, a second step and a
  * third only when they disagree), for a pass as for a fail. While exploring (steps 1 and 2) one
  * passing step holds a rate for now (`exploreRate`), and a failing one takes the majority; step
@@ -140,7 +140,7 @@ export async function searchCapacity(o: {
    * Default: `exploreRate` while exploring, the majority (`decideRate`) for the two rates the
    * result rests on.
    */
-  rule?: (steps: readonly CapacityStep[]) => boolean | null;
+  rule?: Rule;
 }): Promise<SearchResult> {
   const { shape } = o;
   const s = new RateBook(o, o.rule ?? exploreRate, o.rule ?? decideRate);
@@ -159,14 +159,9 @@ export async function searchCapacity(o: {
   while (how === 'held') {
     // 2. Bisect (geometric midpoint) between the held rate and the lowest failure (or the cap).
     if (!(await bisect(s, cap, shape.precision))) break;
-    // 3. Confirm the two rates the result rests on by the majority; a flipped verdict searches on.
+    // 3. Confirm the held rate by the majority (a failing rate already took it); a flipped verdict searches on.
     const lo = s.lo();
-    const hi = s.hi();
-    if (lo && !s.confirmed(lo.rate)) {
-      if (!(await s.confirm(lo.rate))) break;
-    } else if (hi && !s.confirmed(hi.rate)) {
-      if (!(await s.confirm(hi.rate))) break;
-    } else break;
+    if (!lo || s.confirmed(lo.rate) || !(await s.confirm(lo.rate))) break;
     // The held rate failed its confirmation and nothing below it held: move down again.
     const top = s.hi();
     if (!s.lo() && top) how = await downFrom(top.rate, move, shape, s);

@@ -14,7 +14,8 @@ import { loadManifest } from '../harness/core/manifest.ts';
 import { csvExporter, neutraliseFormula } from '../harness/report/exporters/csv.ts';
 import { snapshotOfCells } from '../harness/report/snapshot.ts';
 import { makeCell, makeTrial } from './fixtures.ts';
-import { readCells, ROOT, runCli, tmpDir } from './helpers.ts';
+import { listRuns } from '../harness/store/runs.ts';
+import { readCells, readRunAt, ROOT, runCli, tmpDir } from './helpers.ts';
 
 const FAULTS = path.join(ROOT, 'test', 'fixtures', 'faults');
 
@@ -65,21 +66,27 @@ test('a leaking server (4 KiB kept per request) is reported in the quick profile
   assert.equal(lb.code, 0, lb.stderr);
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
   const issues = md.slice(md.indexOf('## Issues found'), md.indexOf('## Claims'));
+  // On failure, say what the rounds measured: RSS (MiB) and requests of each solo round, in order.
+  const [run] = listRuns(results);
+  const rounds = readRunAt(run?.dir ?? results)
+    .trials.filter((t) => t.label === 'leaky' && t.resources)
+    .sort((a, b) => a.round - b.round)
+    .map((t) => `${Math.round(t.resources.server.rssBytesAvg / 2 ** 20)} MiB / ${t.load.requests.total} req`);
   assert.match(
     issues,
     /\*\*major\*\* · `leaky` · ping \(quick\): \*\*RSS keeps growing \(possible leak\)\*\*\. RSS rose in every one of its 5 rounds/,
-    issues,
+    `${issues}\nrounds of leaky: ${rounds.join(', ')}`,
   );
   assert.doesNotMatch(issues, /`leaky \+steady`/, issues);
 });
 
-test('the leak rule: rising in every round and not flattening is a leak; warm-up growth that flattens is not', async () => {
+test('the leak rule: rising in every round at a steady rate per request is a leak; warm-up growth that flattens is not', async () => {
   const { findIssues, trialKey } = await import('../harness/report/issues.ts');
   const mib = 2 ** 20;
-  const cellWith = (rss: number[]) => {
-    const cell = makeCell({ label: 'x', trials: rss.map(() => 10_000), resources: {} });
+  const cellWith = (rss: number[], rps: number[] = rss.map(() => 10_000)) => {
+    const cell = makeCell({ label: 'x', trials: rps, resources: {} });
     const trials = rss.map((b, i) => ({
-      ...makeTrial(10_000, { label: 'x', resources: { server: { rssBytesAvg: b * mib } } }),
+      ...makeTrial(rps[i] ?? 0, { label: 'x', resources: { server: { rssBytesAvg: b * mib } } }),
       round: i + 1,
     }));
     return findIssues([cell], { trials: new Map([[trialKey(cell), trials]]) }).filter((f) => f.rule === 'rss-growth');
@@ -88,6 +95,20 @@ test('the leak rule: rising in every round and not flattening is a leak; warm-up
   assert.equal(cellWith([206, 266, 273, 280, 287]).length, 0, 'flattening growth (+39%, from run 77a7) is not');
   assert.equal(cellWith([166, 307, 319, 322, 327]).length, 0, 'a jump in round 2, then flat (+97%), is not');
   assert.equal(cellWith([60, 80, 79, 120, 140]).length, 0, 'a round that fell is not');
+  // A leak slows its own server: the fixture's rounds fell from 55k to 38k requests here. Per round
+  // the late rise is under a third of the whole (the earlier rule missed it); per request it is steady.
+  const slowing = [55_000, 60_000, 48_000, 25_000, 20_000];
+  assert.equal(cellWith([440, 740, 990, 1150, 1250], slowing).length, 1, 'a leak that slows its server is a leak');
+  assert.equal(
+    cellWith([200, 300, 380, 390, 395], slowing).length,
+    0,
+    'growth that flattens per request is not a leak, even on a slowing server',
+  );
+  const [found] = cellWith([440, 740, 990, 1150, 1250], slowing);
+  assert.match(
+    found?.evidence ?? '',
+    /440 → 740 → 990 → 1150 → 1250 MiB \(\+184%\) — about 4865 KiB per 1,000 requests/,
+  );
 });
 
 test('CSV: a text cell that starts with = + - @ tab or CR is neutralised; numbers are not', () => {

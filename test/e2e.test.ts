@@ -65,6 +65,11 @@ test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderbo
     md.indexOf('\n## ', issuesAt + 5) > 0 ? md.indexOf('\n## ', issuesAt + 5) : undefined,
   );
   assert.doesNotMatch(issues, /\*\*(critical|major)\*\*/, 'healthy contenders have no critical or major findings');
+  assert.match(
+    issues,
+    /Leaks: the leak rule judged 0 of 12 measured cells/,
+    'one smoke round per server: no leak judged',
+  );
   for (const s of ['ping', 'json', 'echo', 'users', 'post', 'fanout'])
     assert.match(md, new RegExp(`${s} · smoke · autocannon · Node 24`), `a table for ${s}`);
   assert.match(md, /`node-http`[^\n]*100% \(baseline\)/, 'node-http is the baseline of every REST table');

@@ -46,7 +46,7 @@ test('a cell that answers wrongly only under load is load-failed, the run exits 
   assert.equal(row?.split(',')[cols.indexOf('failed')], 'true', csv.stdout);
 });
 
-test('a leaking server (4 KiB kept per request) is reported in the quick profile; the same server without the leak is not', async () => {
+test("a leaking server (4 KiB kept per request) is reported in the quick profile with --rounds 3 (the rule's minimum); the same server without the leak is not", async () => {
   const results = tmpDir('leaky');
   const args = ['--contenders-dir', FAULTS, '--results-dir', results];
   const r = await runCli([
@@ -58,7 +58,7 @@ test('a leaking server (4 KiB kept per request) is reported in the quick profile
     '--profile',
     'quick',
     '--rounds',
-    '5',
+    '3',
     '--no-baseline',
   ]);
   assert.equal(r.code, 0, r.stderr);
@@ -74,10 +74,11 @@ test('a leaking server (4 KiB kept per request) is reported in the quick profile
     .map((t) => `${Math.round(t.resources.server.rssBytesAvg / 2 ** 20)} MiB / ${t.load.requests.total} req`);
   assert.match(
     issues,
-    /\*\*major\*\* · `leaky` · ping \(quick\): \*\*RSS keeps growing \(possible leak\)\*\*\. RSS rose in every one of its 5 rounds/,
+    /\*\*major\*\* · `leaky` · ping \(quick\): \*\*RSS keeps growing \(possible leak\)\*\*\. RSS rose in every one of its 3 rounds/,
     `${issues}\nrounds of leaky: ${rounds.join(', ')}`,
   );
   assert.doesNotMatch(issues, /`leaky \+steady`/, issues);
+  assert.doesNotMatch(issues, /Leaks: the leak rule judged/, 'with 3 rounds the rule judged both cells');
 });
 
 test('the leak rule: rising in every round at a steady rate per request is a leak; warm-up growth that flattens is not', async () => {
@@ -105,6 +106,31 @@ test('the leak rule: rising in every round at a steady rate per request is a lea
     'growth that flattens per request is not a leak, even on a slowing server',
   );
   const [found] = cellWith([440, 740, 990, 1150, 1250], slowing);
+  // Its reach: 3 rounds on one server, or a 30 s window; the report says when it judged fewer cells.
+  const { leakCoverage } = await import('../harness/report/issues.ts');
+  const { leakCheckText } = await import('../harness/report/view-build.ts');
+  const rounds = (n: number, label: string) => {
+    const cell = makeCell({ label, trials: [10_000], resources: {} });
+    const ts = Array.from({ length: n }, (_, i) => ({
+      ...makeTrial(10_000, { label, resources: { server: { rssBytesAvg: 80 * mib } } }),
+      round: i + 1,
+    }));
+    return { cell, ts };
+  };
+  const two = rounds(2, 'two');
+  const three = rounds(3, 'three');
+  const long = makeCell({ label: 'long', trials: [10_000], resources: {}, load: { durationS: 60 } });
+  const trials = new Map([
+    [trialKey(two.cell), two.ts],
+    [trialKey(three.cell), three.ts],
+  ]);
+  assert.deepEqual(leakCoverage([two.cell, three.cell, long], trials), { checked: 2, total: 3 });
+  assert.equal(leakCheckText({ checked: 3, total: 3 }), null, 'every cell judged: nothing to say');
+  assert.equal(leakCheckText({ checked: 0, total: 0 }), null);
+  assert.match(
+    leakCheckText({ checked: 2, total: 3 }) ?? '',
+    /^Leaks: the leak rule judged 2 of 3 measured cells\. It needs 3 or more rounds on one server/,
+  );
   assert.match(
     found?.evidence ?? '',
     /440 → 740 → 990 → 1150 → 1250 MiB \(\+184%\) — about 4865 KiB per 1,000 requests/,

@@ -490,6 +490,24 @@ export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding
 }
 
 /**
+ * How many of `cells` the leak rule could judge: a healthy cell with a load and resources whose
+ * window is long (≥ RULES.longWindowS) or that has 3 or more ok rounds with resources on one server
+ * in `trials` (keyed by `trialKey`; `acrossRounds` needs first, middle and last). The default
+ * `quick` profile measures 2 solo rounds per server, so its cells are not judged: the report says so
+ * rather than let "no leak found" read as "checked". `{ checked, total }`, counts of cells.
+ */
+export function leakCoverage(
+  cells: readonly CellResult[],
+  trials: ReadonlyMap<string, readonly CellResult[]> = new Map(),
+): { checked: number; total: number } {
+  const judged = cells.filter((c) => !cellFailure(c) && c.load && c.resources && !(c.servicesLost ?? []).length);
+  const checkable = (c: CellResult) =>
+    (c.load?.durationS ?? 0) >= RULES.longWindowS ||
+    (trials.get(trialKey(c)) ?? []).filter((t) => t.status === 'ok' && t.resources && t.load).length >= 3;
+  return { checked: judged.filter(checkable).length, total: judged.length };
+}
+
+/**
  * RSS growth that persists: over a long window (≥ RULES.longWindowS; the second-half slope when
  * recorded, else the whole window's), or across the rounds of one server (`acrossRounds`). Growth
  * within one short window (pools and JIT filling, heap before GC settles) is not a finding. Null

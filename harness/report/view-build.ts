@@ -13,7 +13,14 @@ import { formatRatioInterval } from '../analysis/table-model.ts';
 import { compareRankings, type DriverCeiling, driverCeilings, p99AtCapacity } from '../analysis/capacity.ts';
 import { OPEN_LOOP_BUSY_PCT, SETTLE_SHARE } from '../scheduler/capacity-round.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { findIssues, type MeasurementNote, measurementNotes, trialKey, variantOverheads } from './issues.ts';
+import {
+  findIssues,
+  leakCoverage,
+  type MeasurementNote,
+  measurementNotes,
+  trialKey,
+  variantOverheads,
+} from './issues.ts';
 import {
   claimsRule,
   describeRange,
@@ -813,7 +820,15 @@ function capacityMethod(): string {
   return `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step (open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded) and an open-loop search of ${c.stepS} s steps (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission). The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later}; the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far — until they are within ${Math.round(100 * (c.precision - 1))}%; a step holds when p99 ≤ the SLO (the scenario’s, or \`--slo-p99\`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail — while the search explores, one passing step holds a rate for now, and the held rate its result rests on is then confirmed by the majority (a flipped verdict searches on). A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”); with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as \`knee\`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before 2026-11-26T19 decided every rate by the majority of 3 and moved ×${c.gallop} at most twice before ÷4 and the cap, at precision 8%; runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit; runs before 2026-11-26T07 idled 0.5 s in place of the settle step.`;
 }
 
-/** The view of a snapshot. */
+/**
+ * The report's sentence on the leak rule's reach (issues.ts `leakCoverage`), or null when it judged
+ * every measured cell. The rule needs 3 rounds on one server or a 30 s window.
+ */
+export function leakCheckText(cov: { checked: number; total: number }): string | null {
+  if (cov.total === 0 || cov.checked === cov.total) return null;
+  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells. It needs 3 or more rounds on one server or a window of 30 s or more; the others had fewer (the default \`quick\` profile measures 2 solo rounds per server). To check a contender, run \`npx just bench <contender> --rounds 3\` or \`--profile stress\`.`;
+}
+
 /** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */
 function trialsOf(snapshot: ReportSnapshot): Map<string, CellResult[]> {
   const m = new Map<string, CellResult[]>();
@@ -825,6 +840,7 @@ function trialsOf(snapshot: ReportSnapshot): Map<string, CellResult[]> {
   return m;
 }
 
+/** The view of a snapshot. */
 export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): ReportView {
   const scenarios = scenarioList(snapshot);
   const runs = snapshot.runs.map((r) => ({ meta: r.meta, cells: [...r.cells] }));
@@ -842,6 +858,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const usedIds = new Set(ranked.flatMap((t) => [t.runId, ...t.otherRuns.map((r) => r.runId)]));
   const metas = snapshot.runs.map((r) => r.meta).filter((m) => usedIds.has(m.runId) || !ranked.length);
   const tableCells = ranked.flatMap((t) => t.rows.map((r) => r.cell));
+  const cellTrials = trialsOf(snapshot);
   const fidelity = metas.map(fidelityLine).filter((x): x is string => x !== null);
   const profile = overviewProfile(tables);
   const primary = primaryTables(profile ? tables.filter((t) => !t.capacity && t.profile === profile) : tables);
@@ -872,9 +889,10 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     capacity: capacityMatrix,
     tables,
     findings: [
-      ...findIssues(tableCells, { trials: trialsOf(snapshot), scenarios: snapshot.scenarios }).map((f) => ({ ...f })),
+      ...findIssues(tableCells, { trials: cellTrials, scenarios: snapshot.scenarios }).map((f) => ({ ...f })),
       ...whyIssueFindings(snapshot),
     ],
+    leakCheck: leakCheckText(leakCoverage(tableCells, cellTrials)),
     claims,
     claimsRule: rule,
     nodeMatrix: nodeMatrixOf(ranked),

@@ -419,6 +419,11 @@ export interface ReportView {
   capacity: CapacityMatrixView | null;
   tables: TableView[];
   findings: FindingView[];
+  /**
+   * When the leak rule could not judge every measured cell (issues.ts `leakCoverage`): one
+   * sentence with the counts and how to check; null when it judged them all (or there were none).
+   */
+  leakCheck: string | null;
   claims: ClaimView[];
   claimsRule: string;
   nodeMatrix: NodeMatrixView[];

@@ -492,8 +492,9 @@ ${boardTable(t)}
 function issuesSection(v: ReportView): string {
   const sevs = ['critical', 'major', 'minor', 'info'];
   const count = (s: string) => v.findings.filter((f) => f.severity === s).length;
+  const leak = v.leakCheck ? `<p class="note" id="leak-check">${md(v.leakCheck)}</p>` : '';
   if (!v.findings.length)
-    return '<section id="issues" class="card"><h2>Issues found</h2><p>None: no contender problem (failures, errors, wrong bodies, collapses, leaks) was found.</p></section>';
+    return `<section id="issues" class="card"><h2>Issues found</h2><p>None: no contender problem (failures, errors, wrong bodies, collapses${v.leakCheck ? '' : ', leaks'}) was found.</p>${leak}</section>`;
   return `<section id="issues" class="card"><h2>Issues found</h2>
 <p class="note">Contender problems only, worst first; conditions of the measurement are in each table’s measurement notes. The counts follow the filters.</p>
 <div class="chips">${sevs
@@ -507,7 +508,7 @@ ${v.findings
       `<tr class="finding" data-label="${esc(f.label)}" data-scenario="${esc(f.scenario === '(all)' ? '' : f.scenario)}" data-severity="${esc(f.severity)}"><td data-v="${sevs.indexOf(f.severity)}"><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><td><code>${esc(f.label)}</code></td><td>${esc(f.scenario)}</td><td>${esc(f.profile)}</td><td><strong>${esc(f.title)}</strong>. ${md(f.evidence)}</td></tr>`,
   )
   .join('\n')}
-</tbody></table></div><p class="note hidden" id="issues-filtered">No findings for the selected contenders and scenario.</p></section>`;
+</tbody></table></div><p class="note hidden" id="issues-filtered">No findings for the selected contenders and scenario.</p>${leak}</section>`;
 }
 
 function claimsSection(v: ReportView): string {

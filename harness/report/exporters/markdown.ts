@@ -214,11 +214,14 @@ export function renderMarkdownView(v: ReportView): string {
 
   lines.push('## Issues found', '');
   if (!v.findings.length)
-    lines.push('None: no contender problem (failures, errors, wrong bodies, collapses, leaks) was found.');
+    lines.push(
+      `None: no contender problem (failures, errors, wrong bodies, collapses${v.leakCheck ? '' : ', leaks'}) was found.`,
+    );
   for (const f of v.findings)
     lines.push(
       `- **${f.severity}** · \`${f.label}\` · ${f.scenario} (${f.profile}): **${escapeMd(f.title)}**. ${escapeMd(f.evidence)}`,
     );
+  if (v.leakCheck) lines.push('', `> ${v.leakCheck}`);
   lines.push('');
 
   lines.push('## Claims', '', escapeMd(v.claimsRule), '');

@@ -306,7 +306,7 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
     ...wrap(
       v.findings.length
         ? `Issues found: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
-        : 'Issues found: none.',
+        : `Issues found: none${v.leakCheck ? ' (leaks not judged in every cell: see the report)' : ''}.`,
       x.width,
     ).map((l) => (crit ? x.c.red(l) : l)),
   );

@@ -137,8 +137,8 @@ export async function searchCapacity(o: {
   prior?: number;
   /**
    * The rule that decides a rate from its steps, for every rate (tests pass others to compare).
-   * Default: `exploreRate` while exploring, the majority (`decideRate`) for the two rates the
-   * result rests on.
+   * Default: `exploreRate` while exploring, then the majority (`decideRate`) to confirm the held
+   * rate the result rests on (a failing rate has already taken the majority while exploring).
    */
   rule?: Rule;
 }): Promise<SearchResult> {
@@ -204,9 +204,9 @@ const WIDEST_MOVE = 4;
 /**
  * The steps of one search by rate, and each rate's verdict so far (issue 23). Exploring rates
  * (the moves and the bisection) are decided by `exploreRule` (default `exploreRate`: one pass
- * holds for now, a failure takes the majority); the held and the failing rate the result rests
- * on are then confirmed by `confirmRule` (default the majority of 3, `decideRate`), which adds
- * steps at that rate and may flip it. The held rate is the highest held
+ * holds for now, a failure takes the majority); the held rate the result rests on is then
+ * confirmed by `confirmRule` (default the majority of 3, `decideRate`), which adds steps at that
+ * rate and may flip it (the failing rate needs none: it took the majority). The held rate is the highest held
  * one below the lowest failing one. `step` throws through; the budget (`maxSteps`) and an abort
  * make a decision return null.
  */

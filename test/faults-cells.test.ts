@@ -106,6 +106,10 @@ test('the leak rule: rising in every round at a steady rate per request is a lea
     'growth that flattens per request is not a leak, even on a slowing server',
   );
   const [found] = cellWith([440, 740, 990, 1150, 1250], slowing);
+  assert.match(
+    found?.evidence ?? '',
+    /440 → 740 → 990 → 1150 → 1250 MiB \(\+184%\) — about 4865 KiB per 1,000 requests/,
+  );
   // Its reach: 3 rounds on one server, or a 30 s window; the report says when it judged fewer cells.
   const { leakCoverage } = await import('../harness/report/issues.ts');
   const { leakCheckText } = await import('../harness/report/view-build.ts');
@@ -130,10 +134,6 @@ test('the leak rule: rising in every round at a steady rate per request is a lea
   assert.match(
     leakCheckText({ checked: 2, total: 3 }) ?? '',
     /^Leaks: the leak rule judged 2 of 3 measured cells\. It needs 3 or more rounds on one server/,
-  );
-  assert.match(
-    found?.evidence ?? '',
-    /440 → 740 → 990 → 1150 → 1250 MiB \(\+184%\) — about 4865 KiB per 1,000 requests/,
   );
 });
 

@@ -543,7 +543,8 @@ export function rssGrowth(
  * flattens instead). Growth is per request, not per round, because a leak slows its own server
  * (a bigger heap to mark), so later rounds serve fewer requests: CI run of c02bfaa missed the
  * leaky fixture under the earlier per-round rule ("a third of the rise after the middle round").
- * With equal rounds the two rules are the same. Calibrated on the trial files of runs
+ * With an odd number of equal rounds the two rules are the same (with an even number the halves
+ * differ in length, and the per-request rule is the fairer one). Calibrated on the trial files of runs
  * 2026-11-22T06-52-56Z-77a7, 05-55-55Z-f499 and 04-32-20Z-3518 (no real cell passes all three:
  * the largest steady rise was +39%, flattening), re-checked on every committed run of 2026-11-25
  * and -26 (the one cell flagged, nestjs-express-axios+interceptor fanout in 12-18-04Z-b72b, is

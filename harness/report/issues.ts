@@ -77,6 +77,8 @@ export const RULES = {
   rssGrowthFraction: 0.2,
   /** Leak rule across rounds: the RSS rise over the rounds, as a share of the first round's (50%)… */
   leakGrowthFraction: 0.5,
+  /** …over at least this many rounds on one server (first, middle and last)… */
+  leakMinRounds: 3,
   /** …and after the middle round it still grows at least this share of its earlier growth per request served (it keeps rising). */
   leakLateRate: 0.5,
   /** A window at least this long is a long profile (stress: 60 s): growth over it persists. */
@@ -503,7 +505,7 @@ export function leakCoverage(
   const judged = cells.filter((c) => !cellFailure(c) && c.load && c.resources && !(c.servicesLost ?? []).length);
   const checkable = (c: CellResult) =>
     (c.load?.durationS ?? 0) >= RULES.longWindowS ||
-    (trials.get(trialKey(c)) ?? []).filter((t) => t.status === 'ok' && t.resources && t.load).length >= 3;
+    leakRounds(trials.get(trialKey(c)) ?? []).length >= RULES.leakMinRounds;
   return { checked: judged.filter(checkable).length, total: judged.length };
 }
 
@@ -553,25 +555,25 @@ export function rssGrowth(
  * first round's RSS over the rounds, so a slow server leaking 1 KiB per request can escape it).
  */
 function acrossRounds(trials: readonly CellResult[]): { long: boolean; evidence: string } | null {
-  const rounds = trials
-    .filter((t) => t.status === 'ok' && t.resources && t.load)
-    .sort((a, b) => (a.round ?? 0) - (b.round ?? 0));
-  if (rounds.length < 3) return null;
+  const rounds = leakRounds(trials);
+  if (rounds.length < RULES.leakMinRounds) return null;
   const rss = rounds.map((t) => t.resources?.server.rssBytesAvg ?? 0);
   const first = rss[0] ?? 0;
   const last = rss[rss.length - 1] ?? 0;
   const rising = rss.every((x, i) => i === 0 || x > (rss[i - 1] ?? Number.POSITIVE_INFINITY));
   const rise = last - first;
   const reqs = rounds.map((t) => t.load?.requests.total ?? 0);
+  // Requests served weigh the growth; when a window did not count them, every round weighs 1.
+  const counted = reqs.every((x) => x > 0);
+  const weights = counted ? reqs : reqs.map(() => 1);
   const m = Math.floor(rss.length / 2);
   const mid = rss[m] ?? 0;
-  const early = (mid - first) / servedBetween(reqs, 0, m);
-  const late = (last - mid) / servedBetween(reqs, m, reqs.length - 1);
+  const early = (mid - first) / servedBetween(weights, 0, m);
+  const late = (last - mid) / servedBetween(weights, m, reqs.length - 1);
   if (!rising || first <= 0 || rise < RULES.leakGrowthFraction * first || !(late >= RULES.leakLateRate * early))
     return null;
-  const served = servedBetween(reqs, 0, reqs.length - 1);
-  const perK = reqs.every((x) => x > 0)
-    ? ` — about ${(((rise / served) * 1000) / 2 ** 10).toFixed(0)} KiB per 1,000 requests served`
+  const perK = counted
+    ? ` — about ${(((rise / servedBetween(reqs, 0, reqs.length - 1)) * 1000) / 2 ** 10).toFixed(0)} KiB per 1,000 requests served`
     : '';
   const mib = (b: number) => (b / 2 ** 20).toFixed(0);
   return {
@@ -581,15 +583,21 @@ function acrossRounds(trials: readonly CellResult[]): { long: boolean; evidence:
 }
 
 /**
- * Requests served between the middle of window `i` and the middle of window `j` (half of each end
- * window, all of those between), from each window's `requests.total`. When a window did not count
- * its requests (0), every window is taken as one unit, so the rule falls back to growth per round.
+ * The rounds the leak rule reads of one cell's trials: ok, measured, with resources, in round order.
  */
-function servedBetween(reqs: readonly number[], i: number, j: number): number {
-  const counted = reqs.every((x) => x > 0);
-  const w = (k: number) => (counted ? (reqs[k] ?? 0) : 1);
+function leakRounds(trials: readonly CellResult[]): CellResult[] {
+  return trials
+    .filter((t) => t.status === 'ok' && t.resources && t.load)
+    .sort((a, b) => (a.round ?? 0) - (b.round ?? 0));
+}
+
+/**
+ * Requests served between the middle of window `i` and the middle of window `j`: half of each
+ * end window's `weights` entry (its requests), all of those between.
+ */
+function servedBetween(weights: readonly number[], i: number, j: number): number {
   let sum = 0;
-  for (let k = i; k <= j; k++) sum += w(k) * (k === i || k === j ? 0.5 : 1);
+  for (let k = i; k <= j; k++) sum += (weights[k] ?? 0) * (k === i || k === j ? 0.5 : 1);
   return sum;
 }
 

@@ -18,6 +18,7 @@ import {
   leakCoverage,
   type MeasurementNote,
   measurementNotes,
+  RULES,
   trialKey,
   variantOverheads,
 } from './issues.ts';
@@ -822,11 +823,11 @@ function capacityMethod(): string {
 
 /**
  * The report's sentence on the leak rule's reach (issues.ts `leakCoverage`), or null when it judged
- * every measured cell. The rule needs 3 rounds on one server or a 30 s window.
+ * every measured cell (issues.ts RULES: leakMinRounds rounds on one server, or a longWindowS window).
  */
 export function leakCheckText(cov: { checked: number; total: number }): string | null {
   if (cov.total === 0 || cov.checked === cov.total) return null;
-  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells. It needs 3 or more rounds on one server or a window of 30 s or more; the others had fewer (the default \`quick\` profile measures 2 solo rounds per server). To check a contender, run \`npx just bench <contender> --rounds 3\` or \`--profile stress\`.`;
+  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells. It needs ${RULES.leakMinRounds} or more rounds on one server or a window of ${RULES.longWindowS} s or more; the others had fewer (the default \`quick\` profile measures 2 solo rounds per server). To check a contender, run \`npx just bench <contender> --rounds 3\` or \`--profile stress\`.`;
 }
 
 /** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */

@@ -73,8 +73,6 @@ type Behaviour = {
   /** The n-th start of this contender's server (1-based) fails. */
   startFailsAt?: number;
   crashAtWindow?: number;
-  /** With `crashAtWindow`: only the server of the n-th start of this contender (1-based) dies; absent: every one. */
-  crashOnStart?: number;
   /** The server of the n-th start of this contender (1-based) dies in its warm-up window. */
   crashInWarmupAt?: number;
   rps?: number;
@@ -111,7 +109,7 @@ interface World {
   deps: RunDeps;
   lifecycle: Lifecycle;
   driver: LoadDriver;
-  windows: { label: string; warmup: boolean; durationS: number; scenario?: string }[];
+  windows: { label: string; warmup: boolean; durationS: number }[];
   started: string[];
   stopped: string[];
   calls: Calls;
@@ -272,7 +270,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
     probe: () => ({ name: 'autocannon', available: true, version: 'fake', why: '', install: '' }),
     async window(_p: Profile, job, o): Promise<LoadOutput> {
       const s = byUrl.get(job.url)!;
-      w.windows.push({ label: s.label, warmup: o.warmup, durationS: o.durationS, scenario: o.scenario?.name });
+      w.windows.push({ label: s.label, warmup: o.warmup, durationS: o.durationS });
       if (o.warmup && s.b.crashInWarmupAt === s.nth) {
         s.dead = 'killed by SIGSEGV';
         s.died.abort();
@@ -282,7 +280,7 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         s.n++;
         measured++;
         onWindow?.(measured);
-        if (s.b.crashAtWindow === s.n && (s.b.crashOnStart ?? s.nth) === s.nth) {
+        if (s.b.crashAtWindow === s.n) {
           s.dead = 'killed by SIGSEGV';
           s.died.abort();
           throw new Error('socket hang up');
@@ -922,51 +920,6 @@ test('server processes: the interleaved rounds run in blocks, each server restar
   assert.equal(t?.model?.unit, 'process');
   const ratio = t?.rows.find((r) => r.label === 'b')?.vsBaseline?.figure ?? Number.NaN;
   assert.ok(Math.abs(ratio - 0.5) < 0.02, `b: ${ratio}`);
-});
-
-test('shared server processes: process k of a contender serves every scenario of the run, started once and first warmed with a mix of the other scenarios, warmed 1 s per new scenario; a dead one is started again; all stopped at the end', async () => {
-  const w = world({
-    'node-http': { cpuPerRequestUs: 100 },
-    b: { cpuPerRequestUs: 200, crashAtWindow: 3, crashOnStart: 1 },
-    c: { cpuPerRequestUs: 150 },
-  });
-  const shape = { ...PAIRED, interleave: { rounds: 6, activeS: 1, sliceMs: 100, instances: 3 } } as Profile;
-  const cells = planCells([manifest('node-http'), manifest('b'), manifest('c')], [ping, json], shape, [NODE]);
-  const o = options(w, cells);
-  const s = await runPlan(o);
-  const run = readRunAt(s.runDir);
-  const starts = (l: string) => w.starts.filter((x) => x.label === l).length;
-  assert.equal(starts('node-http'), 3, 'one start per server process, not per cell');
-  assert.equal(starts('c'), 3);
-  // b's process 1 died in ping's first interleaved round (its 3rd measured window): json starts it again.
-  assert.equal(starts('b'), 4, 'the dead process 1 started again for json, processes 2 and 3 once');
-  const warm = (l: string) => w.windows.filter((x) => x.warmup && x.label.startsWith(l)).map((x) => x.durationS);
-  // A new process first serves the run's other scenario (json) for 0.5 s: its mixed warm-up.
-  assert.deepEqual(
-    warm('node-http'),
-    [0.5, 1, 0.5, 3, 0.5, 3, 1, 1, 1],
-    'ping: each new process its mix (json 0.5 s), then 1 s / 3 s; json: 1 s each, no mix',
-  );
-  const mixed = w.windows.filter((x) => x.warmup && x.label.startsWith('node-http') && x.durationS === 0.5);
-  assert.deepEqual(
-    mixed.map((x) => `${x.label} driven with ${x.scenario}`),
-    ['node-http·ping driven with json', 'node-http·ping driven with json', 'node-http·ping driven with json'],
-    'the mix drives the other scenario on the process the ping group started',
-  );
-  // b's process 1 died in ping (it never got processes 2 and 3 there); json starts all three new, each mixed with ping.
-  assert.deepEqual(warm('b'), [0.5, 1, 0.5, 1, 0.5, 3, 0.5, 3]);
-  const inst = (l: string, sc: string) =>
-    run.trials.filter((t) => t.contender === l && t.scenario === sc && t.paired).map((t) => t.paired.instance ?? 1);
-  assert.deepEqual(inst('node-http', 'json'), [1, 1, 2, 2, 3, 3]);
-  assert.deepEqual(inst('b', 'json'), [1, 1, 2, 2, 3, 3], 'b is measured in json');
-  assert.equal(run.cells.find((c) => c.contender === 'b' && c.scenario === 'ping')?.status, 'crashed');
-  assert.equal(run.cells.find((c) => c.contender === 'b' && c.scenario === 'json')?.status, 'ok');
-  assert.equal(run.meta.design?.sharedProcesses, true);
-  assert.equal(w.stopped.length, w.started.length, 'every process stopped at the end');
-  assert.ok(
-    o.lines.some((l) => /switching 3 servers to server process 2/.test(l)),
-    o.lines.join('\n'),
-  );
 });
 
 test('a restarted server that dies in its solo warm-up writes a crashed trial for the next round and leaves the rounds', async () => {

@@ -93,9 +93,7 @@ export interface InterleaveShape {
    * "Producing wrong data without doing anything obviously wrong!", ASPLOS 2009), an effect that
    * rounds of one process cannot see; the table model (analysis/tables.ts `tableModel`) then
    * judges on the per-process means, so that difference is in every interval (docs/noise.md,
-   * "Process instances"). `rounds` should be a multiple of it. In a run of several scenarios,
-   * process k of a contender is one process for all of them (scheduler/server-pool.ts): started
-   * by the first group that needs it, then kept, with a warm-up of each new scenario.
+   * "Process instances"). `rounds` should be a multiple of it.
    */
   instances?: number;
 }
@@ -184,7 +182,7 @@ const QUICK: Profile = {
   name: 'quick',
   driver: 'native',
   description:
-    'the default bake-off: 100 connections, 1 s warm-up per server, 2 solo 1 s windows per cell (requests/s, latency), then 6 interleaved rounds of 1 s per cell in 100 ms slices, in 3 server processes per contender, each warmed first with a mix of all its scenarios and kept for all of them (ranks and ratios)',
+    'the default bake-off: 100 connections, 1 s warm-up per server, 2 solo 1 s windows per cell (requests/s, latency), then 6 interleaved rounds of 1 s per cell in 100 ms slices, in 3 server processes per cell (ranks and ratios)',
   source: 'project',
   connections: 100,
   pipelining: 1,
@@ -214,7 +212,7 @@ export const PROFILES: Profile[] = [
     ...QUICK,
     name: 'ab',
     description:
-      'an in-run A/B of two builds of one contender (just ab): as quick, with 1 solo window per cell and 24 interleaved rounds in 12 server processes per contender',
+      'an in-run A/B of two builds of one contender (just ab): as quick, with 1 solo window per cell and 24 interleaved rounds in 12 server processes per cell',
     rounds: 1,
     fidelityS: undefined,
     interleave: { rounds: 24, activeS: 1, sliceMs: 100, instances: 12 },

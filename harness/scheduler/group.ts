@@ -19,24 +19,14 @@ import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
 import { roundOrders } from './rounds.ts';
-import {
-  liveServer,
-  StartFailure,
-  type Entry,
-  type GroupContext,
-  type OpenLoopChoice,
-  type Pool,
-  type TargetHandle,
-} from './scheduler-types.ts';
+import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
 import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 
 /**
  * The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a
- * driver without interleaved rounds; `reused`: its later server processes are pooled ones an
- * earlier group started, scheduler/server-pool.ts; `mixMs`: a new pooled process's mixed warm-up,
- * `warmMix`); `warmMs`: the first warm-up's part, `restartMs`: one restart
+ * driver without interleaved rounds); `warmMs`: the first warm-up's part, `restartMs`: one restart
  * of every server with its warm-up (runGroup and runInterleaved advance the plan by these as they
  * finish; the windows advance themselves, progress.ts `window`).
  */
@@ -45,21 +35,18 @@ export function groupPlan(
   rounds: number,
   mode: 'bench' | 'verify',
   interleaves = true,
-  reused = false,
-  mixMs = 0,
 ): { ms: number; windows: number; warmMs: number; restartMs: number } {
   const [firstCell] = cells;
   if (!firstCell) return { ms: 0, windows: 0, warmMs: 0, restartMs: 0 };
   const p = firstCell.profile;
   const setup = cells.length * ESTIMATE.server;
   if (mode === 'verify') return { ms: setup, windows: 0, warmMs: 0, restartMs: 0 };
-  const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0) + mixMs);
+  const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
   const il = interleaves ? interleaveOf(p) : null;
   const paired = il && cells.length > 1 ? il.rounds : 0;
   // Each later server process: every server started and checked again, then warmed alone.
   const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
-  const warmS = reused ? reusedWarmupS(p) : restartWarmupS(p, rounds);
-  const restartMs = il ? setup + cells.length * (warmS * 1000 + ESTIMATE.windowOverhead + (reused ? 0 : mixMs)) : 0;
+  const restartMs = il ? setup + cells.length * (restartWarmupS(p, rounds) * 1000 + ESTIMATE.windowOverhead) : 0;
   return {
     ms:
       setup +
@@ -71,21 +58,6 @@ export function groupPlan(
     warmMs: warm,
     restartMs,
   };
-}
-
-/**
- * The planned ms of one new pooled process's mixed warm-up (`warmMix`) for the ETA: 0 when the
- * group's processes are `reused` or there is no pool.
- */
-export function mixPlanMs(cells: CellSpec[], pool: Pool | undefined, reused: boolean): number {
-  const [c] = cells;
-  if (!pool || reused || !c) return 0;
-  return pool.mixOf(c).length * (mixWarmupS(c.profile) * 1000 + ESTIMATE.windowOverhead);
-}
-
-/** True when the pool holds server process 2 of every cell of `cells`: the group's restarts reuse processes (the ETA's `reused`). */
-export function reusesProcesses(cells: CellSpec[], pool: Pool | undefined): boolean {
-  return Boolean(pool) && cells.length > 0 && cells.every((c) => pool?.holds(c, 2));
 }
 
 /** The interleaved rounds of a connection profile (profiles.ts `InterleaveShape`), or null. */
@@ -156,8 +128,7 @@ function groupOps(entries: Entry[], ctx: GroupContext, ext: boolean): GroupOps {
       const s = e.server;
       e.server = null;
       e.ms.teardown = await s.stop();
-      // A pooled process lives on (its lease's stop only hands it back): the pool caps its log at the end.
-      if (!ctx.pool) ctx.lifecycle.afterStop(e.logFile);
+      ctx.lifecycle.afterStop(e.logFile);
     },
     tail: (e) => (ext ? '' : ctx.lifecycle.logTail(e.logFile)),
   };
@@ -188,7 +159,7 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
     }
     const t0 = performance.now();
     try {
-      e.server = await startEntry(e, ctx, 1);
+      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
     } catch (err) {
       // Ctrl-C/SIGTERM mid-start: stopAll killed the server; that is the interrupt, not a start failure.
       if (ctx.signal.aborted && !(err instanceof UserError)) return;
@@ -233,23 +204,6 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
 }
 
 /**
- * Starts entry `e`'s server process `instance` (1-based), or with the run's pool (scheduler/server-pool.ts)
- * leases it: the process an earlier group started (`e.reused`), else one started now. A pooled
- * process writes the log of the cell that started it; that log becomes the entry's (and, for
- * process 1, the cell's). Throws what `Lifecycle.start` throws.
- */
-async function startEntry(e: Entry, ctx: GroupContext, instance: number): Promise<TargetHandle> {
-  if (!ctx.pool) return ctx.lifecycle.start(e.cell, e.logFile);
-  const lease = await ctx.pool.acquire(e.cell, instance, e.logFile);
-  e.reused = lease.reused;
-  if (lease.logFile !== e.logFile) {
-    e.logFile = lease.logFile;
-    if (instance === 1) e.base.logFile = ctx.sink.logRef(lease.logFile);
-  }
-  return lease.server;
-}
-
-/**
  * Warms entry `e` with one unrecorded window of `seconds`; `where` names it in a failure ("the
  * warm-up"). Returns the failure (a crash, an off-loopback socket or a driver error) with its
  * status, or null — also on an abort (a server killed by the interrupt did not crash).
@@ -268,38 +222,13 @@ async function warmOne(e: Entry, ctx: GroupContext, seconds: number, where: stri
 }
 
 /**
- * The mixed warm-up of a new pooled server process (scheduler/server-pool.ts): one unrecorded
- * window of `mixWarmupS` for each other scenario the run will measure on it (`Pool.mixOf`), before
- * its own scenario's warm-up; nothing for a kept process or without a pool. Returns the first
- * failure (a crash, an off-loopback socket or a driver error; `where` names the warm-up), else null.
- */
-async function warmMix(e: Entry, ctx: GroupContext, where: string) {
-  if (!ctx.pool || e.reused) return null;
-  const seconds = mixWarmupS(e.cell.profile);
-  for (const c of ctx.pool.mixOf(e.cell)) {
-    if (ctx.signal.aborted) return null;
-    const failed = await warmOne({ ...e, cell: c }, ctx, seconds, `${where} (its mix: ${c.scenario.name})`);
-    if (failed) return failed;
-  }
-  return null;
-}
-
-/**
- * Seconds of load per other scenario in a new pooled process's mixed warm-up (`warmMix`): half the
- * profile's warm-up (0.5 s in `quick`), enough for every scenario's code to run thousands of times.
- */
-export function mixWarmupS(p: Profile): number {
-  return p.warmupS / 2;
-}
-
-/**
  * Warms each live server once with a `p.warmupS` window (not recorded). A crash, an off-loopback
  * socket or a driver failure finishes the entry as `crashed`/`error`. Returns early on an abort.
  */
 async function warmUp(ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
-    const failed = (await warmMix(e, ctx, 'the warm-up')) ?? (await warmOne(e, ctx, p.warmupS, 'the warm-up'));
+    const failed = await warmOne(e, ctx, p.warmupS, 'the warm-up');
     if (failed)
       ops.finish(e, {
         status: failed.status,
@@ -414,7 +343,7 @@ async function runInterleaved(
     if (r > 1 && (r - 1) % per === 0 && ops.alive().length >= 2) {
       await restartAll(ctx, ops, instance, r);
       if (ctx.signal.aborted) return;
-      await warmRestarted(ctx, ops, p, instance, r);
+      await warmRestarted(ctx, ops, restartWarmupS(p, ctx.rounds), instance, r);
       if (ctx.signal.aborted) return;
       ctx.progress.advance(restartMs);
     }
@@ -423,27 +352,19 @@ async function runInterleaved(
 }
 
 /**
- * Warms each restarted server (server process `instance`, before interleaved round `round`) alone:
- * a new process for `restartWarmupS` of solo load, the warm-up the first process had; a pooled one
- * an earlier group started and warmed for `reusedWarmupS`. An interleaved warm-up of the same
+ * Warms each restarted server (server process `instance`, before interleaved round `round`) alone,
+ * for `seconds` of solo load: the warm-up the first process had. An interleaved warm-up of the same
  * length left the first round of processes 2 and 3 9.0% and 6.7% below their second (± 1.7–1.8%)
  * in bake-off 2026-11-25T07-19-07Z-a6ae, against 2.4% (± 2.0%) for process 1 after its solo load
  * (scripts/warmup-audit.ts). A crash, an off-loopback socket or a driver failure writes an error
  * trial (numbered `round`) and stops that server. Returns early on an abort.
  */
-async function warmRestarted(ctx: GroupContext, ops: GroupOps, p: Profile, instance: number, round: number) {
-  const secondsOf = (e: Entry) => (e.reused ? reusedWarmupS(p) : restartWarmupS(p, ctx.rounds));
-  const live = ops.alive();
-  const reused = live.filter((e) => e.reused).length;
-  ctx.progress.note(
-    `  warming ${live.length} servers of process ${instance} alone: ${restartWarmupS(p, ctx.rounds)} s each for ${live.length - reused} new (after their mix of the run's other scenarios, ${mixWarmupS(p)} s each), ${reusedWarmupS(p)} s each for ${reused} an earlier scenario warmed`,
-  );
-  for (const e of live) {
+async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, instance: number, round: number) {
+  if (!(seconds > 0)) return;
+  ctx.progress.note(`  warming ${ops.alive().length} restarted servers alone, ${seconds} s each`);
+  for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
-    const seconds = secondsOf(e);
-    if (!(seconds > 0)) continue;
-    const where = `the warm-up of server process ${instance}`;
-    const failed = (await warmMix(e, ctx, where)) ?? (await warmOne(e, ctx, seconds, where));
+    const failed = await warmOne(e, ctx, seconds, `the warm-up of server process ${instance}`);
     if (!failed) continue;
     const trial: CellResult = {
       ...e.base,
@@ -468,16 +389,6 @@ async function warmRestarted(ctx: GroupContext, ops: GroupOps, p: Profile, insta
  */
 export function restartWarmupS(p: Profile, soloRounds: number): number {
   return p.warmupS + soloRounds * measuredSeconds(p);
-}
-
-/**
- * Seconds of solo load per server before the interleaved rounds of a pooled server process that an
- * earlier group of the run started, warmed and measured (scheduler/server-pool.ts): the profile's
- * warm-up (1 s in `quick`), for the new scenario's own code; its HTTP stack is already warm.
- * scripts/warmup-audit.ts checks that its first round is no colder than a new process's.
- */
-export function reusedWarmupS(p: Profile): number {
-  return p.warmupS;
 }
 
 /** Interleaved rounds per server process (profiles.ts `InterleaveShape.instances`; the last block may be shorter). */
@@ -511,16 +422,12 @@ async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, ro
     ctx.sink.writeTrial(trial, e.trials.length);
   };
   const live = ops.alive();
-  ctx.progress.note(
-    ctx.pool
-      ? `  switching ${live.length} servers to server process ${instance} of each contender (started now, or kept from an earlier scenario)`
-      : `  restarting ${live.length} servers as server process ${instance} of each cell`,
-  );
+  ctx.progress.note(`  restarting ${live.length} servers as server process ${instance} of each cell`);
   for (const e of live) {
     if (ctx.signal.aborted) return;
     await ops.stop(e);
     try {
-      e.server = await startEntry(e, ctx, instance);
+      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
     } catch (err) {
       if (ctx.signal.aborted && !(err instanceof UserError)) return;
       if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
@@ -575,9 +482,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   // The plan run.ts counted for this group (the same interleaves flag), and what is done of it so
   // far: each part is advanced when it is done, and the rest (windows of cells that left early,
   // rounds a driver could not interleave) at the group's end.
-  const reused = reusesProcesses(cells, ctx.pool);
-  const mixMs = mixPlanMs(cells, ctx.pool, reused);
-  const plan = groupPlan(cells, ctx.rounds, ctx.mode, ctx.driver.interleaves && !ext, reused, mixMs);
+  const plan = groupPlan(cells, ctx.rounds, ctx.mode, ctx.driver.interleaves && !ext);
   const done0 = ctx.progress.doneMs();
   const [first] = cells;
   if (!first) throw new Error('runGroup: a group needs at least one cell');

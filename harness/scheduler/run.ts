@@ -24,7 +24,7 @@ import type { CellResult } from '../store/results.ts';
 import type { RunWriter } from '../store/runs.ts';
 import { BURST_REQUESTS } from '../contract/burst.ts';
 import { indent } from './aggregate.ts';
-import { groupPlan, mixPlanMs, runGroup } from './group.ts';
+import { groupPlan, runGroup } from './group.ts';
 import { needsDatabase, RateResolver } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
 import { ESTIMATE, fmtDuration, Progress } from './progress.ts';
@@ -32,7 +32,6 @@ import { createProgressSink, lineSink, type ProgressSink } from './progress-sink
 import { randomSeed } from './rounds.ts';
 import { runFidelity } from './run-fidelity.ts';
 import { openResultSink } from './setup.ts';
-import { poolKey, ServerPool } from './server-pool.ts';
 import { type ProfiledServer, profiledDeps } from './profiled.ts';
 import { profileDirOf, whyResultsDir } from '../store/why-store.ts';
 import type { LoadDriver } from '../drivers/driver-types.ts';
@@ -122,8 +121,6 @@ interface Run {
   k6: ToolCheck;
   upstream?: Upstream;
   db?: RunDatabase;
-  /** The server processes shared by the groups (scheduler/server-pool.ts), when pooled. */
-  pool?: ServerPool;
   results: CellResult[];
   /** `profileCpu`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
   profiled?: {
@@ -206,14 +203,6 @@ function openPlanRun(o: RunOptions): Run {
     lifecycle: o.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db }),
   };
   if (o.profileCpu && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.profileCpu.intervalUs);
-  // Server processes shared across the run's groups (scheduler/server-pool.ts): for the interleaved
-  // rounds' server processes, on local servers at free ports, without --profile-cpu's own servers.
-  const pools = mode === 'bench' && !soloOnly && (il?.instances ?? 1) > 1 && o.port === undefined && !run.profiled;
-  if (pools && run.lifecycle.kind === 'local') {
-    run.pool = new ServerPool(run.lifecycle, o.cells);
-    const design = writer?.meta.design;
-    if (design) writer.updateMeta({ design: { ...design, sharedProcesses: true } });
-  }
   announce(run, usesK6);
   return run;
 }
@@ -247,12 +236,8 @@ function announce(run: Run, usesK6: boolean): void {
   const cpuPlan = run.deps.cpuPlan;
   const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
   progress.plan(builds.length * ESTIMATE.build + (o.cells.some(needsDatabase) ? ESTIMATE.database : 0));
-  const seen = new Set<string>();
   for (const g of groups) {
-    const reused = Boolean(run.pool) && g.every((c) => seen.has(poolKey(c, 2)));
-    for (const c of g) seen.add(poolKey(c, 2));
-    const mixMs = mixPlanMs(g, run.pool, reused);
-    const gp = groupPlan(g, rounds, mode, driver.driver.interleaves && !o.externalUrl, reused, mixMs);
+    const gp = groupPlan(g, rounds, mode, driver.driver.interleaves && !o.externalUrl);
     progress.plan(gp.ms, gp.windows);
     const pp = run.profiled ? groupPlan(g, 1, mode, false) : null;
     if (pp) progress.plan(pp.ms, pp.windows);
@@ -345,7 +330,6 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
     signal: o.signal,
     progress: run.progress,
     log: run.log,
-    ...(run.pool ? { pool: run.pool } : {}),
   };
   for (const [groupIndex, g] of run.groups.entries()) {
     if (o.signal.aborted) break;
@@ -402,7 +386,6 @@ async function recordFidelity(run: Run): Promise<void> {
 /** Stops the services, removes verify mode's temp logs, records wall time and overhead, and marks the run complete or interrupted. */
 async function closeRun(run: Run, failed: boolean): Promise<void> {
   run.progress.close();
-  await run.pool?.closeAll();
   await run.upstream?.stop();
   await run.db?.close();
   if (run.tmpLogs) fs.rmSync(run.tmpLogs, { recursive: true, force: true });

@@ -174,25 +174,6 @@ export interface GroupContext {
   /** The open-loop driver of capacity cells (`RunDeps.openLoop`). */
   openLoop(): OpenLoopChoice;
   log: (line: string) => void;
-  /** The run's shared server processes (scheduler/server-pool.ts), when its servers are pooled; else each group starts its own. */
-  pool?: Pool;
-}
-
-/** A leased server (scheduler/server-pool.ts): its handle, the log its process writes, and whether an earlier group started it. */
-export interface Lease {
-  server: TargetHandle;
-  logFile: string;
-  reused: boolean;
-}
-
-/** Server processes shared by a run's groups (scheduler/server-pool.ts `ServerPool`). */
-export interface Pool {
-  /** A lease on `cell`'s server process `instance` (1-based). Throws what `Lifecycle.start` throws. */
-  acquire(cell: CellSpec, instance: number, logFile: string): Promise<Lease>;
-  /** True when the pool has a live process for `cell`'s server process `instance`. */
-  holds(cell: CellSpec, instance: number): boolean;
-  /** The cells of the other scenarios `cell`'s processes will serve in the run (a new process's mixed warm-up). */
-  mixOf(cell: CellSpec): CellSpec[];
 }
 
 /** The running server of `e`. Throws Error when it has none (only started entries are measured). */
@@ -213,6 +194,4 @@ export interface Entry {
   ms: { start: number; verify: number; teardown: number };
   trials: CellResult[];
   final: CellResult | null;
-  /** True when the server is a pooled process an earlier group started (scheduler/server-pool.ts). */
-  reused?: boolean;
 }

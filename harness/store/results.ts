@@ -329,8 +329,6 @@ export interface RunMeta {
     baselines: Record<string, string>;
     /** Concurrency burst requests per cell before measuring (contract/burst.ts). */
     burstRequests: number;
-    /** True when server process k of a contender served all its scenarios (scheduler/server-pool.ts); absent: one per cell. */
-    sharedProcesses?: boolean;
     /** Wall time of the run, ms, and the harness's own overhead per cell (median, max), ms. */
     wallMs?: number;
     overheadMs?: { median: number; max: number; cells: number };

@@ -2,7 +2,7 @@
  * The process effect a self-test run shows among its **identical copies** (issue 22; docs/noise.md,
  * "Server processes shared by the scenarios"): per scenario, the copies' interleaved rounds
  * (`stats.paired`: efficiency = requests per server CPU-second, server process) as per-process
- * means of ln(efficiency), fitted two-way (copy + process), then
+ * means of ln(efficiency), fitted two-way (copy + process; analysis/table-model.ts `fitTwoWay`), then
  * - σ_unit: the residual sd of that fit, df (C−1)(K−1): the noise of one process's mean, which the
  *   table model's intervals are made of (analysis/tables.ts `pairedUnits`);
  * - the sd of the copies' means (natural-log units) and each copy's mean ÷ the copies' geometric mean.
@@ -16,6 +16,7 @@
  * (`git worktree add /tmp/x 4d5fe65`, then pass the run folder).
  */
 import path from 'node:path';
+import { fitTwoWay, type TwoWayRow } from '../harness/analysis/table-model.ts';
 import { RESULTS_DIR } from '../harness/core/paths.ts';
 import { readRun } from '../harness/store/runs.ts';
 
@@ -43,24 +44,21 @@ for (const c of cells) {
 
 for (const [scenario, copies] of byScenario) {
   const K = Math.max(...[...copies.values()].map((m) => m.size));
-  const rows = [...copies.entries()]
+  const rows: TwoWayRow[] = [...copies.entries()]
     .filter(([, m]) => m.size === K)
-    .map(([name, m]) => ({ name, y: [...m.keys()].sort((a, b) => a - b).map((k) => mean(m.get(k) ?? [])) }));
-  const C = rows.length;
-  if (C < 2 || K < 2) continue;
-  const grand = mean(rows.flatMap((r) => r.y));
-  const rowMean = rows.map((r) => mean(r.y));
-  const colMean = Array.from({ length: K }, (_, j) => mean(rows.map((r) => r.y[j] ?? 0)));
-  let ss = 0;
-  rows.forEach((r, i) => {
-    r.y.forEach((v, j) => {
-      ss += (v - (rowMean[i] ?? 0) - (colMean[j] ?? 0) + grand) ** 2;
-    });
-  });
-  const sigmaUnit = Math.sqrt(ss / ((C - 1) * (K - 1)));
-  const sdMeans = Math.sqrt(rowMean.reduce((a, m) => a + (m - grand) ** 2, 0) / (C - 1));
-  const each = rows.map((r, i) => `${r.name} ${Math.exp((rowMean[i] ?? 0) - grand).toFixed(2)}`).join(', ');
+    .map(([name, m]) => ({ name, y: new Map([...m.entries()].map(([k, xs]) => [k, mean(xs)])) }));
+  const [first] = rows;
+  const fit = first ? fitTwoWay(first.name, rows) : null;
+  if (!fit) continue;
+  // Every copy's residuals, also a copy the F test would leave out of the pool: each row's sd has
+  // the same df, so the all-rows σ is the root mean square of the rows' sd.
+  const sigmaUnit = Math.sqrt(mean(fit.rows.map((r) => r.sd ** 2)));
+  const centre = mean(fit.rows.map((r) => r.logRatio));
+  const sdMeans = Math.sqrt(fit.rows.reduce((a, r) => a + (r.logRatio - centre) ** 2, 0) / (fit.rows.length - 1));
+  const each = rows
+    .map((r) => `${r.name} ${Math.exp((fit.rows.find((f) => f.name === r.name)?.logRatio ?? 0) - centre).toFixed(2)}`)
+    .join(', ');
   console.log(
-    `${scenario}: ${C} copies × ${K} processes, σ_unit ${sigmaUnit.toFixed(3)}, sd of copy means ${sdMeans.toFixed(3)}; ${each}`,
+    `${scenario}: ${rows.length} copies × ${K} processes, σ_unit ${sigmaUnit.toFixed(3)}, sd of copy means ${sdMeans.toFixed(3)}; ${each}`,
   );
 }

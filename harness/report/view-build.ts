@@ -827,7 +827,7 @@ function capacityMethod(): string {
  */
 export function leakCheckText(cov: { checked: number; total: number }): string | null {
   if (cov.total === 0 || cov.checked === cov.total) return null;
-  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells. It needs ${RULES.leakMinRounds} or more rounds on one server or a window of ${RULES.longWindowS} s or more; the others had fewer (the default \`quick\` profile measures 2 solo rounds per server). To check a contender, run \`npx just bench <contender> --rounds 3\` or \`--profile stress\`.`;
+  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells. It needs ${RULES.leakMinRounds} or more rounds on one server or a window of ${RULES.longWindowS} s or more; the others had fewer (the default \`quick\` profile measures 2 solo rounds per server). To check a contender, run \`npx just bench <contender> --rounds ${RULES.leakMinRounds}\` or \`--profile stress\`.`;
 }
 
 /** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */

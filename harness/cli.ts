@@ -19,9 +19,17 @@ import { ROOT } from './core/paths.ts';
 import { acquireRunLock, releaseAllLocks } from './lifecycle/lock.ts';
 import { MANIFEST_FILE } from './core/manifest.ts';
 import { loadScenarios } from './contract/scenarios.ts';
-import { DEFAULT_PROFILE, measuredSeconds, PROFILES, type Profile } from './core/profiles.ts';
+import {
+  CONNECTION_DRIVERS,
+  DEFAULT_PROFILE,
+  getProfile,
+  measuredSeconds,
+  PROFILES,
+  type Profile,
+  withOverrides,
+} from './core/profiles.ts';
 import { K6_VERSION } from './drivers/k6.ts';
-import { doctorReport, installTools } from './drivers/tools.ts';
+import { doctorReport, ensureNativeDriver, installTools } from './drivers/tools.ts';
 import { bench, load, precheckCommand, verify } from './cli/bench.ts';
 import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
@@ -263,6 +271,10 @@ const benchOptions = (c: Command) =>
     .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
     .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', '0')
     .option('--no-variants', 'skip manifest variants')
+    .option(
+      '--driver <name>',
+      `connection profiles: the load driver (${CONNECTION_DRIVERS.join(', ')}; default: the profile's, quick: native = wrk, installed as root when missing)`,
+    )
     .option('--node <majors>', 'Node.js majors to run the contenders on, e.g. 22,24,26 (default: the pinned 24)')
     .option('--duration <s>', "override the profile's window seconds (one measured trial)")
     .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
@@ -618,6 +630,14 @@ program.hook('preAction', async (_root, cmd) => {
   }
   if (cmd.name() === 'why') precheckWhy(opts);
   if (cmd.name() === 'bench' || cmd.name() === 'bench-all') precheckProfileCpu(opts);
+  // The ranking driver: installed now as root, else demanded (exit 2) unless --driver names one.
+  if (['bench', 'bench-all', 'selftest', 'ab'].includes(cmd.name()))
+    ensureNativeDriver(
+      withOverrides(getProfile(opts.profile ?? (cmd.name() === 'ab' ? 'ab' : DEFAULT_PROFILE)), {
+        driver: opts.driver,
+      }),
+      (l) => process.stderr.write(`${l}\n`),
+    );
   // A busy fixed port is bad input: refuse before any run folder exists.
   if (opts.port !== undefined && !opts.url && !(await isPortFree(opts.port, opts.host))) {
     const who = describePortHolder(opts.port);

@@ -14,7 +14,7 @@ import { findWrk } from '../harness/drivers/wrk.ts';
 import { readRunAt } from './helpers.ts';
 import { listRuns } from '../harness/store/runs.ts';
 import { buildTables } from '../harness/analysis/tables.ts';
-import { loadFailure } from '../harness/scheduler/aggregate.ts';
+import { loadFailure, pausedFailures } from '../harness/scheduler/aggregate.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { ROOT, runCli, tmpDir } from './helpers.ts';
 
@@ -153,24 +153,93 @@ test('a real interleaved bench (wrk): identical copies come out equal, a planted
   for (const x of paired) assert.equal(x.load?.latencyHistogramUs, null);
 });
 
-test('timeouts in an interleaved round are the pause, not the contender: they never fail the cell; errors still do', () => {
-  const trial = (paired: boolean, over: Partial<{ timeouts: number; errors: number }>) =>
+test('failed requests in an interleaved round are the pause, not the contender: only the solo rounds and 2xx wrong bodies fail a cell', () => {
+  const trial = (
+    paired: boolean,
+    over: Partial<{ timeouts: number; errors: number; non2xx: number; mismatched: number; mismatchedNon2xx: number }>,
+  ) =>
     ({
       status: 'ok',
       round: 1,
       load: {
         requests: { total: 10_000, sent: 10_000 },
-        errors: 0,
-        timeouts: 0,
-        non2xx: 0,
-        bodyChecks: { sampled: 100, mismatched: 0 },
-        ...over,
+        errors: over.errors ?? 0,
+        timeouts: over.timeouts ?? 0,
+        non2xx: over.non2xx ?? 0,
+        bodyChecks: { sampled: 100, mismatched: over.mismatched ?? 0, mismatchedNon2xx: over.mismatchedNon2xx ?? 0 },
       },
       ...(paired
         ? { paired: { efficiency: 1, requests: 10_000, serverCpuS: 1, activeS: 1, servers: 13, sliceMs: 100 } }
         : {}),
     }) as unknown as CellResult;
   assert.equal(loadFailure([trial(false, {}), trial(true, { timeouts: 90 })]), null);
+  assert.equal(loadFailure([trial(false, {}), trial(true, { errors: 900 })]), null);
+  assert.equal(loadFailure([trial(false, {}), trial(true, { non2xx: 900, mismatched: 9, mismatchedNon2xx: 9 })]), null);
+  assert.deepEqual(pausedFailures([trial(false, {}), trial(true, { errors: 900, non2xx: 100 })]), {
+    failed: 1000,
+    requests: 10_900,
+  });
+  assert.equal(pausedFailures([trial(false, { errors: 5 }), trial(true, {})]), null);
   assert.match(loadFailure([trial(false, { timeouts: 90 }), trial(true, {})]) ?? '', /failed under load/);
-  assert.match(loadFailure([trial(false, {}), trial(true, { errors: 90 })]) ?? '', /failed under load/);
+  assert.match(loadFailure([trial(false, { errors: 90 }), trial(true, {})]) ?? '', /failed under load/);
+  assert.match(
+    loadFailure([trial(false, {}), trial(true, { mismatched: 3, mismatchedNon2xx: 1 })]) ?? '',
+    /2 of 200 checked bodies broke the contract/,
+  );
 });
+
+/** The faults fixtures pause-sensitive (with an identical copy as a variant) and late-wrong, in a temporary contenders folder. */
+function pauseContenders(): string {
+  const dir = tmpDir('pause-contenders');
+  for (const name of ['pause-sensitive', 'late-wrong'])
+    fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'faults', name), path.join(dir, name), { recursive: true });
+  const file = path.join(dir, 'pause-sensitive', 'contender.json');
+  const m = JSON.parse(fs.readFileSync(file, 'utf8'));
+  m.variants = { copy: { description: 'an identical copy', env: {} } };
+  fs.writeFileSync(file, JSON.stringify(m));
+  return dir;
+}
+
+for (const driver of ['wrk', 'autocannon'] as const)
+  test(`the pause fails no healthy stack (${driver}): a server that fails only when paused is ranked, a wrong one still fails`, {
+    skip: driver === 'wrk' && !findWrk() ? 'wrk is not installed (apt-get install -y wrk)' : false,
+  }, async () => {
+    const results = tmpDir(`pause-${driver}`);
+    const r = await runCli([
+      'bench',
+      'pause-sensitive',
+      'late-wrong',
+      '--scenario',
+      'ping',
+      '--driver',
+      driver,
+      '--no-baseline',
+      '--no-fidelity',
+      '--results-dir',
+      results,
+      '--contenders-dir',
+      pauseContenders(),
+    ]);
+    assert.equal(r.code, 1, `exit 1 (late-wrong failed under load): ${r.stderr.slice(-3000)}`);
+    const [info] = listRuns(results);
+    assert.ok(info, 'one run');
+    const run = readRunAt(info.dir);
+    const cell = (label: string) => run.cells.find((c) => c.label === label);
+    assert.equal(cell('late-wrong')?.status, 'load-failed', JSON.stringify(cell('late-wrong')?.failure));
+    let pausedFailed = 0;
+    for (const label of ['pause-sensitive', 'pause-sensitive +copy']) {
+      const c = cell(label);
+      assert.equal(c?.status, 'ok', `${label}: ${JSON.stringify(c?.failure)}`);
+      assert.equal(c?.stats?.paired?.efficiency.length, 6, `${label}: ranked from its interleaved rounds`);
+      const mine = run.trials.filter((t) => t.label === label);
+      for (const t of mine.filter((x) => !x.paired))
+        assert.equal((t.load?.errors ?? 0) + (t.load?.non2xx ?? 0), 0, `${label}: a solo round failed requests`);
+      const failed = mine
+        .filter((x) => x.paired)
+        .reduce((a, t) => a + (t.load ? t.load.errors + t.load.timeouts + t.load.non2xx : 0), 0);
+      assert.equal(c?.pausedFailures?.failed ?? 0, failed, `${label}: the cell records its paused failures`);
+      pausedFailed += failed;
+    }
+    // The test shows something only if the pauses did make requests fail.
+    assert.ok(pausedFailed > 0, 'no request failed in the interleaved rounds: the fixture was never caught paused');
+  });

@@ -82,7 +82,7 @@ test('every real contender and test fixture has a valid manifest', () => {
   assert.ok(loadManifests(FIXTURES, all).length >= 4);
   assert.deepEqual(
     loadManifests(path.join(ROOT, 'test', 'fixtures', 'faults'), all).map((m) => m.name),
-    ['chatty', 'detached', 'forking', 'late-listener', 'late-wrong', 'leaky', 'wide-listener'],
+    ['chatty', 'detached', 'forking', 'late-listener', 'late-wrong', 'leaky', 'pause-sensitive', 'wide-listener'],
   );
 });
 

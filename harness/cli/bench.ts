@@ -42,6 +42,8 @@ export interface BenchOpts {
   host: string;
   upstreamDelay: string;
   variants: boolean;
+  /** `--driver native|wrk|autocannon`: the connection profile's load driver (core/profiles.ts withOverrides). */
+  driver?: string;
   node?: string;
   duration?: string;
   vus?: string;

@@ -48,6 +48,8 @@ export type DriverName = (typeof DRIVER_NAMES)[number];
  * own kind), or `native`, which resolves to wrk when installed, else autocannon.
  */
 export type ConnectionDriver = 'native' | Exclude<DriverName, 'k6'>;
+/** Every ConnectionDriver, as `--driver` takes them. */
+export const CONNECTION_DRIVERS: readonly ConnectionDriver[] = ['native', 'wrk', 'autocannon'];
 
 export interface ConnectionProfile extends BaseProfile {
   driver: ConnectionDriver;
@@ -362,13 +364,14 @@ export function measuredSeconds(p: Profile): number {
 }
 
 /**
- * Applies CLI overrides (--duration s, --vus n, --rate r) to a profile; throws UserError when an
- * override does not fit the profile's driver or executor, or is not a positive number (a
+ * Applies CLI overrides (--driver name, --duration s, --vus n, --rate r, --slo-p99 ms) to a
+ * profile; `--driver` replaces a connection profile's driver (native, wrk or autocannon). Throws
+ * UserError when an override does not fit the profile's driver or executor, or is not a positive number (a
  * duration: not a whole number of seconds).
  */
 export function withOverrides(
   p: Profile,
-  o: { duration?: string; vus?: string; rate?: string; sloP99?: string },
+  o: { duration?: string; vus?: string; rate?: string; sloP99?: string; driver?: string },
 ): Profile {
   const num = (flag: string, v: string) => {
     const n = Number(v);
@@ -376,6 +379,16 @@ export function withOverrides(
     return n;
   };
   let out: Profile = { ...p };
+  if (o.driver !== undefined) {
+    const names: readonly string[] = CONNECTION_DRIVERS;
+    if (out.driver === 'k6')
+      throw new UserError(
+        `--driver applies to the connection profiles, not ${p.name} (a k6 profile: its driver is k6)`,
+      );
+    if (!names.includes(o.driver))
+      throw new UserError(`--driver must be one of ${CONNECTION_DRIVERS.join(', ')}, got '${o.driver}'`);
+    out = { ...out, driver: o.driver as ConnectionDriver };
+  }
   if (o.duration !== undefined) {
     if (p.driver === 'k6' && p.stages)
       throw new UserError(`--duration does not apply to ${p.name} (ramping stages are fixed)`);

@@ -28,6 +28,8 @@ export interface SampledResponse {
 export interface CheckTally {
   sampled: number;
   mismatched: number;
+  /** Of `mismatched`, the responses whose status was not 2xx (an error answer rather than a wrong body). */
+  mismatchedNon2xx?: number;
   firstMismatch?: string;
 }
 
@@ -67,6 +69,7 @@ export function checkSamples(
     }
     if (!ok) {
       tally.mismatched++;
+      if (r.status < 200 || r.status > 299) tally.mismatchedNon2xx = (tally.mismatchedNon2xx ?? 0) + 1;
       tally.firstMismatch ??= firstReason;
     }
   }

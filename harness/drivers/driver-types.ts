@@ -116,7 +116,7 @@ export interface LoadOutput {
   non2xx: number;
   bytes: number;
   durationS: number;
-  bodyChecks: { sampled: number; mismatched: number; firstMismatch?: string };
+  bodyChecks: { sampled: number; mismatched: number; mismatchedNon2xx?: number; firstMismatch?: string };
   /** CPU time of the driver process, ms, where measured. */
   driverCpuMs: { user: number; system: number } | null;
   /** The client side of the window: cores it was pinned to and threads it used. */

@@ -14,7 +14,8 @@
  */
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { PROFILES } from '../core/profiles.ts';
+import { PROFILES, type Profile } from '../core/profiles.ts';
+import { UserError } from '../core/errors.ts';
 import { onPath } from '../lifecycle/processes.ts';
 import { cacheBin, findK6, GO_FOR_K6, K6_VERSION, k6VersionOf } from './k6.ts';
 import { findOha, installOha } from './open-loop-oha.ts';
@@ -194,4 +195,58 @@ export function doctorReport(tools: ToolStatus[] = toolStatus()): string {
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** What `ensureNativeDriver` needs of the machine (real ones by default; fakes in tests). */
+export interface NativeDriverDeps {
+  /** The installed wrk, or null. */
+  find: () => { bin: string; version: string } | null;
+  /** True when this process may run apt-get (root, and apt-get on PATH). */
+  canApt: () => boolean;
+  /** Runs `apt-get install -y wrk` (after `apt-get update` when needed); its exit status. */
+  installWrk: () => number | null;
+}
+
+const realNativeDeps: NativeDriverDeps = {
+  find: findWrk,
+  canApt: () => isRoot() && Boolean(onPath('apt-get')),
+  installWrk: () => {
+    const aptGet = onPath('apt-get');
+    if (!aptGet) return null;
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    if (!aptKnows('wrk')) spawnSync(aptGet, ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    return spawnSync(aptGet, ['install', '-y', '-qq', 'wrk'], { stdio: ['ignore', 'ignore', 'inherit'], env }).status;
+  },
+};
+
+/**
+ * Makes sure a profile whose driver is `native` (the default bake-off's quick profile) or `wrk`
+ * ranks with wrk: nothing to do when wrk is installed or the driver is autocannon or k6; as root it installs
+ * Debian's wrk (a few seconds), saying so through `log`; otherwise it throws a UserError (exit 2)
+ * with the install command and `--driver autocannon` as the knowing way on, so that no run ever
+ * ranks with a driver whose fidelity the same run cannot check without the user having chosen it.
+ */
+export function ensureNativeDriver(
+  p: Pick<Profile, 'name' | 'driver'>,
+  log: (l: string) => void,
+  deps: NativeDriverDeps = realNativeDeps,
+): void {
+  if ((p.driver !== 'native' && p.driver !== 'wrk') || deps.find()) return;
+  let tried = false;
+  if (deps.canApt()) {
+    log(
+      `wrk, the load driver of the ${p.name} profile, is not installed: installing Debian's wrk (apt-get install -y wrk)…`,
+    );
+    tried = true;
+    const status = deps.installWrk();
+    const wrk = deps.find();
+    if (wrk) {
+      log(`installed wrk ${wrk.version} (${wrk.bin})`);
+      return;
+    }
+    log(`apt-get install -y wrk failed (exit ${status ?? 'none'})`);
+  }
+  throw new UserError(
+    `wrk, the load driver that ranks the ${p.name} profile, is not installed${tried ? ' and apt-get could not install it' : ''}. Install it: ${aptCommand(['wrk'])} (or \`npx just tools\` as root), then run again; or rank with autocannon knowingly: --driver autocannon (it may be the bottleneck on the fastest cells, and the run cannot check its fidelity without wrk).`,
+  );
 }

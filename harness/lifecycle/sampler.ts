@@ -39,8 +39,37 @@ export interface ResourceUse {
   client: { cpuPctAvg: number; cores: number };
   /** Requests served per CPU-second of the server. */
   rpsPerCpuSecond: number;
-  /** The driver used ≥ 90% of its cores: the figure is a lower bound. */
+  /**
+   * The figure is a lower bound: the driver used ≥ 90% of its cores, or (closed-loop windows) the
+   * server used < SERVER_BUSY_PCT of its cores although the driver kept every connection busy.
+   */
   clientBound: boolean;
+  /** Which rule said client-bound: the driver's CPU, or the server's idle CPU. Absent when not client-bound. */
+  clientBoundBy?: 'driver-cpu' | 'server-idle';
+}
+
+/** % of its pinned cores a closed-loop server must use for its window to count as saturated (below: client-bound). */
+export const SERVER_BUSY_PCT = 85;
+/** % of its cores the load driver must use to count as saturated by its own CPU. */
+export const DRIVER_BUSY_PCT = 90;
+
+/**
+ * Why a window's figure is a lower bound, or null: the driver used ≥ DRIVER_BUSY_PCT of its cores
+ * (`driver-cpu`), or in a closed-loop window (every connection always has a request out) the
+ * server used < SERVER_BUSY_PCT of its cores from at least 3 samples (`server-idle`): the load side
+ * (driver, and the services sharing its core) could not keep the server busy. CPU % of one core.
+ */
+export function clientBoundRule(o: {
+  serverCpuPct: number;
+  serverCores: number;
+  clientCpuPct: number | null;
+  clientCores: number;
+  samples: number;
+  closedLoop: boolean;
+}): 'driver-cpu' | 'server-idle' | null {
+  if (o.clientCpuPct !== null && o.clientCpuPct >= DRIVER_BUSY_PCT * o.clientCores) return 'driver-cpu';
+  if (o.closedLoop && o.samples >= 3 && o.serverCpuPct < SERVER_BUSY_PCT * o.serverCores) return 'server-idle';
+  return null;
 }
 
 interface Sample {
@@ -102,8 +131,17 @@ export class Sampler {
     }
   }
 
-  /** Ends the window and summarises it; null when nothing was sampled. */
-  stop(totalRequests: number, durationS: number, serverCores: number, clientCores: number): ResourceUse | null {
+  /**
+   * Ends the window and summarises it; null when nothing was sampled. `closedLoop`: the window was
+   * closed-loop (a connection profile's), so an idle server means the load side was the limit.
+   */
+  stop(
+    totalRequests: number,
+    durationS: number,
+    serverCores: number,
+    clientCores: number,
+    closedLoop = false,
+  ): ResourceUse | null {
     clearInterval(this.timer);
     pidusage.clear();
     // pidusage's first reading of a pid has no previous point: drop it.
@@ -128,6 +166,14 @@ export class Sampler {
     const cpuAvg = avg(cpu);
     const cpuSeconds = (cpuAvg / 100) * durationS;
     const clientAvg = client.length ? avg(client) : 0;
+    const bound = clientBoundRule({
+      serverCpuPct: cpuAvg,
+      serverCores,
+      clientCpuPct: client.length ? clientAvg : null,
+      clientCores,
+      samples: s.length,
+      closedLoop,
+    });
     return {
       server: {
         cpuPctAvg: cpuAvg,
@@ -141,7 +187,8 @@ export class Sampler {
       },
       client: { cpuPctAvg: clientAvg, cores: clientCores },
       rpsPerCpuSecond: cpuSeconds > 0 ? totalRequests / cpuSeconds : 0,
-      clientBound: client.length > 0 && clientAvg >= 90 * clientCores,
+      clientBound: bound !== null,
+      ...(bound ? { clientBoundBy: bound } : {}),
     };
   }
 }

@@ -27,7 +27,7 @@
  * ratio interval (`variantOverheads`), "no measurable overhead" when the interval includes 0.
  */
 import type { CellResult } from '../store/results.ts';
-import type { ResourceUse } from '../lifecycle/sampler.ts';
+import { DRIVER_BUSY_PCT, type ResourceUse, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
 import {
   cellFailure,
   cellFigure,
@@ -611,12 +611,23 @@ export interface MeasurementNote {
     | 'other-machines'
     | 'no-baseline'
     | 'services-lost'
+    | 'paused-failures'
     | 'capacity-lower-bound'
     | 'closed-loop-tail';
   /** Rows it concerns (labels); empty for table-wide notes. */
   labels: string[];
   /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
   detail: string;
+}
+
+/** Why one row is client-bound: the driver's CPU, or the server's idle CPU in a closed-loop window. */
+function clientBoundDetail(r: RankedTable['rows'][number]): string {
+  const res = r.cell.resources;
+  if (!res) return r.label;
+  const pct = (x: number) => `${x.toFixed(0)}%`;
+  return res.clientBoundBy === 'server-idle'
+    ? `${r.label}: the server used ${pct(res.server.cpuPctAvg)} of its core (below ${SERVER_BUSY_PCT}%) while the driver kept every connection busy (driver ${pct(res.client.cpuPctAvg)})`
+    : `${r.label}: the load driver used ${pct(res.client.cpuPctAvg)} of its core (≥ ${DRIVER_BUSY_PCT}%)`;
 }
 
 /**
@@ -633,9 +644,7 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
     notes.push({
       kind: 'client-bound',
       labels: bound.map((r) => r.label),
-      detail: `the load driver used ≥ 90% of its core: ${bound
-        .map((r) => `${r.label} ${r.cell.resources ? `${r.cell.resources.client.cpuPctAvg.toFixed(0)}%` : ''}`.trim())
-        .join(', ')}; their figures are lower bounds`,
+      detail: `${bound.map(clientBoundDetail).join('; ')}; their figures are lower bounds`,
     });
   const atLeast = table.rows.filter((r) => r.cell.capacity?.verdict === 'at-least');
   if (atLeast.length) {
@@ -673,6 +682,18 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       kind: 'services-lost',
       labels: lost.map((r) => r.label),
       detail: `a service went away during: ${lost.map((r) => `${r.label} (${r.flags.servicesLost.join(', ')})`).join(', ')}`,
+    });
+  const paused = table.rows.filter((r) => r.cell.pausedFailures);
+  if (paused.length)
+    notes.push({
+      kind: 'paused-failures',
+      labels: paused.map((r) => r.label),
+      detail: `requests failed only in the interleaved rounds, where the server is paused for the other servers' slices (not counted against it; its solo rounds judge it): ${paused
+        .map((r) => {
+          const p = r.cell.pausedFailures;
+          return p ? `${r.label} ${fmtInt(p.failed)} of ${fmtInt(p.requests)}` : r.label;
+        })
+        .join(', ')}`,
     });
   if (!table.baselineRow)
     notes.push({

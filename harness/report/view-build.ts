@@ -292,6 +292,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'other-machines': 'other machines',
   'no-baseline': 'no baseline',
   'services-lost': 'services lost',
+  'paused-failures': 'paused, not failed',
   'capacity-lower-bound': 'capacity lower bound',
   'closed-loop-tail': 'closed-loop tail',
 };
@@ -794,7 +795,17 @@ function fallbackOf(tables: TableView[], metas: RunMeta[]): string | null {
     return native && m.design !== undefined && tables.some((t) => t.runId === m.runId && t.driver === 'autocannon');
   });
   if (!fell.length) return null;
-  return `ranking fell back to autocannon in run${fell.length > 1 ? 's' : ''} ${fell.map((m) => `\`${m.runId}\``).join(', ')}: ${NATIVE_FALLBACK_NOTE}.`;
+  const chosen = fell.filter((m) => m.command.some((a) => a === '--driver' || a.startsWith('--driver=')));
+  const silent = fell.filter((m) => !chosen.includes(m));
+  const runs = (ms: RunMeta[]) => `run${ms.length > 1 ? 's' : ''} ${ms.map((m) => `\`${m.runId}\``).join(', ')}`;
+  return [
+    silent.length ? `ranking fell back to autocannon in ${runs(silent)}: ${NATIVE_FALLBACK_NOTE}.` : '',
+    chosen.length
+      ? `ranked with autocannon by choice (--driver) in ${runs(chosen)}: it may be the bottleneck on the fastest cells (such cells are flagged client-bound), and the run could not check its fidelity against wrk.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 const METHOD = [

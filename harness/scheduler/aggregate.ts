@@ -36,7 +36,8 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   if (!failed) {
     // A service that went away (the database) explains the errors: not the contender's failure.
     const underLoad = lost.length ? null : loadFailure(list);
-    const cell: CellResult = { ...last, ...extra, stats: stats(list) };
+    const paused = pausedFailures(list);
+    const cell: CellResult = { ...last, ...extra, stats: stats(list), ...(paused ? { pausedFailures: paused } : {}) };
     return underLoad ? { ...cell, status: 'load-failed', failure: { reason: underLoad, logTail: '' } } : cell;
   }
   const { round: _r, capacitySearch: _s, paired: _p, ...f } = failed;
@@ -79,17 +80,21 @@ export function describePaired(p: PairedWindow): string {
 
 /**
  * Why a cell whose trials all ran failed under load, summed over its trials (the cell file, the
- * report, the export and the exit code then agree: issue "Faults, round two", item 3), or null:
- * more than FAILED_REQUEST_SHARE (0.1%) of requests failed (errors, timeouts, non-2xx), or any
- * sampled body broke the contract. One trial's load alone (the cell's `load`) would miss a
- * contender that answers wrongly in another round.
+ * report, the export and the exit code then agree), or null: more than FAILED_REQUEST_SHARE (0.1%)
+ * of requests failed (errors, timeouts, non-2xx), or any sampled 2xx body broke the contract.
+ * One trial's load alone (the cell's `load`) would miss a contender that answers wrongly in
+ * another round.
+ *
+ * Only windows in which no server was paused judge failed requests: the solo rounds (and, before
+ * them, the verification burst). In an interleaved round the scheduler pauses the server
+ * (SIGSTOP) for the other servers' slices, so its requests wait seconds, the driver times them
+ * out or drops the connection, and the contender's own timers (an HTTP client's time-out to the
+ * upstream) fire late and answer 5xx: errors, timeouts and non-2xx there are the pause's, not the
+ * contender's. A wrong body with a 2xx status is the contender's wherever it is seen.
  */
 export function loadFailure(trials: readonly CellResult[]): string | null {
-  // In an interleaved round a request waits while its server is paused (up to the round's other
-  // servers' slices, many times over for a slow server), so the driver's timeouts there are the
-  // harness's doing, not the contender's: they do not count. Errors, non-2xx and wrong bodies do.
   const loads = trials.flatMap((t) =>
-    t.load && t.status === 'ok' ? [{ l: t.paired ? { ...t.load, timeouts: 0 } : t.load, round: t.round }] : [],
+    t.load && t.status === 'ok' ? [{ l: t.paired ? pausedLoad(t.load) : t.load, round: t.round }] : [],
   );
   if (!loads.length) return null;
   const sum = (f: (l: (typeof loads)[number]['l']) => number) => loads.reduce((a, x) => a + f(x.l), 0);
@@ -112,6 +117,34 @@ export function loadFailure(trials: readonly CellResult[]): string | null {
     return `failed under load: ${mismatched} of ${sampled} checked bodies broke the contract${over}${where}${first?.l.bodyChecks.firstMismatch ? `; first: ${first.l.bodyChecks.firstMismatch}` : ''}`;
   }
   return null;
+}
+
+/** A paired trial's load as failure judging sees it: its failed requests and non-2xx answers are the pause's. */
+function pausedLoad(l: NonNullable<CellResult['load']>): NonNullable<CellResult['load']> {
+  const wrongBodies = l.bodyChecks.mismatched - (l.bodyChecks.mismatchedNon2xx ?? 0);
+  return {
+    ...l,
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    bodyChecks: { ...l.bodyChecks, mismatched: Math.max(0, wrongBodies), mismatchedNon2xx: 0 },
+  };
+}
+
+/**
+ * The failed requests of a cell's interleaved rounds (errors, timeouts, non-2xx), which the pause
+ * causes and failure judging leaves out (`loadFailure`), and the requests of those rounds; null
+ * when there were none. For the progress log and the report's measurement notes.
+ */
+export function pausedFailures(trials: readonly CellResult[]): { failed: number; requests: number } | null {
+  const paired = trials.filter((t) => t.paired && t.load && t.status === 'ok');
+  const failed = paired.reduce((a, t) => a + (t.load ? t.load.errors + t.load.timeouts + t.load.non2xx : 0), 0);
+  if (!failed) return null;
+  const requests = paired.reduce(
+    (a, t) => a + (t.load ? t.load.requests.total + t.load.errors + t.load.timeouts : 0),
+    0,
+  );
+  return { failed, requests };
 }
 
 function indent(s: string): string {

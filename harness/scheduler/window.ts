@@ -62,12 +62,18 @@ export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
 
 /**
  * Ends a sampled load run (a window, or an open-loop step of scheduler/capacity-round.ts) and
- * summarises it with the CPU plan's server and client core counts (all allowed cores when
+ * summarises it (`closedLoop`: a connection profile's window, where an idle server is client-bound) with the CPU plan's server and client core counts (all allowed cores when
  * unpinned); null when nothing was sampled.
  */
-export function stopSampler(sampler: Sampler, ctx: GroupContext, requests: number, durationS: number) {
+export function stopSampler(
+  sampler: Sampler,
+  ctx: GroupContext,
+  requests: number,
+  durationS: number,
+  closedLoop = false,
+) {
   const cores = (list: string | null) => (list ? list.split(',').length : ctx.cpuPlan.allowedCores.length);
-  return sampler.stop(requests, durationS, cores(ctx.cpuPlan.server), cores(ctx.cpuPlan.client));
+  return sampler.stop(requests, durationS, cores(ctx.cpuPlan.server), cores(ctx.cpuPlan.client), closedLoop);
 }
 
 /**
@@ -100,7 +106,7 @@ export async function runWindow(
       rate,
       ...(!warmup && ctx.progress.wantsTicks() ? { onTick: (t: WindowTick) => ctx.progress.tick(t) } : {}),
     });
-    const resources = stopSampler(sampler, ctx, out.requests.total, out.durationS);
+    const resources = stopSampler(sampler, ctx, out.requests.total, out.durationS, isConnectionProfile(effective));
     return { load: { ...out, profile: effective }, ...(resources ? { resources } : {}) };
   } catch (err) {
     sampler.stop(0, 1, 1, 1);

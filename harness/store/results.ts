@@ -124,6 +124,12 @@ export interface CellResult {
   round?: number;
   /** Services that stopped answering during a measured window of this trial or cell (e.g. the database). */
   servicesLost?: string[];
+  /**
+   * A cell file: the requests that failed (errors, timeouts, non-2xx) in its interleaved rounds,
+   * where its server was paused for the other servers' slices, out of those rounds' requests.
+   * They never fail the cell (scheduler/aggregate.ts `loadFailure`); absent when there were none.
+   */
+  pausedFailures?: { failed: number; requests: number };
   /** A trial of the `capacity` profile: its closed-loop peak and its open-loop search (scheduler/capacity-round.ts). */
   capacitySearch?: CapacitySearch;
   /**

@@ -13,7 +13,7 @@ harness := "node --disable-warning=ExperimentalWarning harness/cli.ts"
 # List contenders, scenarios and profiles.
 default: list
 
-# The quick bake-off of every contender, then the leaderboard, its overview printed once (README command 1). Takes bench-all's options (--quiet, --json: the leaderboard's report then goes to stderr).
+# The quick bake-off of every contender, then this run's own report (results/reports/<run-id>/) with an older run beside it as a reference, its overview printed once (README command 1). Takes bench-all's options (--driver, --quiet, --json: the report then goes to stderr).
 bake-off *args:
     @exec {{harness}} bench-all --leaderboard "$@"
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, readCells, readMetas, ROOT, runCli, tmpDir } from './helpers.ts';
+import { listRuns } from '../harness/store/runs.ts';
 
 test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderboard', async () => {
   const results = tmpDir('e2e');
@@ -107,25 +108,41 @@ test('`bench x` measures the baseline beside it, unasked, and says so', async ()
   assert.equal(meta.harnessPid > 0, true);
 });
 
-test('`bench --leaderboard` (what `just bake-off` runs): the leaderboard is written and its overview printed once', async () => {
+test("`bench --leaderboard` (what `just bake-off` runs): its own run's report and overview, printed once, an older run beside it as a reference only", async () => {
   const results = tmpDir('e2e-leaderboard');
-  const r = await runCli([
-    '--results-dir',
-    results,
-    'bench',
-    'hono',
-    '--profile',
-    'smoke',
-    '--scenario',
-    'json',
-    '--leaderboard',
-  ]);
+  const args = ['--results-dir', results, 'bench', 'hono', '--profile', 'smoke', '--scenario', 'json'];
+  const first = await runCli(args);
+  assert.equal(first.code, 0, first.stderr);
+  const [older] = listRuns(results);
+  assert.ok(older, 'the first run');
+  const r = await runCli([...args, '--leaderboard']);
   assert.equal(r.code, 0, r.stderr);
+  const runs = listRuns(results).map((x) => x.runId);
+  const mine = runs.find((id) => id !== older.runId);
+  assert.ok(mine, `a second run: ${runs}`);
   assert.equal((r.stdout.match(/^Overview$/gm) ?? []).length, 1, r.stdout);
   assert.match(r.stdout, /How sure: /);
-  assert.match(r.stdout, /wrote .*LEADERBOARD\.md and .*leaderboard\.html/);
-  assert.ok(
-    fs.existsSync(path.join(results, 'LEADERBOARD.md')) && fs.existsSync(path.join(results, 'leaderboard.html')),
+  // The run's own report, not the all-runs one (which `npx just leaderboard` writes).
+  const dir = path.join(results, 'reports', mine);
+  assert.match(r.stdout, new RegExp(`wrote ${dir}/LEADERBOARD\\.md and ${dir}/leaderboard\\.html`));
+  assert.ok(fs.existsSync(path.join(dir, 'LEADERBOARD.md')) && fs.existsSync(path.join(dir, 'leaderboard.html')));
+  assert.ok(!fs.existsSync(path.join(results, 'LEADERBOARD.md')), 'the all-runs report is left alone');
+  // The older run is named once, as a reference, "there → here", never in the run's tables.
+  assert.match(r.stdout, new RegExp(`Reference, not this run: ${older.runId} \\(a machine with this run’s CPU model`));
+  assert.match(r.stdout, /hono\s+\d+ → \d+/);
+  const md = fs.readFileSync(path.join(dir, 'LEADERBOARD.md'), 'utf8');
+  assert.match(md, /### Reference run/);
+  const tables =
+    md.slice(0, md.indexOf('### Reference run')) + md.slice(md.indexOf('## ', md.indexOf('### Reference run') + 5));
+  assert.doesNotMatch(
+    tables.replace(/Reference, not this run: `[^`]+`/, ''),
+    new RegExp(older.runId),
+    'the reference run is in no table',
+  );
+  // The closing line: this run, its time, its machine, its median MDD (none in smoke) and its report.
+  assert.match(
+    r.stdout,
+    new RegExp(`This run: ${mine}, 2 cells in \\d+m\\d+s on [^;]+; [^;]+; its report: ${dir}/leaderboard\\.html`),
   );
 });
 

@@ -27,6 +27,8 @@ import { runPlan, type RunSummary } from '../scheduler/run.ts';
 import { createProgressSink, type ProgressSink } from '../scheduler/progress-sink.ts';
 import { renderTerminal } from '../report/leaderboard.ts';
 import { leaderboardCommand } from './report.ts';
+import type { ReportView } from '../report/view.ts';
+import { fmtDuration } from '../scheduler/progress-sink.ts';
 import { terminalSettings } from '../report/exporters/terminal.ts';
 
 export interface Globals {
@@ -191,9 +193,19 @@ export async function bench(
     }
     const stream = opts.json ? process.stderr : process.stdout;
     if (opts.leaderboard) {
-      // `just bake-off`: the leaderboard's overview instead of this run's table, so it is printed once.
+      // `just bake-off`: this run's own report (results/reports/<run-id>/) and its overview, printed
+      // once, with the older reference run beside it; then the run's answer in one closing line.
       const log = (l: string) => process.stderr.write(`${l}\n`);
-      stream.write(`\n${leaderboardCommand(g, terminalSettings(stream, process.env), log)}`);
+      let closing = '';
+      const text = leaderboardCommand(
+        g,
+        { run: summary.runId, ...terminalSettings(stream, process.env) },
+        log,
+        (v, files) => {
+          closing = closingLine(summary, v, files.html, performance.now() - t0);
+        },
+      );
+      stream.write(`\n${text}${closing}`);
     } else {
       const table = `\n${renderTerminal(
         summary.cells,
@@ -211,6 +223,21 @@ export async function bench(
     end(e instanceof UserError ? e.exitCode : EXIT.internal, { error: (e as Error)?.message ?? String(e) });
     throw e;
   }
+}
+
+/**
+ * The bake-off's last line: this run, its cells and wall time, its machine, its median MDD and
+ * where its report is, e.g. "This run: 2026-…-d078, 92 cells in 30m30s on Intel Xeon …; median
+ * minimum detectable difference 7.4% between two rows; its report: …/leaderboard.html (`npx just
+ * leaderboard` renders every run in the results folder)."
+ */
+export function closingLine(summary: RunSummary, v: ReportView, html: string, wallMs: number): string {
+  const host = v.runs[0]?.machine.split(';')[0] ?? 'this machine';
+  const mdd =
+    v.medianMdd !== null && v.medianMdd !== undefined
+      ? `median minimum detectable difference ${(100 * v.medianMdd).toFixed(v.medianMdd < 0.1 ? 1 : 0)}% between two rows`
+      : 'no table model (no median minimum detectable difference)';
+  return `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${html} (\`npx just leaderboard\` renders every run in the results folder).\n`;
 }
 
 /** What bench() will run: the effective profile, the scenarios, the cells (baselines added), the rounds. */

@@ -18,6 +18,8 @@ import { readAllWhy } from '../store/why-store.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/exporter-registry.ts';
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
+import { buildView } from '../report/view-build.ts';
+import type { ReportView } from '../report/view.ts';
 
 /** Every run of the store with its cells and trial files, the scenario contract, the `just why` records and the newest self-test record; warnings for skipped files. */
 export function readSnapshot(
@@ -69,11 +71,13 @@ function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void)
  * Plain `leaderboard` writes results/LEADERBOARD.md and results/leaderboard.html; with `--run` the
  * files go to `out` (default results/reports/<run-id>/, created), never over the committed report.
  * UserError (exit 2) for `--out` without `--run`; StorageError (exit 2) when the folder refuses the write.
+ * `onView` gets the report's view and files (the bake-off's closing line reads its median MDD).
  */
 export function leaderboardCommand(
   g: Dirs,
   opts: { run?: string; out?: string } & Pick<ExportOptions, 'details' | 'width' | 'color'>,
   log: (l: string) => void,
+  onView?: (v: ReportView, files: { markdown: string; html: string }) => void,
 ): string {
   if (opts.out !== undefined && !opts.run)
     throw new UserError(
@@ -92,6 +96,7 @@ export function leaderboardCommand(
   } catch (e) {
     throw (runId && opts.out ? asStorageError(e, 'output', dir) : asStorageError(e, 'results', g.resultsDir)) ?? e;
   }
+  onView?.(buildView(snapshot, { runId }), out);
   const term = { runId, details: opts.details, width: opts.width, color: opts.color };
   return `${EXPORTERS.terminal.render(snapshot, term)}wrote ${out.markdown} and ${out.html}\n`;
 }

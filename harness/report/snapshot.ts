@@ -45,6 +45,11 @@ export interface ReportSnapshot {
    * (why-store.ts `flameKey`); a missing or truncated file is `{ ok: false, reason }`.
    */
   readonly flames?: ReadonlyMap<string, FoldedRead>;
+  /**
+   * A one-run report's reference (`selectRun`): an older complete run of the same profile, from the
+   * store, shown beside the run as a reference only (report/reference.ts), never in its tables.
+   */
+  readonly reference?: SnapshotRun;
 }
 
 /**
@@ -95,20 +100,52 @@ export function snapshotOfCells(
 }
 
 /**
+ * The reference of a one-run report: among the runs started before `run`, the complete ones of the
+ * same profile that share a scenario with it, the one with the most cells (the newest on a tie);
+ * null when there is none. On a fresh clone after `just bake-off` that is the committed bake-off.
+ */
+export function referenceRun(runs: readonly SnapshotRun[], run: SnapshotRun): SnapshotRun | null {
+  const scenarios = new Set(run.cells.map((c) => c.scenario));
+  const older = runs.filter(
+    (r) =>
+      r !== run &&
+      r.meta.state === 'complete' &&
+      r.meta.profile === run.meta.profile &&
+      r.meta.startedAt < run.meta.startedAt &&
+      r.cells.some((c) => scenarios.has(c.scenario)),
+  );
+  let best: SnapshotRun | null = null;
+  for (const r of older)
+    if (
+      !best ||
+      r.cells.length > best.cells.length ||
+      (r.cells.length === best.cells.length && r.meta.startedAt >= best.meta.startedAt)
+    )
+      best = r;
+  return best;
+}
+
+/**
  * The snapshot restricted to one run (`--run ID`; a unique prefix of the id is accepted).
  * Throws UserError naming the known runs when no run (or more than one) matches.
+ * It carries the run's reference (`referenceRun`) and only its own `just why` records.
  */
 export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
   const exact = s.runs.filter((r) => r.meta.runId === runId);
   const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
-  if (hits.length === 1)
+  const [hit] = hits;
+  if (hit && hits.length === 1) {
+    const reference = referenceRun(s.runs, hit);
     return {
       runs: hits,
       scenarios: s.scenarios,
-      ...(s.why ? { why: s.why } : {}),
+      // `just why` records are runs of their own: a one-run report holds only its run's.
+      ...(s.why ? { why: s.why.filter((w) => w.runId === hit.meta.runId) } : {}),
       ...(s.selftest !== undefined ? { selftest: s.selftest } : {}),
       ...(s.flames ? { flames: s.flames } : {}),
+      ...(reference ? { reference } : {}),
     };
+  }
   const known = s.runs
     .slice(-8)
     .map((r) => r.meta.runId)

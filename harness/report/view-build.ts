@@ -46,6 +46,7 @@ import {
 } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
+import { referenceOf } from './reference.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
 import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
@@ -56,6 +57,7 @@ import type {
   CapacityRowView,
   ClaimView,
   MatrixView,
+  ReferenceView,
   ReportView,
   RowView,
   RunRatioView,
@@ -724,6 +726,25 @@ function hostsOf(tables: TableView[], metas: RunMeta[]): string[] {
 }
 
 /**
+ * The median minimum detectable difference between two rows over the overview's tables (one
+ * profile, each scenario's primary table) when they have models, else over every table, so a
+ * report that also holds claims, matrix or capacity runs still states the bake-off's resolution.
+ * `med` is a ratio − 1 (0.074 = 7.4%), null without a table model.
+ */
+export function medianMddOf(
+  tables: TableView[],
+  overview: TableView[],
+): { mddTables: TableView[]; mdds: number[]; med: number | null } {
+  const mddTables = overview.some((t) => t.mddPair !== null) ? overview : tables;
+  const mdds = mddTables
+    .map((t) => t.mddPair)
+    .filter((x): x is number => x !== null && Number.isFinite(x))
+    .sort((a, b) => a - b);
+  const med = mdds.length ? (mdds[(mdds.length - 1) >> 1] ?? 0) / 2 + (mdds[mdds.length >> 1] ?? 0) / 2 : null;
+  return { mddTables, mdds, med };
+}
+
+/**
  * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
  * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
  * intervals, how many of the same tables have noisy rows (once per table, not per cell: the
@@ -746,14 +767,7 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
   const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
   const capRows = rows.filter((r) => r.capacity);
   const capBound = capRows.filter((r) => r.capacity?.verdict === 'at-least').length;
-  // The median MDD is the overview's tables' (one profile, each scenario's primary table), so a
-  // report that also holds claims, matrix or capacity runs still states the bake-off's resolution.
-  const mddTables = overview.some((t) => t.mddPair !== null) ? overview : tables;
-  const mdds = mddTables
-    .map((t) => t.mddPair)
-    .filter((x): x is number => x !== null && Number.isFinite(x))
-    .sort((a, b) => a - b);
-  const med = mdds.length ? (mdds[(mdds.length - 1) >> 1] ?? 0) / 2 + (mdds[mdds.length >> 1] ?? 0) / 2 : null;
+  const { mddTables, mdds, med } = medianMddOf(tables, overview);
   const ofOverview = mddTables === overview && overview.length < tables.length;
   // The noisy count over the same tables as the median MDD (the overview's, when it has models).
   const measured = mddTables.filter(isMeasured);
@@ -852,6 +866,24 @@ function trialsOf(snapshot: ReportSnapshot): Map<string, CellResult[]> {
   return m;
 }
 
+/** The reference beside a one-run view: the reference run's own overview matrix against `yours`. */
+function referenceViewOf(
+  snapshot: ReportSnapshot,
+  ref: NonNullable<ReportSnapshot['reference']>,
+  yours: MatrixView,
+  o: ViewOptions,
+): ReferenceView | null {
+  const v = buildView({ runs: [ref], scenarios: snapshot.scenarios }, { runId: ref.meta.runId, now: o.now });
+  return referenceOf({
+    meta: ref.meta,
+    matrix: v.matrix,
+    yours: snapshot.runs[0]?.meta,
+    yourMatrix: yours,
+    driver: v.winners[0]?.driver ?? null,
+    cells: ref.cells.length,
+  });
+}
+
 /** The view of a snapshot. */
 export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): ReportView {
   const scenarios = scenarioList(snapshot);
@@ -913,6 +945,8 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
     why: whyView(snapshot),
+    reference: snapshot.reference ? referenceViewOf(snapshot, snapshot.reference, matrixOf(primary, profile), o) : null,
+    medianMdd: medianMddOf(tables, primary).med,
   };
 }
 

@@ -401,6 +401,29 @@ export interface DriverAgreementView {
   text: string;
 }
 
+/**
+ * A one-run report's reference (report/reference.ts): the same scenarios' "% of baseline" in an
+ * older run (usually the committed bake-off of another machine) beside this run's own. Shown as a
+ * reference only, never ranked with the run.
+ */
+export interface ReferenceView {
+  runId: string;
+  /** ISO date-time the reference run started. */
+  startedAt: string;
+  /** Its CPU model, and whether it is this run's. */
+  host: string;
+  sameHost: boolean;
+  /** The load driver of its overview tables (null when it has none). */
+  driver: string | null;
+  cells: number;
+  /** One Markdown sentence: what the reference is and how to read it. */
+  note: string;
+  /** Per baseline family (as the run's matrix): its scenarios and contenders, baselines left out. */
+  families: { baseline: string; scenarios: string[]; contenders: string[] }[];
+  /** [scenario][contender] → % of baseline there and here (ratios, 1 = the baseline); null where not measured. */
+  pairs: Record<string, Record<string, { reference: Estimate | null; yours: Estimate | null }>>;
+}
+
 export interface ReportView {
   generatedAt: string;
   /** One line per header fact. */
@@ -435,4 +458,8 @@ export interface ReportView {
   warnings: string[];
   /** The Why section from `just why` records (why-view.ts); null without any covering the report's contenders. */
   why?: WhyView | null;
+  /** A one-run report's reference run beside it (report/reference.ts); absent or null without one. */
+  reference?: ReferenceView | null;
+  /** The overview's median minimum detectable difference between two rows (a ratio − 1, e.g. 0.074), null without models. */
+  medianMdd?: number | null;
 }

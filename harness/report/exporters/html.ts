@@ -44,7 +44,8 @@ import {
 } from '../capacity-text.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
-import type { ReportView, RowView, TableView } from '../view.ts';
+import type { ReferenceView, ReportView, RowView, TableView } from '../view.ts';
+import { pairText } from '../reference.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
 
@@ -287,7 +288,25 @@ ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driver
 <div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); † not ranked (few trials); ‡ from another run, not ranked; ~ after a scenario: its table has noisy rows (its notes name them)</span></div></div>
 </div>
 ${v.capacity ? capacityOverview(v.capacity) : ''}
+${v.reference ? referenceHtml(v.reference) : ''}
 </section>`;
+}
+
+/** A one-run report's reference run (report/reference.ts): its note, then "% of baseline there → here" per family. */
+function referenceHtml(r: ReferenceView): string {
+  const tables = r.families.map((f) => {
+    const head = `<tr><th class="who">% of <code>${esc(f.baseline)}</code></th>${f.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
+    const body = f.contenders
+      .map(
+        (c) =>
+          `<tr><td class="who"><code>${esc(c)}</code></td>${f.scenarios.map((s) => `<td class="num">${esc(pairText(r.pairs[s]?.[c]))}</td>`).join('')}</tr>`,
+      )
+      .join('\n');
+    return `<div class="scroll"><table class="reference" aria-label="% of ${esc(f.baseline)} in the reference run and in this run"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`;
+  });
+  return `<h3 id="h-reference">Reference run</h3>
+<p class="note reference">${md(r.note)}</p>
+${tables.join('\n')}`;
 }
 
 /** The overview's capacity block: sustainable req/s at p99 ≤ each scenario's SLO (coloured by % of baseline), then the ranking lines. */

@@ -25,7 +25,8 @@ import {
   tableRows,
 } from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
-import type { CapacityMatrixView, ReportView, RowView, TableView } from '../view.ts';
+import type { CapacityMatrixView, ReferenceView, ReportView, RowView, TableView } from '../view.ts';
+import { pairText } from '../reference.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
@@ -71,6 +72,23 @@ export function overviewMarkdown(v: ReportView): string[] {
   if (m.joinedNote) out.push('', m.joinedNote);
   out.push('');
   if (v.capacity) out.push(...capacityOverview(v.capacity));
+  if (v.reference) out.push(...referenceMarkdown(v.reference));
+  return out;
+}
+
+/** A one-run report's reference run (report/reference.ts): its note, then "there → here" per family. */
+function referenceMarkdown(r: ReferenceView): string[] {
+  const out = ['### Reference run', '', r.note];
+  for (const f of r.families) {
+    out.push(
+      '',
+      `| % of \`${f.baseline}\` | ${f.scenarios.join(' | ')} |`,
+      `|---|${f.scenarios.map(() => '---:').join('|')}|`,
+    );
+    for (const c of f.contenders)
+      out.push(`| \`${c}\` | ${f.scenarios.map((s) => pairText(r.pairs[s]?.[c])).join(' | ')} |`);
+  }
+  out.push('');
   return out;
 }
 

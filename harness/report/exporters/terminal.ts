@@ -30,7 +30,8 @@ import {
 } from '../capacity-text.ts';
 import { type ColumnSpec, fitTable, matrixBlocks, type Paint, truncate, wrap } from '../term-layout.ts';
 import { buildView } from '../view-build.ts';
-import type { CapacityMatrixCell, MatrixView, ReportView, RowView, TableView } from '../view.ts';
+import type { CapacityMatrixCell, MatrixView, ReferenceView, ReportView, RowView, TableView } from '../view.ts';
+import { pairText } from '../reference.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
@@ -176,6 +177,19 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>, x: Ctx): strin
   return out;
 }
 
+/** A one-run report's reference beside it (report/reference.ts): one matrix per family, "there → here". */
+function referenceLines(r: ReferenceView, x: Ctx): string[] {
+  const out = ['', ...wrap(plain(r.note), x.width, '  ').map((l) => x.c.yellow(l))];
+  for (const f of r.families) {
+    const rows = [
+      [`% of ${f.baseline}`, ...f.scenarios],
+      ...f.contenders.map((c) => [c, ...f.scenarios.map((s) => pairText(r.pairs[s]?.[c]))]),
+    ];
+    out.push(...matrixBlocks(rows, x.width, { indent: '  ', paint: (ri, _ci, t) => (ri === 0 ? x.c.dim(t) : t) }));
+  }
+  return out;
+}
+
 function overview(v: ReportView, x: Ctx): string[] {
   const out = [x.c.bold('Overview'), ...wrap(v.certainty, x.width, '  How sure: ', '    ')];
   if (v.driverFallback) out.push(...wrap(plain(v.driverFallback), x.width, '  Driver: ', '    '));
@@ -183,6 +197,7 @@ function overview(v: ReportView, x: Ctx): string[] {
   if (!v.winners.length) return [...out, '  No ranked table yet.', ''];
   out.push('', ...winnerLines(v, x), ...familyMatrices(v, x));
   if (v.capacity) out.push(...capacityOverview(v.capacity, x));
+  if (v.reference) out.push(...referenceLines(v.reference, x));
   out.push('');
   return out;
 }

@@ -148,7 +148,7 @@ interface Reading {
  * (the skipped ones too); each phase runs for its recorded time and is then marked done (a skipped
  * one is skipped). Reads the ETA at each phase's start and halfway through it.
  */
-function replay(timings: RunTimings): { readings: Reading[]; startEtaMs: number; totalMs: number } {
+function replay(timings: RunTimings): { readings: Reading[]; startEtaMs: number; totalMs: number; record: RunTimings } {
   let t = 0;
   const p = new Progress(
     () => {},
@@ -171,7 +171,7 @@ function replay(timings: RunTimings): { readings: Reading[]; startEtaMs: number;
       p.done(kind, planned / count);
     }
   }
-  return { readings, startEtaMs, totalMs };
+  return { readings, startEtaMs, totalMs, record: p.record() };
 }
 
 /** `timings` with the time of the phases of `kinds` (all when omitted) multiplied by `f`. */
@@ -232,3 +232,24 @@ for (const [name, f, kinds] of [
     assert.ok(Math.abs(w.err) <= TOLERANCE, `worst ETA error ${(w.err * 100).toFixed(1)}% (${where})`);
   });
 }
+
+test('a run’s own record (meta.json `timings`, consecutive phases of a kind merged) replays the same way', () => {
+  const { timings, firstGroupEnd } = derivePhases(D078);
+  const first = replay(slower(timings, 1.6));
+  const again = replay(first.record);
+  assert.ok(Math.abs(again.totalMs - first.totalMs) < 1000, 'the record keeps the time of every phase');
+  assert.equal(
+    again.record.phases.reduce((s, [, n]) => s + n, 0),
+    timings.phases.length,
+  );
+  // The merged record's index of the first group's end: the phases before it, counted.
+  let phases = 0;
+  let from = -1;
+  for (const [i, [, n]] of again.record.phases.entries()) {
+    phases += n;
+    if (phases === firstGroupEnd + 1) from = i;
+  }
+  assert.ok(from > 0);
+  const w = worst(again.readings, from);
+  assert.ok(Math.abs(w.err) <= TOLERANCE, `${(w.err * 100).toFixed(1)}%`);
+});

@@ -9,7 +9,7 @@ import { buildRequest, loadParams, loadScenarios } from '../harness/contract/sce
 import { SCENARIOS_DIR } from '../harness/core/paths.ts';
 import { runAutocannon } from '../harness/drivers/autocannon.ts';
 import type { WindowTick } from '../harness/drivers/driver-types.ts';
-import { ETA_PRIOR_MS, Progress } from '../harness/scheduler/progress.ts';
+import { Progress } from '../harness/scheduler/progress.ts';
 import {
   createProgressSink,
   type ProgressEvent,
@@ -174,7 +174,7 @@ test('--json: every line on stdout is a JSON event with its fields; notes go to 
   const sink = createProgressSink({ json: true, out, err });
   assert.equal(sink.live, false, 'no live line with --json');
   const p = new Progress(sink);
-  p.plan(20_000, 2);
+  p.plan('window', 20_000, 2);
   p.runStart(
     {
       runId: 'run-1',
@@ -317,7 +317,7 @@ test('--quiet: nothing at all (with --json: the events only)', () => {
   const err = fakeStream(true);
   const sink: ProgressSink = createProgressSink({ quiet: true, out, err });
   const p = new Progress(sink);
-  p.plan(10_000, 1);
+  p.plan('window', 10_000, 1);
   p.step('starting');
   p.window({ cell: 'a', label: 'a', round: 1, rounds: 1, durationS: 5 }, 10_000);
   p.tick({ elapsedS: 1, requestsPerSec: 1000 });
@@ -344,43 +344,76 @@ test('Progress with a log function: the plain lines as before (a string label st
     () => t,
   );
   assert.equal(p.wantsTicks(), false);
-  p.plan(10_000, 2);
+  p.plan('window', 10_000, 2);
   p.window('x', 5000);
   t = 5000;
+  p.done('window', 5000);
   p.window({ cell: 'c', label: 'y', round: 2, rounds: 2, durationS: 4 }, 5000);
   assert.deepEqual(lines, ['[1/2] x   elapsed 0m00s, ETA 0m10s', '[2/2] y · round 2/2   elapsed 0m05s, ETA 0m05s']);
 });
 
-test('ETA: a phase timed to its cost (a build planned at 8 s that took 1 s) leaves the scale at 1; early work moves it little', async () => {
+test('ETA: per kind, the measured phases replace the estimate of the rest; a build stands only for builds', async () => {
   let t = 0;
-  const lines: string[] = [];
   const p = new Progress(
-    (l) => lines.push(l),
+    () => {},
     () => t,
   );
-  p.plan(8000); // a build
-  p.plan(600_000, 1); // the groups
-  assert.equal(p.eta(), 608_000);
-  await p.timed(8000, async () => {
+  p.plan('build', 16_000); // two builds
+  p.plan('server', 10 * 1500);
+  p.plan('window', 20 * 1300, 20);
+  p.plan('fidelity', 17_000);
+  assert.equal(p.eta(), 16_000 + 15_000 + 26_000 + 17_000, 'before any evidence: the plan');
+  await p.timed('build', 8000, async () => {
     t += 1000;
   });
-  // The plain ratio (elapsed ÷ done of the plan) read 1 s ÷ 8 s and halved the ETA (the 0.5 clamp):
-  // 16 min 49 s after the first build of run 2026-11-26T13-02-33Z-4576, which took 31 min 58 s.
-  assert.equal(p.eta(), 600_000);
-  // 20 s of work planned at 10 s: the scale is (21 + 120) ÷ (11 + 120) s, not 21 ÷ 11.
-  t += 20_000;
-  p.advance(10_000);
-  const scale = (21_000 + ETA_PRIOR_MS) / (11_000 + ETA_PRIOR_MS);
-  assert.ok(Math.abs(p.eta() - 590_000 * scale) < 1e-6, `${p.eta()}`);
-  // A phase that throws stays planned (and the error reaches the caller).
-  p.plan(5000);
+  // A build planned at 8 s that took 1 s: the other build is now 1 s, and nothing else moves (one
+  // global scale halved the ETA of run 2026-11-26T13-02-33Z-4576 right after its first build).
+  assert.equal(p.eta(), 1000 + 15_000 + 26_000 + 17_000);
+  await p.timed('build', 8000, async () => {
+    t += 1000;
+  });
+  // Server starts at 3 s, twice the estimate: the 8 left are 24 s; windows and the fidelity check,
+  // not yet seen, take the ratio of what was seen (2).
+  t += 3000;
+  p.done('server', 1500);
+  t += 3000;
+  p.done('server', 1500);
+  assert.equal(p.eta(), 8 * 3000 + 2 * 26_000 + 2 * 17_000);
+  // The windows run at 1.3 s, as planned: their kind's ratio is 1; the fidelity check takes the
+  // ratio of all (2 × 3000 + 1300) ÷ (2 × 1500 + 1300).
+  t += 1300;
+  p.done('window', 1300);
+  const all = (6000 + 1300) / (3000 + 1300);
+  assert.ok(Math.abs(p.eta() - (24_000 + 19 * 1300 + 17_000 * all)) < 1e-6, `${p.eta()}`);
+  // A phase under way counts down from the end of the one before it.
+  t += 500;
+  assert.ok(Math.abs(p.eta() - (24_000 + 19 * 1300 + 17_000 * all - 500)) < 1e-6, `${p.eta()}`);
+  // Skipped work leaves the plan without evidence; a phase that throws stays planned.
+  p.skip('window', 19 * 1300);
   await assert.rejects(
-    p.timed(5000, async () => {
-      throw new Error('build crashed');
+    p.timed('server', 1500, async () => {
+      throw new Error('start crashed');
     }),
-    /build crashed/,
+    /start crashed/,
   );
-  assert.ok(Math.abs(p.eta() - 595_000 * scale) < 1e-6, `${p.eta()}`);
+  assert.ok(Math.abs(p.eta() - (24_000 + 17_000 * all - 500)) < 1e-6, `${p.eta()}`);
+  // settle: what a part planned and did not close is skipped.
+  const since = p.closedMs();
+  t += 1000;
+  p.done('server', 1500);
+  p.settle({ server: 3000 }, since);
+  const r = p.record();
+  assert.deepEqual(r.phases.at(-2), ['server', 1, 1500, 1500]);
+  assert.deepEqual(r.phases.at(-1), ['server', 1, 1500, null], 'the second server of the part never ran');
+  assert.deepEqual(
+    r.phases.slice(0, 3),
+    [
+      ['build', 2, 16_000, 2000],
+      ['server', 2, 3000, 6000],
+      ['window', 1, 1300, 1300],
+    ],
+    'consecutive phases of a kind are merged',
+  );
 });
 
 test('autocannon driver: onTick gets the live per-second requests of a window', async () => {

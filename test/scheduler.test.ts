@@ -22,6 +22,8 @@ import { runPlan, type RunOptions } from '../harness/scheduler/run.ts';
 import { roundOrders } from '../harness/scheduler/rounds.ts';
 import { SETTLE_SHARE } from '../harness/scheduler/capacity-round.ts';
 import { Progress } from '../harness/scheduler/progress.ts';
+import { groupPlan } from '../harness/scheduler/group.ts';
+import { fidelityPlanMs } from '../harness/scheduler/run-fidelity.ts';
 import {
   StartFailure,
   type FidelityProbe,
@@ -525,9 +527,47 @@ test('progress: a line per window with elapsed time and an ETA; overhead and wal
   const w = world({});
   const cells = planCells([manifest('a'), manifest('b')], [ping, json], QUICK, [NODE]);
   const o = options(w, cells);
-  await runPlan(o);
+  const s = await runPlan(o);
   const lines = o.lines.filter((l) => /^\[\d+\/\d+\]/.test(l));
   assert.equal(lines.length, 20, '2 contenders × 2 scenarios × 5 rounds');
+  // meta.json records the phases as they ran (test/eta-replay.test.ts replays such a record): every
+  // phase of the plan, done or skipped, in order, and the ETA printed at the start.
+  const { timings } = readRunAt(s.runDir).meta;
+  const planned = [ping, json].reduce(
+    (sum, sc) =>
+      sum +
+      groupPlan(
+        cells.filter((c) => c.scenario === sc),
+        5,
+        'bench',
+      ).ms,
+    0,
+  );
+  const sumOf = (xs: [string, number, number, number | null][]) => xs.reduce((a, [, , p]) => a + p, 0);
+  assert.equal(sumOf(timings.phases.filter(([k]: [string]) => k !== 'fidelity')), planned);
+  assert.deepEqual(
+    timings.phases
+      .filter(([, , , took]: [string, number, number, number | null]) => took !== null)
+      .map(([k, n]: [string, number]) => [k, n]),
+    [
+      ['build', 2],
+      ['server', 2],
+      ['warmup', 2],
+      ['window', 10],
+      ['server', 2],
+      ['warmup', 2],
+      ['window', 10],
+      ['fidelity', 1],
+    ],
+  );
+  // The plan, less the time the run took to open (it counts toward the first phase).
+  const sinceStart = planned + fidelityPlanMs(o) - timings.startEtaMs;
+  assert.ok(sinceStart >= 0 && sinceStart < 2000, `${sinceStart}`);
+  assert.ok(
+    o.lines.some((l) =>
+      /finished: 4 cells recorded in \dm\d\ds wall time; the ETA at the start said \dm\d\ds$/.test(l),
+    ),
+  );
   assert.match(
     lines[0]!,
     /^\[1\/20\] [ab] · ping · quick · autocannon · Node 24 · round 1\/5 {3}elapsed \dm\d\ds, ETA \dm\d\ds$/,
@@ -546,9 +586,10 @@ test('progress: a line per window with elapsed time and an ETA; overhead and wal
     (l) => out.push(l),
     () => t,
   );
-  p.plan(10_000, 2);
+  p.plan('window', 10_000, 2);
   p.window('x', 5000);
   t = 5000;
+  p.done('window', 5000);
   p.window('y', 5000);
   assert.match(out[0]!, /\[1\/2\] x {3}elapsed 0m00s, ETA 0m10s/);
   assert.match(out[1]!, /\[2\/2\] y {3}elapsed 0m05s, ETA 0m05s/);

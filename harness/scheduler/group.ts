@@ -17,47 +17,62 @@ import { openLoopFor, runCapacityRound } from './capacity-round.ts';
 import { interleavedRoundMs, runInterleavedRound } from './interleave.ts';
 import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
-import { ESTIMATE } from './progress.ts';
+import { ESTIMATE, type PhaseKind } from './progress.ts';
 import { roundOrders } from './rounds.ts';
 import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
 import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 
+/** A group's planned phases of one kind for the ETA: `n` phases of `ms` each. */
+export interface PlannedPhases {
+  n: number;
+  ms: number;
+}
+
 /**
  * The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a
- * driver without interleaved rounds); `warmMs`: the first warm-up's part, `restartMs`: one restart
- * of every server with its warm-up (runGroup and runInterleaved advance the plan by these as they
- * finish; the windows advance themselves, progress.ts `window`).
+ * driver without interleaved rounds); `parts`: its phases per kind (progress.ts `PhaseKind`): a
+ * start with contract check and burst per server, a warm-up each, the solo windows (or capacity
+ * rounds), the interleaved rounds, and per later server process a restart and a warm-up of each
+ * server. runGroup and its helpers mark each phase done as it ends (progress.ts `done`), and skip
+ * at the group's end what did not run (`settle`).
  */
 export function groupPlan(
   cells: CellSpec[],
   rounds: number,
   mode: 'bench' | 'verify',
   interleaves = true,
-): { ms: number; windows: number; warmMs: number; restartMs: number } {
+): { ms: number; windows: number; parts: Partial<Record<PhaseKind, PlannedPhases>> } {
   const [firstCell] = cells;
-  if (!firstCell) return { ms: 0, windows: 0, warmMs: 0, restartMs: 0 };
+  if (!firstCell) return { ms: 0, windows: 0, parts: {} };
   const p = firstCell.profile;
-  const setup = cells.length * ESTIMATE.server;
-  if (mode === 'verify') return { ms: setup, windows: 0, warmMs: 0, restartMs: 0 };
-  const warm = cells.length * (p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0));
+  const n = cells.length;
+  const server = { n, ms: ESTIMATE.server };
+  if (mode === 'verify') return { ms: n * ESTIMATE.server, windows: 0, parts: { server } };
   const il = interleaves ? interleaveOf(p) : null;
-  const paired = il && cells.length > 1 ? il.rounds : 0;
+  const paired = il && n > 1 ? il.rounds : 0;
   // Each later server process: every server started and checked again, then warmed alone.
   const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
-  const restartMs = il ? setup + cells.length * (restartWarmupS(p, rounds) * 1000 + ESTIMATE.windowOverhead) : 0;
-  return {
-    ms:
-      setup +
-      warm +
-      cells.length * rounds * windowMs(p) +
-      (il ? paired * interleavedRoundMs(cells.length, il) : 0) +
-      restarts * restartMs,
-    windows: cells.length * rounds + paired,
-    warmMs: warm,
-    restartMs,
+  const parts: Partial<Record<PhaseKind, PlannedPhases>> = {
+    server,
+    ...(p.warmupS > 0 ? { warmup: { n, ms: p.warmupS * 1000 + ESTIMATE.windowOverhead } } : {}),
+    window: { n: n * rounds, ms: windowMs(p) },
+    ...(il && paired ? { round: { n: paired, ms: interleavedRoundMs(n, il) } } : {}),
+    ...(restarts > 0
+      ? {
+          restart: { n: restarts * n, ms: ESTIMATE.server },
+          rewarm: { n: restarts * n, ms: restartWarmupS(p, rounds) * 1000 + ESTIMATE.windowOverhead },
+        }
+      : {}),
   };
+  const ms = Object.values(parts).reduce((s, x) => s + x.n * x.ms, 0);
+  return { ms, windows: n * rounds + paired, parts };
+}
+
+/** The ms per kind of `parts` (groupPlan), for progress.ts `plan` and `settle`. */
+export function partsMs(parts: Partial<Record<PhaseKind, PlannedPhases>>): Partial<Record<PhaseKind, number>> {
+  return Object.fromEntries(Object.entries(parts).map(([k, x]) => [k, x.n * x.ms]));
 }
 
 /** The interleaved rounds of a connection profile (profiles.ts `InterleaveShape`), or null. */
@@ -165,6 +180,7 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
       if (ctx.signal.aborted && !(err instanceof UserError)) return;
       if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
       finish(e, { status: 'start-failed', failure: { reason: err.message, logTail: err.logTail } });
+      ctx.progress.done('server', ESTIMATE.server);
       continue;
     }
     e.ms.start = ext ? 0 : performance.now() - t0;
@@ -200,6 +216,7 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
         failure: { reason: `verification failed: ${e.verification.reasons.join('; ')}`, logTail: tail(e) },
       });
     }
+    ctx.progress.done('server', ESTIMATE.server);
   }
 }
 
@@ -229,6 +246,7 @@ async function warmUp(ctx: GroupContext, ops: GroupOps, p: Profile): Promise<voi
   for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
     const failed = await warmOne(e, ctx, p.warmupS, 'the warm-up');
+    ctx.progress.done('warmup', p.warmupS * 1000 + ESTIMATE.windowOverhead);
     if (failed)
       ops.finish(e, {
         status: failed.status,
@@ -294,12 +312,13 @@ async function measureWindow(e: Entry, round: number, ctx: GroupContext, ops: Gr
   ctx.sink.writeTrial(trial, e.trials.length);
   ctx.progress.windowEnd(trial, `  ${describe(trial)}`);
   if (trial.status !== 'ok') await ops.stop(e);
+  ctx.progress.done('window', windowMs(p));
   return true;
 }
 
 /**
  * The rounds: every live server once per round, in the round's seeded shuffled order
- * (rounds.ts). Finished or stopped entries only advance the progress. Stops on an abort.
+ * (rounds.ts). The windows of finished or stopped entries are skipped in the progress. Stops on an abort.
  */
 async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile, cap: CapacityPlan) {
   const orders = roundOrders(entries, ctx.rounds, ctx.seed, ctx.groupIndex);
@@ -307,7 +326,7 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
     for (const e of order) {
       if (ctx.signal.aborted) break;
       if (e.final || !e.server) {
-        ctx.progress.advance(windowMs(p));
+        ctx.progress.skip('window', windowMs(p));
         continue;
       }
       if (!(await measureWindow(e, r + 1, ctx, ops, p, cap))) break;
@@ -321,13 +340,7 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
  * group has ≥ 2 live servers whose CPU time can be read (not an external target) and the driver
  * can interleave (`LoadDriver.interleaves`). Stops on an abort.
  */
-async function runInterleaved(
-  entries: Entry[],
-  ctx: GroupContext,
-  ops: GroupOps,
-  p: Profile,
-  restartMs: number,
-): Promise<void> {
+async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   const il = interleaveOf(p);
   // A driver that cannot interleave (k6; `just why`'s profiled driver, scheduler/profiled.ts: one
   // window per server process) gets the interleaved rounds as solo rounds instead (run.ts `soloOnly`).
@@ -345,7 +358,6 @@ async function runInterleaved(
       if (ctx.signal.aborted) return;
       await warmRestarted(ctx, ops, restartWarmupS(p, ctx.rounds), instance, r);
       if (ctx.signal.aborted) return;
-      ctx.progress.advance(restartMs);
     }
     if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail, { instance }))) return;
   }
@@ -365,6 +377,7 @@ async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, 
   for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
     const failed = await warmOne(e, ctx, seconds, `the warm-up of server process ${instance}`);
+    ctx.progress.done('rewarm', seconds * 1000 + ESTIMATE.windowOverhead);
     if (!failed) continue;
     const trial: CellResult = {
       ...e.base,
@@ -432,6 +445,7 @@ async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, ro
       if (ctx.signal.aborted && !(err instanceof UserError)) return;
       if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
       fail(e, err.message, err.logTail);
+      ctx.progress.done('restart', ESTIMATE.server);
       continue;
     }
     const first = { startupMs: e.base.startupMs, verification: e.verification };
@@ -446,6 +460,7 @@ async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, ro
       fail(e, died ? `server ${died} during verification` : (wide ?? failed ?? ''), ops.tail(e));
       await ops.stop(e);
     } else e.verification = first.verification;
+    ctx.progress.done('restart', ESTIMATE.server);
   }
 }
 
@@ -479,11 +494,11 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   const ext = Boolean(ctx.externalUrl);
   const entries = makeEntries(cells, ctx, ext);
   const ops = groupOps(entries, ctx, ext);
-  // The plan run.ts counted for this group (the same interleaves flag), and what is done of it so
-  // far: each part is advanced when it is done, and the rest (windows of cells that left early,
-  // rounds a driver could not interleave) at the group's end.
+  // The plan run.ts counted for this group (the same interleaves flag), and what was closed of it
+  // before: each phase is marked done as it ends, and what did not run (phases of cells that left
+  // early, rounds a driver could not interleave) is skipped at the group's end.
   const plan = groupPlan(cells, ctx.rounds, ctx.mode, ctx.driver.interleaves && !ext);
-  const done0 = ctx.progress.doneMs();
+  const closed0 = ctx.progress.closedMs();
   const [first] = cells;
   if (!first) throw new Error('runGroup: a group needs at least one cell');
   ctx.progress.step(
@@ -491,8 +506,8 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
   );
   try {
     await startAndVerify(entries, ctx, ops, ext);
-    ctx.progress.advance(cells.length * ESTIMATE.server);
     if (ctx.mode === 'verify') {
+      ctx.progress.settle(partsMs(plan.parts), closed0);
       for (const e of ops.alive())
         ops.finish(e, {
           status: 'ok',
@@ -504,7 +519,6 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
     }
     const p = first.profile;
     if (p.warmupS > 0) await warmUp(ctx, ops, p);
-    ctx.progress.advance(plan.warmMs);
     const shape = p.driver !== 'k6' ? p.capacity : undefined;
     const openLoop = shape ? openLoopFor(ctx) : null;
     if (shape && openLoop && !openLoop.driver)
@@ -513,8 +527,8 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
         ops.finish(e, { status: 'skipped', logFile: null, failure: { reason: openLoop.note, logTail: '' } });
       }
     await runRounds(entries, ctx, ops, p, shape && openLoop ? { shape, openLoop } : null);
-    await runInterleaved(entries, ctx, ops, p, plan.restartMs);
-    ctx.progress.advance(plan.ms - (ctx.progress.doneMs() - done0));
+    await runInterleaved(entries, ctx, ops, p);
+    ctx.progress.settle(partsMs(plan.parts), closed0);
   } finally {
     await closeGroup(entries, ctx, ops);
   }

@@ -243,6 +243,7 @@ export async function runInterleavedRound(
     ctx.sink.writeTrial(trial, e.trials.length);
     if (trial.status !== 'ok') await stop(e);
   }
+  ctx.progress.done('round', interleavedRoundMs(live.length, shape));
   return true;
 }
 

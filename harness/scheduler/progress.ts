@@ -1,24 +1,32 @@
 /**
- * Progress with elapsed time and an ETA. The plan is a list of phases with an estimated cost in
- * ms (builds, PostgreSQL start, server starts, verification bursts, warm-ups, windows); the ETA
- * is the remaining planned time scaled by how long the finished phases took against their plan
- * (so a slow machine gets a longer ETA after the first few steps). Phases whose cost is known
- * once done (builds, PostgreSQL: `timed`) replace their estimate by what they took, and the
- * scale starts from 1 with the weight of ETA_PRIOR_MS of plan: in a fresh clone's bake-off
- * (run 2026-11-26T13-02-33Z-4576, 31 min 58 s), builds planned at 8 s that took 1 s made the
- * plain ratio halve the ETA to 16 min 49 s right after the first build, from 33 min 46 s.
+ * Progress with elapsed time and an ETA. The plan is a list of phases of a few kinds (`PhaseKind`:
+ * builds, PostgreSQL, server starts with their contract check and burst, warm-ups, solo windows,
+ * interleaved rounds, restarts as a further server process, their warm-ups, the fidelity check),
+ * each with an estimated cost in ms. Each phase's time is measured on the progress clock from the
+ * end of the phase before it, so all wall time lands in some phase. The ETA is the plan's
+ * remaining cost of each kind times that kind's measured ÷ planned time so far: the first phase of
+ * a kind replaces the estimate (the prior) for the rest of that kind. A kind not yet seen takes the
+ * ratio of every kind seen so far (builds and PostgreSQL apart: they only stand for themselves),
+ * and the plan as is before any evidence. A phase under way counts down from its start.
+ *
+ * Why per kind: one global scale (elapsed ÷ done of the plan) mixed fixed-length load windows with
+ * host-bound server starts, and a fresh 2-core machine ran 49 min 21 s against a start ETA of 33 min
+ * 52 s. Replayed on the phase times of the committed quick bake-off, on those times × 1.6 and with
+ * only its load windows × 1.6, every ETA from the end of the first group on is within ±15% of the
+ * time that was left (test/eta-replay.test.ts).
  *
  * `Progress` turns the scheduler's steps into events (their schema: scheduler/progress-sink.ts)
  * with a plain-text line each, and hands both to a ProgressSink, which draws them (plain lines,
- * a live line on a TTY, NDJSON, or nothing).
+ * a live line on a TTY, NDJSON, or nothing). `record()` gives the phases as they ran, for meta.json.
  */
 import type { WindowTick } from '../drivers/driver-types.ts';
-import type { CapacityStep, CellResult } from '../store/results.ts';
+import type { CapacityStep, CellResult, PhaseKind, RunTimings } from '../store/results.ts';
 import { fmtDuration, lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
 
 export { fmtDuration } from './progress-sink.ts';
+export type { PhaseKind, RunTimings } from '../store/results.ts';
 
-/** Estimated cost of the steps the scheduler does, ms (for the ETA only). */
+/** Estimated cost of the steps the scheduler does, ms (the ETA's prior). */
 export const ESTIMATE = {
   /** A contender with a build command. */
   build: 8000,
@@ -30,11 +38,20 @@ export const ESTIMATE = {
   windowOverhead: 300,
 };
 
-/**
- * Weight of the ETA's starting scale (1: the plan is right), ms of plan: the scale is
- * (elapsed + this) ÷ (done + this), so the first minutes of a run move it little.
- */
-export const ETA_PRIOR_MS = 120_000;
+/** Kinds whose measured time replaces only their own estimate (not evidence of the host's speed). */
+const OWN_ONLY: ReadonlySet<PhaseKind> = new Set(['build', 'database']);
+
+/** Bounds of a kind's measured ÷ planned ratio. */
+const RATIO_MIN = 0.05;
+const RATIO_MAX = 20;
+
+/** Per kind: ms planned, ms of the plan closed (done or skipped), ms of the plan done and ms they took. */
+interface KindLedger {
+  planned: number;
+  closed: number;
+  done: number;
+  took: number;
+}
 
 /** A measured window as the scheduler names it: cell id, label, its round of `rounds`, seconds of load. */
 export interface WindowInfo {
@@ -47,8 +64,11 @@ export interface WindowInfo {
 
 /** The run's plan, its ETA and its events; one per run (scheduler/run.ts), handed to every group. */
 export class Progress {
-  private planned = 0;
-  private done = 0;
+  private readonly kinds = new Map<PhaseKind, KindLedger>();
+  /** Phases as they ran, consecutive ones of a kind merged: [kind, count, planned ms, took ms or null = skipped]. */
+  private readonly phases: RunTimings['phases'] = [];
+  private startEta: number | null = null;
+  private mark: number;
   private windowsTotal = 0;
   private windowsDone = 0;
   private current: WindowRef | null = null;
@@ -62,36 +82,77 @@ export class Progress {
     this.sink = typeof out === 'function' ? lineSink(out) : out;
     this.now = now;
     this.t0 = now();
+    this.mark = this.t0;
   }
 
-  /** Adds planned work (ms); `windows`: measured windows it contains. */
-  plan(ms: number, windows = 0): void {
-    this.planned += ms;
+  private ledger(kind: PhaseKind): KindLedger {
+    let l = this.kinds.get(kind);
+    if (!l) {
+      l = { planned: 0, closed: 0, done: 0, took: 0 };
+      this.kinds.set(kind, l);
+    }
+    return l;
+  }
+
+  private logPhase(kind: PhaseKind, plannedMs: number, took: number | null): void {
+    const last = this.phases.at(-1);
+    if (last && last[0] === kind && (last[3] === null) === (took === null)) {
+      last[1]++;
+      last[2] += plannedMs;
+      if (took !== null) last[3] = (last[3] ?? 0) + took;
+    } else this.phases.push([kind, 1, plannedMs, took]);
+  }
+
+  /** Adds planned work of `kind` (ms); `windows`: measured windows it contains. */
+  plan(kind: PhaseKind, ms: number, windows = 0): void {
+    this.ledger(kind).planned += ms;
     this.windowsTotal += windows;
   }
 
-  /** Marks planned work done (ms of the plan, not of the clock). */
-  advance(ms: number): void {
-    this.done = Math.min(this.planned, this.done + ms);
+  /**
+   * A phase of `kind` planned at `plannedMs` ended now: it took the time since the previous phase
+   * ended (or the start), and that time is evidence for the kind's remaining phases.
+   */
+  done(kind: PhaseKind, plannedMs: number): void {
+    const t = this.now();
+    const took = t - this.mark;
+    this.mark = t;
+    const l = this.ledger(kind);
+    l.closed += plannedMs;
+    l.done += plannedMs;
+    l.took += took;
+    this.logPhase(kind, plannedMs, took);
+  }
+
+  /** Planned work of `kind` (ms) that will not run (a cell that left early, rounds not interleaved): out of the plan, no evidence. */
+  skip(kind: PhaseKind, plannedMs: number): void {
+    if (!(plannedMs > 0)) return;
+    this.ledger(kind).closed += plannedMs;
+    this.logPhase(kind, plannedMs, null);
+  }
+
+  /** Ms of the plan closed so far per kind (a snapshot for `settle`). */
+  closedMs(): Map<PhaseKind, number> {
+    return new Map([...this.kinds].map(([k, l]) => [k, l.closed]));
   }
 
   /**
-   * Runs a phase planned at `plannedMs` (already in the plan) and marks it done at what it took
-   * on the progress clock, in the plan and in the done work alike, so that its estimate does not
-   * move the ETA's scale. Errors of `f` propagate (the phase then stays planned).
+   * Skips what of `parts` (ms planned per kind for a part of the run, e.g. a group) was neither done
+   * nor skipped since `since` (a `closedMs()` snapshot): the phases that did not run.
    */
-  async timed<T>(plannedMs: number, f: () => Promise<T>): Promise<T> {
-    const t = this.now();
-    const r = await f();
-    const took = this.now() - t;
-    this.planned += took - plannedMs;
-    this.done = Math.min(this.planned, this.done + took);
-    return r;
+  settle(parts: Partial<Record<PhaseKind, number>>, since: Map<PhaseKind, number>): void {
+    for (const [k, ms] of Object.entries(parts) as [PhaseKind, number][])
+      this.skip(k, ms - (this.ledger(k).closed - (since.get(k) ?? 0)));
   }
 
-  /** Ms of the plan marked done so far. */
-  doneMs(): number {
-    return this.done;
+  /**
+   * Runs a phase of `kind` planned at `plannedMs` (already in the plan) and marks it done when `f`
+   * resolves (`done`). Errors of `f` propagate (the phase then stays planned).
+   */
+  async timed<T>(kind: PhaseKind, plannedMs: number, f: () => Promise<T>): Promise<T> {
+    const r = await f();
+    this.done(kind, plannedMs);
+    return r;
   }
 
   /** Elapsed ms since the start. */
@@ -99,14 +160,44 @@ export class Progress {
     return this.now() - this.t0;
   }
 
+  /** Measured ÷ planned ms of `kind`, or null before its first phase (within RATIO_MIN–RATIO_MAX). */
+  private ratio(l: KindLedger | undefined): number | null {
+    return l && l.done > 0 ? Math.max(RATIO_MIN, Math.min(RATIO_MAX, l.took / l.done)) : null;
+  }
+
   /**
-   * Remaining ms: the remaining plan scaled by (elapsed + ETA_PRIOR_MS) ÷ (done + ETA_PRIOR_MS),
-   * kept within 0.5–4.
+   * Remaining ms: per kind, its remaining plan times its measured ÷ planned ratio (a kind not yet
+   * seen: the ratio of all kinds seen but builds and PostgreSQL, else 1), less the time since the
+   * last phase ended (the phase under way), never below 0.
    */
   eta(): number {
-    const left = this.planned - this.done;
-    const scale = (this.elapsed() + ETA_PRIOR_MS) / (this.done + ETA_PRIOR_MS);
-    return left * Math.max(0.5, Math.min(4, scale));
+    let seenDone = 0;
+    let seenTook = 0;
+    for (const [k, l] of this.kinds)
+      if (!OWN_ONLY.has(k)) {
+        seenDone += l.done;
+        seenTook += l.took;
+      }
+    const all = this.ratio({ planned: 0, closed: 0, done: seenDone, took: seenTook }) ?? 1;
+    let left = 0;
+    for (const [k, l] of this.kinds) {
+      const rest = Math.max(0, l.planned - l.closed);
+      if (rest > 0) left += rest * (this.ratio(l) ?? (OWN_ONLY.has(k) ? 1 : all));
+    }
+    return Math.max(0, left - (this.now() - this.mark));
+  }
+
+  /** The ETA at the run's start (`runStart`), ms, or null before it. */
+  startEtaMs(): number | null {
+    return this.startEta;
+  }
+
+  /** The phases as they ran (ms rounded), with the start ETA: meta.json `timings`, replayable (test/eta-replay.test.ts). */
+  record(): RunTimings {
+    return {
+      startEtaMs: Math.round(this.startEta ?? 0),
+      phases: this.phases.map(([k, n, p, t]) => [k, n, Math.round(p), t === null ? null : Math.round(t)]),
+    };
   }
 
   /** `   elapsed 0m12s, ETA 1m40s`. */
@@ -120,7 +211,8 @@ export class Progress {
 
   /** The run-start event (after the plan is complete: it carries the windows and the ETA) with its header line `text`. */
   runStart(e: Omit<RunStartEvent, 'event' | 'windows' | 'etaMs'>, text: string): void {
-    this.sink.emit({ event: 'run-start', ...e, windows: this.windowsTotal, etaMs: Math.round(this.eta()) }, text);
+    this.startEta = this.eta();
+    this.sink.emit({ event: 'run-start', ...e, windows: this.windowsTotal, etaMs: Math.round(this.startEta) }, text);
   }
 
   /** A build begins: `building fastify: npm run build   elapsed …, ETA …`. */
@@ -133,7 +225,8 @@ export class Progress {
 
   /**
    * A measured window about to run: `[7/60] label · round 2/5   elapsed 0m12s, ETA 1m40s` (a
-   * live line on a TTY); `w` is the window, or just a label. Advances the plan by `plannedMs`.
+   * live line on a TTY); `w` is the window, or just a label (then `plannedMs` gives its seconds
+   * shown). The caller marks the phase `done` when it ends.
    */
   window(w: WindowInfo | string, plannedMs: number): void {
     this.windowsDone++;
@@ -146,7 +239,6 @@ export class Progress {
       { event: 'window-start', ...this.current, durationS, ...this.timing() },
       `[${this.windowsDone}/${this.windowsTotal}] ${name}${this.suffix()}`,
     );
-    this.advance(plannedMs);
   }
 
   /** True when live samples of a window are drawn (the driver is asked for them only then). */

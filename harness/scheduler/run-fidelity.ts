@@ -14,7 +14,22 @@ import type { RunWriter } from '../store/runs.ts';
 import { fidelityCell } from './fidelity.ts';
 import { loadJob } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
+import { ESTIMATE } from './progress.ts';
 import type { FidelityProbe, Lifecycle } from './scheduler-types.ts';
+
+/**
+ * The fidelity check's planned cost for the ETA, ms (0 when the run has none): a server start, a
+ * warm-up of 1–2 s and autocannon, wrk, wrk, autocannon for `fidelityS` seconds each, with a
+ * driver's start-up around each window (scheduler/fidelity.ts `measureFidelity`).
+ */
+export function fidelityPlanMs(o: { cells: CellSpec[]; fidelityS?: number }): number {
+  const profile = o.cells[0]?.profile;
+  if (!profile || !isConnectionProfile(profile)) return 0;
+  const runS = o.fidelityS ?? profile.fidelityS ?? 0;
+  if (!(runS > 0)) return 0;
+  const warmS = Math.min(Math.max(profile.warmupS, 1), 2);
+  return ESTIMATE.server + (warmS + 4 * runS) * 1000 + 5 * ESTIMATE.windowOverhead;
+}
 
 /** Runs `probe` once on the run's fastest eligible cell; the meta.json patch `{ fidelity }`, or null when not run or failed. */
 export async function runFidelity(a: {

@@ -24,13 +24,13 @@ import type { CellResult } from '../store/results.ts';
 import type { RunWriter } from '../store/runs.ts';
 import { BURST_REQUESTS } from '../contract/burst.ts';
 import { indent } from './aggregate.ts';
-import { groupPlan, runGroup } from './group.ts';
+import { groupPlan, partsMs, runGroup } from './group.ts';
 import { needsDatabase, RateResolver } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
-import { ESTIMATE, fmtDuration, Progress } from './progress.ts';
+import { ESTIMATE, fmtDuration, type PhaseKind, Progress } from './progress.ts';
 import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
 import { randomSeed } from './rounds.ts';
-import { runFidelity } from './run-fidelity.ts';
+import { fidelityPlanMs, runFidelity } from './run-fidelity.ts';
 import { openResultSink } from './setup.ts';
 import { type ProfiledServer, profiledDeps } from './profiled.ts';
 import { profileDirOf, whyResultsDir } from '../store/why-store.ts';
@@ -107,6 +107,8 @@ interface Run {
   log: (line: string) => void;
   /** performance.now() at the start, ms. */
   t0: number;
+  /** The fidelity check's planned cost for the ETA, ms (0: none planned). */
+  fidelityMs: number;
   rounds: number;
   seed: number;
   groups: CellSpec[][];
@@ -190,6 +192,7 @@ function openPlanRun(o: RunOptions): Run {
     progress,
     log,
     t0,
+    fidelityMs: mode === 'bench' ? fidelityPlanMs(o) : 0,
     rounds,
     seed,
     groups,
@@ -235,13 +238,17 @@ function announce(run: Run, usesK6: boolean): void {
   const driver = run.deps.driver;
   const cpuPlan = run.deps.cpuPlan;
   const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
-  progress.plan(builds.length * ESTIMATE.build + (o.cells.some(needsDatabase) ? ESTIMATE.database : 0));
+  progress.plan('build', builds.length * ESTIMATE.build);
+  if (o.cells.some(needsDatabase)) progress.plan('database', ESTIMATE.database);
   for (const g of groups) {
     const gp = groupPlan(g, rounds, mode, driver.driver.interleaves && !o.externalUrl);
-    progress.plan(gp.ms, gp.windows);
     const pp = run.profiled ? groupPlan(g, 1, mode, false) : null;
-    if (pp) progress.plan(pp.ms, pp.windows);
+    for (const x of pp ? [gp, pp] : [gp]) {
+      for (const [kind, ms] of Object.entries(partsMs(x.parts)) as [PhaseKind, number][]) progress.plan(kind, ms);
+      progress.plan('window', 0, x.windows);
+    }
   }
+  if (mode === 'bench') progress.plan('fidelity', run.fidelityMs);
   const windowS = mode === 'bench' && profile ? measuredSeconds(profile) : null;
   progress.runStart(
     {
@@ -276,7 +283,7 @@ async function buildAll(run: Run): Promise<Map<string, BuildResult>> {
   for (const m of run.lifecycle.kind === 'local' ? manifestsOf(o.cells) : []) {
     if (o.signal.aborted) break;
     if (m.build) progress.build(m.name, m.build);
-    const b = await progress.timed(m.build ? ESTIMATE.build : 0, () => run.lifecycle.build(m, o.signal));
+    const b = await progress.timed('build', m.build ? ESTIMATE.build : 0, () => run.lifecycle.build(m, o.signal));
     out.set(m.name, b);
     if (!b.ok && !o.signal.aborted) run.log(`  build FAILED for ${m.name}:\n${indent(b.output)}`);
   }
@@ -296,7 +303,7 @@ async function startServices(run: Run): Promise<void> {
   }
   if (o.cells.some(needsDatabase) && !o.signal.aborted) {
     run.progress.step('starting PostgreSQL');
-    run.db = await run.progress.timed(ESTIMATE.database, () =>
+    run.db = await run.progress.timed('database', ESTIMATE.database, () =>
       run.deps.services.openDatabase({ log, signal: o.signal }),
     );
     run.writer?.updateMeta({ database: run.db.meta });
@@ -365,7 +372,7 @@ function rateProblem(rates: RateResolver, cell: CellSpec): { status: 'skipped'; 
   return r.why ? { status: 'skipped', reason: r.why } : null;
 }
 
-/** The once-per-run driver fidelity check (bench mode, not after an abort), recorded in meta.json. */
+/** The once-per-run driver fidelity check (bench mode, not after an abort), recorded in meta.json; its phase of the ETA. */
 async function recordFidelity(run: Run): Promise<void> {
   const { o, writer } = run;
   if (run.mode !== 'bench' || o.signal.aborted || !writer) return;
@@ -380,7 +387,10 @@ async function recordFidelity(run: Run): Promise<void> {
     sharedSchemas: run.sharedSchemas,
     log: run.log,
   });
-  if (patch) writer.updateMeta(patch);
+  if (patch) {
+    run.progress.done('fidelity', run.fidelityMs);
+    writer.updateMeta(patch);
+  } else run.progress.skip('fidelity', run.fidelityMs);
 }
 
 /** Stops the services, removes verify mode's temp logs, records wall time and overhead, and marks the run complete or interrupted. */
@@ -394,6 +404,7 @@ async function closeRun(run: Run, failed: boolean): Promise<void> {
   const over = overheadOf(run.results);
   const design = writer?.meta.design; // written when the run started
   if (design) writer?.updateMeta({ design: { ...design, wallMs, ...(over ? { overheadMs: over } : {}) } });
+  writer?.updateMeta({ timings: run.progress.record() });
   writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
   run.profiled?.writer.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
 }
@@ -407,8 +418,10 @@ function summarize(run: Run): RunSummary {
     run.log(
       `harness overhead per cell (start + verify + teardown): median ${Math.round(over.median)} ms, max ${Math.round(over.max)} ms over ${over.cells} cells (verify includes the ${o.burstRequests ?? BURST_REQUESTS}-request concurrency burst)`,
     );
+  const startEta = run.progress.startEtaMs();
+  const said = startEta !== null ? `; the ETA at the start said ${fmtDuration(startEta)}` : '';
   run.log(
-    `${mode === 'verify' ? 'verify' : `run ${runId}`} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time`,
+    `${mode === 'verify' ? 'verify' : `run ${runId}`} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time${said}`,
   );
   return {
     runId,

@@ -317,6 +317,32 @@ export interface PairedWindow {
 /** Resource use of one cell's measured window (lifecycle/sampler.ts). */
 export type CellResources = ResourceUse;
 
+/**
+ * A kind of phase of a run, for the ETA (scheduler/progress.ts): a build, PostgreSQL's start, a
+ * server's start with its contract check and burst, its warm-up, a solo window, an interleaved
+ * round, a restart as a further server process, that process's warm-up, the fidelity check.
+ */
+export type PhaseKind =
+  | 'build'
+  | 'database'
+  | 'server'
+  | 'warmup'
+  | 'window'
+  | 'round'
+  | 'restart'
+  | 'rewarm'
+  | 'fidelity';
+
+/**
+ * The phases of a run as they ran (scheduler/progress.ts `record`), in order, consecutive phases of
+ * a kind merged: [kind, phases, planned ms, ms they took, or null: planned but skipped]; with the
+ * ETA printed at the start, ms.
+ */
+export interface RunTimings {
+  startEtaMs: number;
+  phases: [PhaseKind, number, number, number | null][];
+}
+
 /** Run metadata (meta.json). Memory in bytes. */
 export interface RunMeta {
   schemaVersion: typeof SCHEMA_VERSION;
@@ -363,6 +389,8 @@ export interface RunMeta {
   /** autocannon vs wrk on the run's fastest cell (absent when the profile has no cross-check, or in runs before it existed). */
   driverCrossCheck?: DriverCrossCheck /** Each driver's requests/s relative to the native driver on the run's fastest cell (scheduler/fidelity.ts); absent when off. */;
   fidelity?: DriverFidelity;
+  /** The run's phases and their times, for replaying its ETA (absent in older runs). */
+  timings?: RunTimings;
 }
 
 /**

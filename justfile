@@ -43,7 +43,7 @@ leaderboard *args:
 
 # The README's picture: the committed results/leaderboard.html rendered in Chromium (playwright-core; $CHROMIUM_PATH or /usr/bin/chromium) at 1366×768 into docs/report-overview.png, with docs/report-overview.json naming the report's runs. Run it after `just leaderboard` re-renders the committed report.
 screenshot *args:
-    @exec node scripts/screenshot.ts "$@"
+    @exec node scripts/checks/screenshot.ts "$@"
 
 # The contract check only, no load: just verify [contender...]
 verify *args:
@@ -103,8 +103,8 @@ check:
     tsc -p harness/report/exporters/html/tsconfig.json
     biome check
     depcruise harness compose test --config .dependency-cruiser.cjs
-    node scripts/check-layout.ts
-    node scripts/check-function-length.ts
+    node scripts/checks/check-layout.ts
+    node scripts/checks/check-function-length.ts
 
 # The checks, then the optional tools (just tools), then the tests on real servers, PostgreSQL, autocannon, wrk, k6 (README command 2; a test whose tool is missing is skipped with the reason).
 test *args: check

@@ -1,10 +1,10 @@
-// scripts/check-function-length.ts: body line counts of functions, methods and arrows, and the
+// scripts/checks/check-function-length.ts: body line counts of functions, methods and arrows, and the
 // script's exit code and output on the real harness/ (it lists every function over 100 lines).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { measureSource } from '../scripts/check-function-length.ts';
+import { measureSource } from '../scripts/checks/check-function-length.ts';
 import { ROOT } from './helpers.ts';
 
 const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  const x${i} = ${i};`).join('\n');

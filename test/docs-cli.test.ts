@@ -172,7 +172,7 @@ test('every option the README gives a `just` command, anywhere in it, is in that
     assert.ok(body, `README shows \`just ${c.recipe}\`, which is not a justfile recipe: ${c.text}`);
     if (c.options.length === 0) continue;
     const harness = body.map((l) => /\{\{harness\}\} ([a-z][\w-]*)/.exec(l)?.[1]).find(Boolean);
-    const script = body.map((l) => /node (scripts\/[\w-]+\.ts)/.exec(l)?.[1]).find(Boolean);
+    const script = body.map((l) => /node (scripts\/[\w/-]+\.ts)/.exec(l)?.[1]).find(Boolean);
     let known: string;
     if (harness) known = `${await helpOf(harness)}\n${root.stdout}`;
     else if (script) {

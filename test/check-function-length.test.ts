@@ -24,7 +24,7 @@ test('body length = lines from the opening { to the closing }, for every kind of
 
 test('the script exits 1 listing each function over the limit as file:line, and 2 on a bad limit', () => {
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'check-function-length.ts'), ...args], {
+    spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'checks', 'check-function-length.ts'), ...args], {
       cwd: ROOT,
       encoding: 'utf8',
     });

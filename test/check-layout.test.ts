@@ -14,7 +14,7 @@ test('duplicateBaseNames groups paths by base name and keeps only the shared one
 });
 
 test('the script exits 0 on the real harness/ and 1 naming the files when two share a base name', () => {
-  const script = path.join(ROOT, 'scripts', 'check-layout.ts');
+  const script = path.join(ROOT, 'scripts', 'checks', 'check-layout.ts');
   const real = spawnSync(process.execPath, [script], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(real.status, 0, real.stdout);
   assert.match(real.stdout, /^ok: no two files in harness\/ share a base name/);

@@ -1,10 +1,10 @@
-// scripts/check-function-length.ts: body line counts of functions, methods and arrows, and the
+// scripts/checks/check-function-length.ts: body line counts of functions, methods and arrows, and the
 // script's exit code and output on the real harness/ (it lists every function over 100 lines).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { measureSource } from '../scripts/check-function-length.ts';
+import { measureSource } from '../scripts/checks/check-function-length.ts';
 import { ROOT } from './helpers.ts';
 
 const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  const x${i} = ${i};`).join('\n');
@@ -24,7 +24,7 @@ test('body length = lines from the opening { to the closing }, for every kind of
 
 test('the script exits 1 listing each function over the limit as file:line, and 2 on a bad limit', () => {
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'check-function-length.ts'), ...args], {
+    spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'checks', 'check-function-length.ts'), ...args], {
       cwd: ROOT,
       encoding: 'utf8',
     });

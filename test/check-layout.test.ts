@@ -1,11 +1,11 @@
-// scripts/check-layout.ts: duplicate base names under harness/ are found and fail the check.
+// scripts/checks/check-layout.ts: duplicate base names under harness/ are found and fail the check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { duplicateBaseNames } from '../scripts/check-layout.ts';
+import { duplicateBaseNames } from '../scripts/checks/check-layout.ts';
 import { ROOT } from './helpers.ts';
 
 test('duplicateBaseNames groups paths by base name and keeps only the shared ones', () => {
@@ -14,7 +14,7 @@ test('duplicateBaseNames groups paths by base name and keeps only the shared one
 });
 
 test('the script exits 0 on the real harness/ and 1 naming the files when two share a base name', () => {
-  const script = path.join(ROOT, 'scripts', 'check-layout.ts');
+  const script = path.join(ROOT, 'scripts', 'checks', 'check-layout.ts');
   const real = spawnSync(process.execPath, [script], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(real.status, 0, real.stdout);
   assert.match(real.stdout, /^ok: no two files in harness\/ share a base name/);

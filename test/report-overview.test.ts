@@ -1,7 +1,7 @@
 // The report's first screen as a reader sees it (issue 26). The README's picture
 // (docs/report-overview.png, written by `npx just screenshot`) is the committed report's, checked
 // through its sidecar docs/report-overview.json; and in headless Chromium (playwright-core,
-// scripts/screenshot.ts `withChromium`) the overview scrolls no box sideways and sticks out of
+// scripts/checks/screenshot.ts `withChromium`) the overview scrolls no box sideways and sticks out of
 // nothing at 1366×768 and at 390×844, where every value keeps its interval. Pages: the committed
 // results/leaderboard.html as it is, the committed runs re-rendered by the current exporter, and
 // the test fixture (test/report-fixture.ts), which keeps its own screenshot in test-output/.
@@ -24,7 +24,7 @@ import {
   sidecarPath,
   VIEWPORT,
   withChromium,
-} from '../scripts/screenshot.ts';
+} from '../scripts/checks/screenshot.ts';
 import { capacitySnapshot } from './report-capacity-fixture.ts';
 import { reportSnapshot } from './report-fixture.ts';
 import { ROOT } from './helpers.ts';

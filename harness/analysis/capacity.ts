@@ -250,7 +250,7 @@ export function driverCeilings(cells: readonly CellResult[]): DriverCeiling[] {
  * The rate a step holds the SLO with probability ½ (requests/s), from steps at several rates: a
  * logistic fit of hold ~ a + b·log(rate) by maximum likelihood (Newton–Raphson; a small ridge
  * keeps a perfectly separated set finite), exp(−a/b). It is the rate the search's majority-of-3
- * rule converges to (scheduler/capacity-search.ts), so scripts/capacity-truth.ts calls it the
+ * rule converges to (scheduler/capacity-search.ts), so scripts/studies/capacity-truth.ts calls it the
  * truth. Null when holding does not fall with the rate (slope ≥ 0) or there are no steps.
  */
 export function halfHoldRate(steps: readonly { rate: number; hold: boolean }[]): number | null {

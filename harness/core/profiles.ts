@@ -131,7 +131,7 @@ export interface CapacityShape {
    * unrecorded open-loop step at half the first rate (capacity-round.ts `SETTLE_SHARE`), one step
    * long. Idle time did not settle: with 0.5 s idle (run 2026-11-26T03-06-24Z-f007) a search's
    * first step failed more often than later steps at the same share of the result
-   * (scripts/capacity-audit.ts, "first tries by rate").
+   * (scripts/studies/capacity-audit.ts, "first tries by rate").
    */
   settleS: number;
   /**

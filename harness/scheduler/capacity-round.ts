@@ -30,7 +30,7 @@ import type { CellSpec } from './plan.ts';
  * 2026-11-26T03-06-24Z-f007 (0.5 s idle), a search's first step failed at every rate below the
  * search's result more often than a later step's first try at the same share of it (30% vs 17%
  * below ½ of it, 30% vs 22% at 0.8–0.95); Node does no garbage collection while idle, so the
- * saturating peak window's debt was paid in the first step (scripts/capacity-audit.ts).
+ * saturating peak window's debt was paid in the first step (scripts/studies/capacity-audit.ts).
  */
 export const SETTLE_SHARE = 0.5;
 

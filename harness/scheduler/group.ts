@@ -368,7 +368,7 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
  * for `seconds` of solo load: the warm-up the first process had. An interleaved warm-up of the same
  * length left the first round of processes 2 and 3 9.0% and 6.7% below their second (± 1.7–1.8%)
  * in bake-off 2026-11-25T07-19-07Z-a6ae, against 2.4% (± 2.0%) for process 1 after its solo load
- * (scripts/warmup-audit.ts). A crash, an off-loopback socket or a driver failure writes an error
+ * (scripts/studies/warmup-audit.ts). A crash, an off-loopback socket or a driver failure writes an error
  * trial (numbered `round`) and stops that server. Returns early on an abort.
  */
 async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, instance: number, round: number) {

@@ -354,7 +354,7 @@ export function writeAbRecord(resultsDir: string, id: string, record: unknown): 
   return writeRecord(resultsDir, 'ab', id, record);
 }
 
-/** Writes a capacity-truth record (scripts/capacity-truth.ts) as `results/capacity-truth/<id>.json`; returns the file. StorageError when refused. */
+/** Writes a capacity-truth record (scripts/studies/capacity-truth.ts) as `results/capacity-truth/<id>.json`; returns the file. StorageError when refused. */
 export function writeCapacityTruth(resultsDir: string, id: string, record: unknown): string {
   return writeRecord(resultsDir, 'capacity-truth', id, record);
 }

@@ -14,12 +14,12 @@
  * near 0, or a contender-dependent part no larger for restarted processes than for the first.
  * Reads only; writes nothing.
  *
- * Run: `node scripts/warmup-audit.ts [run id | run folder]` (default: the committed bake-off
+ * Run: `node scripts/studies/warmup-audit.ts [run id | run folder]` (default: the committed bake-off
  * 2026-11-26T21-34-58Z-d078; 44be, which the docs quote, is in git history at 459a2fe).
  */
-import { median } from '../harness/analysis/stats.ts';
-import { RESULTS_DIR } from '../harness/core/paths.ts';
-import { readRun } from '../harness/store/runs.ts';
+import { median } from '../../harness/analysis/stats.ts';
+import { RESULTS_DIR } from '../../harness/core/paths.ts';
+import { readRun } from '../../harness/store/runs.ts';
 
 const run = process.argv[2] ?? '2026-11-26T21-34-58Z-d078';
 // A run id under results/runs, or a run folder (store/runs.ts readRun takes both).

@@ -3,12 +3,12 @@
 // server CPU-second (/proc/<pid>/stat ticks) and of requests, for three designs: sequential 1 s
 // windows, SIGSTOP-interleaved windows (both wrk started, all but one paused, swapped every slice),
 // and the duet (both at once).
-// Usage: node scripts/interleave-study.mjs <a> <b> [scenario=json] [designs=all|sequential,interleaved,duet]
+// Usage: node scripts/studies/interleave-study.mjs <a> <b> [scenario=json] [designs=all|sequential,interleaved,duet]
 //        [windows=10] [sliceMs=100] [connections=100]; W=<s> sets the interleaved window (default 2 s).
 //   <a>/<b>: a contender folder name (node-http, express, …) or burn<µs> (the self-test fixture with BURN_US).
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-const ROOT = new URL('..', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
 const NODE = `${ROOT}node_modules/.bin/node`;
 const [aName, bName, scen = 'json', design = 'all', reps = '10', sliceMs = '100', conns = '100'] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -11,14 +11,14 @@
  * fixture without a variant and its `copy-N` variants; copies missing a process are left out.
  * Reads only; writes nothing.
  *
- * Run: `node scripts/copies-spread.ts [run id under results/selftest/runs | run folder]` (default:
+ * Run: `node scripts/studies/copies-spread.ts [run id under results/selftest/runs | run folder]` (default:
  * 0882's main run). The rejected designs' runs are in git history: 59cd at 145859b, b46d at 4d5fe65
  * (`git worktree add /tmp/x 4d5fe65`, then pass the run folder).
  */
 import path from 'node:path';
-import { fitTwoWay, type TwoWayRow } from '../harness/analysis/table-model.ts';
-import { RESULTS_DIR } from '../harness/core/paths.ts';
-import { readRun } from '../harness/store/runs.ts';
+import { fitTwoWay, type TwoWayRow } from '../../harness/analysis/table-model.ts';
+import { RESULTS_DIR } from '../../harness/core/paths.ts';
+import { readRun } from '../../harness/store/runs.ts';
 
 const arg = process.argv[2] ?? '2026-11-26T07-02-32Z-0882';
 const dir = arg.includes('/') ? path.resolve(arg) : path.join(RESULTS_DIR, 'selftest', 'runs', arg);

@@ -7,7 +7,7 @@
  * both included (an expression-bodied arrow counts the expression's lines). Nested functions are
  * measured on their own and also count inside their parent.
  *
- * Run: `node scripts/check-function-length.ts [max-lines] [--top N]` (`--top N` prints the N longest
+ * Run: `node scripts/checks/check-function-length.ts [max-lines] [--top N]` (`--top N` prints the N longest
  * functions whatever their length and exits 0). Uses the TypeScript compiler API (devDependency).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ export interface FunctionLength {
   lines: number;
 }
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Every `.ts` file under `dir` (recursive), sorted, skipping `node_modules`. */
 function tsFiles(dir: string): string[] {
@@ -92,7 +92,7 @@ function main(argv: string[]): number {
   const max = args[0] === undefined ? 100 : Number(args[0]);
   if (!Number.isInteger(max) || max < 1) {
     console.error(
-      `error: max-lines must be a whole number ≥ 1, got '${args[0]}'; e.g. node scripts/check-function-length.ts 100`,
+      `error: max-lines must be a whole number ≥ 1, got '${args[0]}'; e.g. node scripts/checks/check-function-length.ts 100`,
     );
     return 2;
   }

@@ -3,12 +3,12 @@
  * name alone says which file is meant (in imports, stack traces, editors' tabs and the docs).
  * Prints each duplicated base name with its paths; exit 0 when there is none, 1 when there is any.
  *
- * Run: `node scripts/check-layout.ts` (part of `just check`).
+ * Run: `node scripts/checks/check-layout.ts` (part of `just check`).
  */
 import { readdirSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Every file under `dir` (recursive, repository-relative paths, sorted), skipping `node_modules`. */
 function filesUnder(dir: string, root: string): string[] {

@@ -14,14 +14,14 @@
  * every scenario.
  * Rates in requests/s. Reads only; writes nothing.
  *
- * Run: `node scripts/capacity-audit.ts [run id | run folder …]` (default: the committed capacity
+ * Run: `node scripts/studies/capacity-audit.ts [run id | run folder …]` (default: the committed capacity
  * runs 2026-11-26T18-34-24Z-3b81 (ping) and 2026-11-26T18-48-27Z-db63 (the other five REST
  * scenarios), audited as one; the runs before them — 6659, 7953, f007 — are in git history; a
  * folder, e.g. results/capacity-truth/runs/<id>, for runs kept elsewhere).
  */
-import { RESULTS_DIR } from '../harness/core/paths.ts';
-import type { CapacitySearch, CellResult } from '../harness/store/results.ts';
-import { readRun, readTrials } from '../harness/store/runs.ts';
+import { RESULTS_DIR } from '../../harness/core/paths.ts';
+import type { CapacitySearch, CellResult } from '../../harness/store/results.ts';
+import { readRun, readTrials } from '../../harness/store/runs.ts';
 
 const runs =
   process.argv.length > 2 ? process.argv.slice(2) : ['2026-11-26T18-34-24Z-3b81', '2026-11-26T18-48-27Z-db63'];

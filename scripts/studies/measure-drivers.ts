@@ -5,8 +5,8 @@
  * server core (CPU 1), and compares their CPU time per response (µs); its inverse is a driver's
  * ceiling on one core (responses per driver CPU-second).
  *
- *   node scripts/measure-drivers.ts hook [rounds]              wrk without vs with response() on every response
- *   node scripts/measure-drivers.ts vs <driver|oha:BIN> [rounds] wrk (as the driver runs it) vs autocannon, k6 or an oha binary
+ *   node scripts/studies/measure-drivers.ts hook [rounds]              wrk without vs with response() on every response
+ *   node scripts/studies/measure-drivers.ts vs <driver|oha:BIN> [rounds] wrk (as the driver runs it) vs autocannon, k6 or an oha binary
  *
  * Prints one line per round and a SUMMARY line (medians and ranges). Durations 3 s per round.
  */
@@ -15,13 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../harness/contract/scenarios.ts';
-import { CONTENDERS_DIR, SCENARIOS_DIR } from '../harness/core/paths.ts';
-import { freePort } from '../harness/lifecycle/ports.ts';
-import { runAutocannon } from '../harness/drivers/autocannon.ts';
-import { findK6 } from '../harness/drivers/k6.ts';
-import type { LoadJob, LoadOutput, WindowOptions } from '../harness/drivers/driver-types.ts';
-import { findWrk, runWrkWindow } from '../harness/drivers/wrk.ts';
+import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../../harness/contract/scenarios.ts';
+import { CONTENDERS_DIR, SCENARIOS_DIR } from '../../harness/core/paths.ts';
+import { freePort } from '../../harness/lifecycle/ports.ts';
+import { runAutocannon } from '../../harness/drivers/autocannon.ts';
+import { findK6 } from '../../harness/drivers/k6.ts';
+import type { LoadJob, LoadOutput, WindowOptions } from '../../harness/drivers/driver-types.ts';
+import { findWrk, runWrkWindow } from '../../harness/drivers/wrk.ts';
 
 const SECONDS = 3;
 const CONNECTIONS = 50;
@@ -58,7 +58,7 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1] ?? N
 const range = (v: number[], d = 2) => `${Math.min(...v).toFixed(d)}–${Math.max(...v).toFixed(d)}`;
 
 const USAGE =
-  'usage: node scripts/measure-drivers.ts hook [rounds] | node scripts/measure-drivers.ts vs autocannon|k6|oha:<bin> [rounds]';
+  'usage: node scripts/studies/measure-drivers.ts hook [rounds] | node scripts/studies/measure-drivers.ts vs autocannon|k6|oha:<bin> [rounds]';
 
 async function main(): Promise<void> {
   const [mode, what, roundsArg] = process.argv.slice(2);

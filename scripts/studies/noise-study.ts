@@ -5,7 +5,7 @@
  * for sub-second windows) pinned to the client core, and writes one JSON record per study plus
  * SVG plots (echarts, server-side rendering) to `--out` (default docs/noise/).
  *
- *   node scripts/noise-study.ts [--out docs/noise] [--only length,duet,...]
+ *   node scripts/studies/noise-study.ts [--out docs/noise] [--only length,duet,...]
  *
  * Experiments (each figure is from this study's own run; the study id is in every record):
  * - `length`: one node-http server, json scenario, sequential solo windows of 0.25, 0.5 s (oha)
@@ -26,15 +26,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as echarts from 'echarts';
-import { loadScenarios } from '../harness/contract/scenarios.ts';
-import { loadManifests, type Manifest } from '../harness/core/manifest.ts';
-import { buildContender } from '../harness/lifecycle/build.ts';
-import { makeCpuPlan } from '../harness/lifecycle/cpu-plan.ts';
-import { freePort } from '../harness/lifecycle/ports.ts';
-import { cpuUsageUs, onPath, stopAll } from '../harness/lifecycle/processes.ts';
-import { startServer, type ServerHandle } from '../harness/lifecycle/server.ts';
+import { loadScenarios } from '../../harness/contract/scenarios.ts';
+import { loadManifests, type Manifest } from '../../harness/core/manifest.ts';
+import { buildContender } from '../../harness/lifecycle/build.ts';
+import { makeCpuPlan } from '../../harness/lifecycle/cpu-plan.ts';
+import { freePort } from '../../harness/lifecycle/ports.ts';
+import { cpuUsageUs, onPath, stopAll } from '../../harness/lifecycle/processes.ts';
+import { startServer, type ServerHandle } from '../../harness/lifecycle/server.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const plan = makeCpuPlan();
 const SERVER_CPUS = plan.server;
 const CLIENT_CPUS = plan.client;

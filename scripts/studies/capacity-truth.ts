@@ -24,27 +24,27 @@
  *    median within ±3%, ≥ 90% within ±10%), and how many cells' 95% intervals contain the truth
  *    (nominal 95%). Searches that did not bracket (a lower bound) are counted apart.
  *
- * Run: `node scripts/capacity-truth.ts [--burn-us 2000] [--copies 10] [--rounds 5] [--cal-steps 8]`
+ * Run: `node scripts/studies/capacity-truth.ts [--burn-us 2000] [--copies 10] [--rounds 5] [--cal-steps 8]`
  * (about 20 min at the defaults). Rates in requests/s, latencies in ms. Needs oha (or k6) and wrk.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { halfHoldRate } from '../harness/analysis/capacity.ts';
-import { geometricEstimate, median } from '../harness/analysis/stats.ts';
-import { bench } from '../harness/cli/bench.ts';
-import { buildRequest, loadParams, loadScenarios } from '../harness/contract/scenarios.ts';
-import { loadManifest, type Manifest } from '../harness/core/manifest.ts';
-import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from '../harness/core/paths.ts';
-import { mulberry32 } from '../harness/core/prng.ts';
-import { getProfile } from '../harness/core/profiles.ts';
-import { resolveOpenLoop } from '../harness/drivers/open-loop.ts';
-import { makeCpuPlan } from '../harness/lifecycle/cpu-plan.ts';
-import { freePort } from '../harness/lifecycle/ports.ts';
-import { readRun, readTrials, writeCapacityTruth } from '../harness/store/runs.ts';
-import { SELFTEST_FIXTURE, SELFTEST_FIXTURES } from '../harness/cli/selftest.ts';
-import { stepConnections, STOP_ALLOWANCE_S } from '../harness/scheduler/capacity-round.ts';
-import { judgeStep } from '../harness/scheduler/capacity-search.ts';
+import { halfHoldRate } from '../../harness/analysis/capacity.ts';
+import { geometricEstimate, median } from '../../harness/analysis/stats.ts';
+import { bench } from '../../harness/cli/bench.ts';
+import { buildRequest, loadParams, loadScenarios } from '../../harness/contract/scenarios.ts';
+import { loadManifest, type Manifest } from '../../harness/core/manifest.ts';
+import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from '../../harness/core/paths.ts';
+import { mulberry32 } from '../../harness/core/prng.ts';
+import { getProfile } from '../../harness/core/profiles.ts';
+import { resolveOpenLoop } from '../../harness/drivers/open-loop.ts';
+import { makeCpuPlan } from '../../harness/lifecycle/cpu-plan.ts';
+import { freePort } from '../../harness/lifecycle/ports.ts';
+import { readRun, readTrials, writeCapacityTruth } from '../../harness/store/runs.ts';
+import { SELFTEST_FIXTURE, SELFTEST_FIXTURES } from '../../harness/cli/selftest.ts';
+import { stepConnections, STOP_ALLOWANCE_S } from '../../harness/scheduler/capacity-round.ts';
+import { judgeStep } from '../../harness/scheduler/capacity-search.ts';
 
 const { values: o } = parseArgs({
   options: {

@@ -17,9 +17,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { chromiumPath } from '../harness/drivers/tools.ts';
+import { chromiumPath } from '../../harness/drivers/tools.ts';
 
-const ROOT = path.join(import.meta.dirname, '..');
+const ROOT = path.join(import.meta.dirname, '..', '..');
 /** The committed report and the README's picture of it (repository-relative). */
 export const REPORT = 'results/leaderboard.html';
 export const PICTURE = 'docs/report-overview.png';

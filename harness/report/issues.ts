@@ -9,8 +9,8 @@
  * - critical: build / start failures, crashes, failed verification (incl. the concurrency burst),
  *   more than 1% failed requests (errors, timeouts, non-2xx) or any wrong body under load, a
  *   scenario collapsing (< 10% of the contender's median over its other REST scenarios, same run);
- * - major: 0.1–1% failed requests; a load run that failed; the database went away during the
- *   cell (servicesLost: said as such, never as a slow contender);
+ * - major: 0.1–1% failed requests; a load run that failed; the database or the upstream mock went
+ *   away during the cell (servicesLost: said as such, never as a slow or failing contender);
  * - major: RSS growth that persists (over a long window ≥ 30 s, or rising in every round of a
  *   short profile by ≥ 50% of the first round's RSS without flattening: `rssGrowth`);
  * - minor: a few failed requests (≤ 0.1%), startup outliers (> 3 × the run's median and > 500 ms),
@@ -107,6 +107,7 @@ const RULE_ORDER = [
   'rss-growth',
   'load-failed',
   'database-lost',
+  'upstream-lost',
   'tail-latency',
   'early-knee',
   'slow-startup',
@@ -415,12 +416,14 @@ function cellFindings(
   const hint = hintFor(c, focus);
   if (statusFindings(c, add, hint)) return;
   const lost = c.servicesLost ?? [];
-  if (lost.includes('database')) {
+  if (lost.length) {
+    const db = lost.includes('database');
+    const what = [db ? 'PostgreSQL' : '', lost.includes('upstream') ? 'the upstream mock' : ''].filter(Boolean);
     add(
       'major',
-      'database-lost',
-      'the database went away during the measurement',
-      `PostgreSQL stopped answering during this cell (servicesLost: ${lost.join(', ')}); its figures describe the missing database, not ${c.label}. Re-run the cell.`,
+      db ? 'database-lost' : 'upstream-lost',
+      db ? 'the database went away during the measurement' : 'the upstream mock went away during the measurement',
+      `${what.join(' and ') || lost.join(', ')} stopped answering during this cell (servicesLost: ${lost.join(', ')}); its figures describe the missing service, not ${c.label}. Re-run the cell.`,
     );
     return; // no latency, collapse or error finding would be the contender's
   }

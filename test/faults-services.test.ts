@@ -72,3 +72,91 @@ test('the upstream mock killed mid-window: the cell is servicesLost upstream, no
   assert.match(out, /lost: upstream/, 'the terminal names the lost service');
   assert.doesNotMatch(out, /LOAD-FAILED/);
 });
+
+/**
+ * A harness-like process that takes lock `file` with --wait (polling every `pollMs`), prints
+ * "took <name>" with the time, holds it `holdMs`, releases it and exits; its log lines go to stdout.
+ */
+function contender(name: string, file: string, pollMs: number, holdMs: number) {
+  const script = `
+    import { acquireRunLock } from ${JSON.stringify(path.join(ROOT, 'harness', 'lifecycle', 'lock.ts'))};
+    const lock = await acquireRunLock({ runId: ${JSON.stringify(name)}, wait: true, file: ${JSON.stringify(file)},
+      pollMs: ${pollMs}, command: [${JSON.stringify(name)}], log: (l) => console.log(l) });
+    console.log('took ${name} ' + Date.now());
+    await new Promise((r) => setTimeout(r, ${holdMs}));
+    lock.release();
+  `;
+  const p = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  p.stdout.on('data', (b) => {
+    out += b;
+  });
+  const done = new Promise<void>((r) => p.on('close', () => r()));
+  return { out: () => out, done };
+}
+
+test('--wait is a queue: three waiters take the lock in arrival order, each told its place in line; a dead waiter is skipped', async () => {
+  const dir = tmpDir('queue');
+  const file = path.join(dir, 'bench.lock');
+  // A ticket of a waiter that died (pid 2^22 + 1 is above pid_max's default) first in line: skipped.
+  fs.mkdirSync(`${file}.queue`);
+  fs.writeFileSync(path.join(`${file}.queue`, `${'0'.repeat(15)}-4194305`), JSON.stringify({ pid: 4194305 }));
+  const holder = contender('holder', file, 50, 2500);
+  for (let i = 0; i < 100 && !/took holder/.test(holder.out()); i++) await sleep(50);
+  assert.match(holder.out(), /took holder/);
+  // Arrival order a, b, c; polling fastest last, so without a queue c (50 ms) would overtake a (600 ms).
+  const a = contender('a', file, 1500, 300);
+  for (let i = 0; i < 100 && !/waiting for the run lock/.test(a.out()); i++) await sleep(50);
+  const b = contender('b', file, 200, 300);
+  for (let i = 0; i < 100 && !/waiting for the run lock/.test(b.out()); i++) await sleep(50);
+  const c = contender('c', file, 50, 300);
+  await Promise.all([holder.done, a.done, b.done, c.done]);
+  const took = (x: { out: () => string }) => Number(/took \w+ (\d+)/.exec(x.out())?.[1] ?? Number.NaN);
+  const order = [
+    ['a', took(a)],
+    ['b', took(b)],
+    ['c', took(c)],
+  ] as const;
+  assert.deepEqual(
+    [...order].sort((x, y) => x[1] - y[1]).map((x) => x[0]),
+    ['a', 'b', 'c'],
+    `first come, first served: ${a.out()}\n${b.out()}\n${c.out()}`,
+  );
+  assert.match(a.out(), /waiting for the run lock: held by pid \d+ \(run holder, `holder`.*; 1st in line/);
+  assert.match(b.out(), /; 2nd in line/);
+  assert.match(c.out(), /; 3rd in line/);
+  assert.match(c.out(), /; 2nd in line/, 'told again as the queue moves');
+  assert.deepEqual(fs.readdirSync(`${file}.queue`), [], 'every ticket removed, the dead one too');
+  assert.equal(fs.existsSync(file), false, 'the lock released');
+});
+
+test('a run without --wait does not overtake the queue: the lock is free but a run waits, so it refuses with exit 2', async () => {
+  const { acquireRunLock } = await import('../harness/lifecycle/lock.ts');
+  const { UserError } = await import('../harness/core/errors.ts');
+  const dir = tmpDir('queue-jump');
+  const file = path.join(dir, 'bench.lock');
+  const { pidStartTime } = await import('../harness/core/pid.ts');
+  const waiter = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    fs.mkdirSync(`${file}.queue`);
+    const ticket = `${String(Date.now()).padStart(15, '0')}-${waiter.pid}`;
+    fs.writeFileSync(
+      path.join(`${file}.queue`, ticket),
+      JSON.stringify({ pid: waiter.pid, pidStart: pidStartTime(waiter.pid!) }),
+    );
+    await assert.rejects(
+      acquireRunLock({ runId: null, file }),
+      (e: Error) => e instanceof UserError && /1 run waits for it already \(--wait\)/.test(e.message),
+    );
+    assert.equal(fs.existsSync(file), false, 'the free lock was not taken');
+  } finally {
+    waiter.kill('SIGKILL');
+  }
+  await sleep(100);
+  const lock = await acquireRunLock({ runId: null, file });
+  assert.equal(lock.how, 'fresh', 'once the waiter is gone its ticket no longer counts');
+  lock.release();
+});

@@ -11,7 +11,9 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT } from '../harness/core/exit-codes.ts';
-import { CLI, descendants, readCells, ROOT, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
+import { alive, CLI, descendants, readCells, ROOT, runCli, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
+
+const FAULTS = path.join(ROOT, 'test', 'fixtures', 'faults');
 
 /** The command line of `pid` ('' when gone). */
 function cmdline(pid: number): string {
@@ -160,3 +162,82 @@ test('a run without --wait does not overtake the queue: the lock is free but a r
   assert.equal(lock.how, 'fresh', 'once the waiter is gone its ticket no longer counts');
   lock.release();
 });
+
+test('limits per contender: a server over its memory or task limit fails its cell with the reason; nothing is left', async () => {
+  const results = tmpDir('limits');
+  const r = await runCli(
+    ['--contenders-dir', FAULTS, '--results-dir', results, 'bench', 'hog', '--scenario', 'ping', '--profile', 'smoke'],
+    { BENCH_MEMORY_MAX_MIB: '256', BENCH_PIDS_MAX: '64' },
+  );
+  const cells = new Map(readCells(results).map((c) => [c.label, c]));
+  const hog = cells.get('hog');
+  const forks = cells.get('hog +forks');
+  assert.ok(hog && forks, `two cells: ${r.stderr.slice(-3000)}`);
+  assert.equal(hog.status, 'crashed', JSON.stringify(hog.failure));
+  assert.match(hog.failure.reason, /^server exceeded its memory limit \(256 MiB[;)]/);
+  assert.equal(forks.status, 'crashed', JSON.stringify(forks.failure));
+  assert.match(forks.failure.reason, /(exceeded|reached) its process limit \(64 tasks/);
+  assert.equal(r.code, EXIT.cellsBroken, 'exit 3: cells that crashed');
+  assert.match(r.stderr + r.stdout, /exceeded its memory limit \(256 MiB/, 'the terminal says why');
+  // Nothing of either server is left (the `sleep 60` children included).
+  const mine = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((p) => {
+      try {
+        return alive(p) && fs.readFileSync(`/proc/${p}/environ`, 'utf8').includes('HOG_MODE=forks');
+      } catch {
+        return false;
+      }
+    });
+  assert.deepEqual(mine, [], 'no forked `sleep 60` of the server survives');
+});
+
+/**
+ * Starts `node -e <script>` with `env`: the script spawns a tracked child with `limits` that goes
+ * over one of them, and prints limitBreach(pid) and the child's exit once it is gone.
+ */
+async function overLimit(
+  env: Record<string, string>,
+  hog: string,
+  limits: object,
+): Promise<{ breach: string | null; signal: string | null; ms: number }> {
+  const script = `
+    import { spawnTracked, limitBreach, stopGroup } from ${JSON.stringify(path.join(ROOT, 'harness', 'lifecycle', 'processes.ts'))};
+    const t0 = Date.now();
+    const c = spawnTracked(process.execPath, ['-e', ${JSON.stringify(hog)}], { stdio: 'ignore', limits: ${JSON.stringify(limits)} });
+    const timer = setTimeout(() => stopGroup(c, 0), 20000);
+    c.on('exit', async (code, signal) => {
+      clearTimeout(timer);
+      const breach = limitBreach(c.pid);
+      await stopGroup(c, 0);
+      console.log(JSON.stringify({ breach, signal, ms: Date.now() - t0 }));
+    });
+  `;
+  const p = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  p.stdout.on('data', (b) => {
+    out += b;
+  });
+  await new Promise((r) => p.on('close', r));
+  return JSON.parse(out);
+}
+
+const MEMORY_HOG = 'const a = []; setInterval(() => a.push(Buffer.alloc(8 * 2 ** 20, 1)), 10);';
+const THREAD_HOG =
+  "const { Worker } = require('node:worker_threads'); setInterval(() => new Worker('setInterval(() => {}, 1000)', { eval: true }), 20);";
+
+for (const mode of ['cgroup', 'off'])
+  test(`limits in spawnTracked (BENCH_CGROUP=${mode}): memory and tasks over the limit stop the child, and limitBreach says which`, async () => {
+    const env: Record<string, string> = mode === 'off' ? { BENCH_CGROUP: 'off' } : {};
+    const mem = await overLimit(env, MEMORY_HOG, { memoryBytes: 128 * 2 ** 20, pids: 4096 });
+    assert.match(mem.breach ?? '', /^exceeded its memory limit \(128 MiB[;)]/, JSON.stringify(mem));
+    assert.ok(mem.ms < 15_000, `stopped in ${mem.ms} ms`);
+    const tasks = await overLimit(env, THREAD_HOG, { memoryBytes: 2 ** 32, pids: 40 });
+    assert.match(tasks.breach ?? '', /(exceeded|reached) its process limit \(40 tasks/, JSON.stringify(tasks));
+  });

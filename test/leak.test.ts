@@ -73,8 +73,8 @@ test('thin evidence is "not judged": the loaded host of the report (132 → 155 
   const text = leakCheckText(cov) ?? '';
   assert.match(text, /Not judged: `leaky` ping \(quick\): only 10,000 requests served across its 3 rounds/);
   // With enough requests the same per-request leak is found and said as such.
-  const served = [132, 155, 172].map((m, i) => ({
-    ...makeTrial(20_000, { label: 'leaky', resources: { server: { rssBytesAvg: (132 + i * 78) * MIB } } }),
+  const served = [132, 210, 288].map((m, i) => ({
+    ...makeTrial(20_000, { label: 'leaky', resources: { server: { rssBytesAvg: m * MIB } } }),
     round: i + 1,
   }));
   const [found] = findIssues([cell], { trials: new Map([[trialKey(cell), served]]) }).filter(

@@ -46,7 +46,7 @@ test('a cell that answers wrongly only under load is load-failed, the run exits 
   assert.equal(row?.split(',')[cols.indexOf('failed')], 'true', csv.stdout);
 });
 
-test("a leaking server (4 KiB kept per request) is reported in the quick profile with --rounds 3 (the rule's minimum); the same server without the leak is not", async () => {
+test("a leaking server (4 KiB kept per request) is reported in the quick profile with --rounds 3 (the rule's minimum), or said not judged on a host too loaded to serve enough requests; the same server without the leak is not", async () => {
   const results = tmpDir('leaky');
   const args = ['--contenders-dir', FAULTS, '--results-dir', results];
   const r = await runCli([
@@ -72,13 +72,18 @@ test("a leaking server (4 KiB kept per request) is reported in the quick profile
     .trials.filter((t) => t.label === 'leaky' && t.resources)
     .sort((a, b) => a.round - b.round)
     .map((t) => `${Math.round(t.resources.server.rssBytesAvg / 2 ** 20)} MiB / ${t.load.requests.total} req`);
-  assert.match(
-    issues,
-    /\*\*major\*\* · `leaky` · ping \(quick\): \*\*RSS keeps growing \(possible leak\)\*\*\. RSS rose in every one of its 3 rounds/,
-    `${issues}\nrounds of leaky: ${rounds.join(', ')}`,
-  );
-  assert.doesNotMatch(issues, /`leaky \+steady`/, issues);
-  assert.doesNotMatch(issues, /Leaks: the leak rule judged/, 'with 3 rounds the rule judged both cells');
+  // A loaded host (2 cores shared by other jobs) serves ~5,000 requests per 1 s window, too few for
+  // the rule (30,000 over the rounds, analysis/leak.ts): then it must say so, never "none found".
+  const found =
+    /\*\*major\*\* · `leaky` · ping \(quick\): \*\*RSS keeps growing \(possible leak\)\*\*\. RSS rose in every one of its 3 rounds/.test(
+      issues,
+    );
+  const notJudged = /Not judged: `leaky` ping \(quick\): only [\d,]+ requests served across its 3 rounds/.test(issues);
+  assert.ok(found || notJudged, `${issues}\nrounds of leaky: ${rounds.join(', ')}`);
+  assert.doesNotMatch(issues, /None: no contender problem \([^)]*leaks\)/, 'never "no leak found" unjudged');
+  assert.doesNotMatch(issues, /\*\*major\*\* · `leaky \+steady`/, issues);
+  if (found)
+    assert.doesNotMatch(issues, /Leaks: the leak rule judged/, 'with 3 rounds and enough requests it judged both');
 });
 
 test('the leak rule: rising in every round at a steady rate per request is a leak; warm-up growth that flattens is not', async () => {
@@ -114,9 +119,9 @@ test('the leak rule: rising in every round at a steady rate per request is a lea
   const { leakCoverage } = await import('../harness/report/issues.ts');
   const { leakCheckText } = await import('../harness/report/view-build.ts');
   const rounds = (n: number, label: string) => {
-    const cell = makeCell({ label, trials: [10_000], resources: {} });
+    const cell = makeCell({ label, trials: [20_000], resources: {} });
     const ts = Array.from({ length: n }, (_, i) => ({
-      ...makeTrial(10_000, { label, resources: { server: { rssBytesAvg: 80 * mib } } }),
+      ...makeTrial(20_000, { label, resources: { server: { rssBytesAvg: 80 * mib } } }),
       round: i + 1,
     }));
     return { cell, ts };
@@ -128,7 +133,11 @@ test('the leak rule: rising in every round at a steady rate per request is a lea
     [trialKey(two.cell), two.ts],
     [trialKey(three.cell), three.ts],
   ]);
-  assert.deepEqual(leakCoverage([two.cell, three.cell, long], trials), { checked: 2, total: 3 });
+  assert.deepEqual(leakCoverage([two.cell, three.cell, long], trials), {
+    checked: 2,
+    total: 3,
+    notJudged: [{ cell: '`two` ping (quick)', why: '2 measured rounds on one server; the rule needs 3' }],
+  });
   assert.equal(leakCheckText({ checked: 3, total: 3 }), null, 'every cell judged: nothing to say');
   assert.equal(leakCheckText({ checked: 0, total: 0 }), null);
   assert.match(

@@ -321,6 +321,8 @@ function world(behaviour: Record<string, Behaviour>, onWindow?: (n: number) => v
         return {
           url: FAKE_UPSTREAM,
           pid: 0,
+          alive: async () => true,
+          gone: () => false,
           stop: async () => {
             calls.stopUpstream++;
           },

@@ -209,8 +209,9 @@ function groupId(c: CellResult, m: MachineKey): string {
 function makeRow(c: CellResult, baselineCell: CellResult | null, baseline: string): TableRow {
   const e = cellEstimate(c);
   const skipped = c.status === 'skipped' || c.status === 'unsupported';
-  const failed = skipped ? null : cellFailure(c);
   const lost = c.servicesLost ?? [];
+  // A service that went away explains the failed requests of a cell that ran (not the contender's failure).
+  const failed = skipped || (lost.length && c.status === 'ok') ? null : cellFailure(c);
   const trials = cellTrialCount(c);
   // With interleaved rounds the ranking rests on them (≥ 5), not on the solo windows.
   const paired = pairedRounds(c);

@@ -33,6 +33,43 @@ interface BaseProfile {
   timeoutS: number;
   /** Rounds: measured windows per cell (one trial each); `--rounds` overrides. 5 or more give a 95% interval. */
   rounds: number;
+  /** Limits of each contender server (absent: DEFAULT_LIMITS); see `contenderLimits`. */
+  limits?: ContenderLimits;
+}
+
+/**
+ * The most one contender server (its whole cgroup: every process it starts) may use: memory in
+ * MiB (RSS; cgroup `memory.max`) and tasks, threads included (cgroup `pids.max`). Going over is
+ * a cell failure ("exceeded its memory limit (4096 MiB)"), never the machine's problem
+ * (lifecycle/processes.ts applies and watches them).
+ */
+export interface ContenderLimits {
+  memoryMiB: number;
+  pids: number;
+}
+
+/**
+ * The default limits: far above any real stack here (the largest peak RSS in the committed runs is
+ * a few hundred MiB, a Node process has about a dozen threads), far below a 24 GiB host.
+ */
+export const DEFAULT_LIMITS: ContenderLimits = { memoryMiB: 4096, pids: 4096 };
+
+/**
+ * The limits of profile `p`'s servers: the profile's `limits`, else DEFAULT_LIMITS, with the
+ * environment's BENCH_MEMORY_MAX_MIB and BENCH_PIDS_MAX (whole numbers) over them. Throws
+ * UserError naming the variable when one is not a positive whole number.
+ */
+export function contenderLimits(p: Profile, env: NodeJS.ProcessEnv = process.env): ContenderLimits {
+  const base = p.limits ?? DEFAULT_LIMITS;
+  const read = (name: string, fallback: number, least: number) => {
+    const v = env[name];
+    if (v === undefined || v === '') return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < least)
+      throw new UserError(`${name} must be a whole number, at least ${least}; got '${v}'`);
+    return n;
+  };
+  return { memoryMiB: read('BENCH_MEMORY_MAX_MIB', base.memoryMiB, 16), pids: read('BENCH_PIDS_MAX', base.pids, 8) };
 }
 
 /**

@@ -4,8 +4,15 @@
  * `os.tmpdir()/node-http-bakeoff.lock` (BENCH_LOCK_FILE overrides the path), recording the
  * holder's pid, its process start time (so a reused pid is not mistaken for the holder), the run
  * id and the command. A second harness refuses with a UserError naming the holder (exit 2), or
- * with `wait` polls until the lock is free. A lock whose holder is dead (SIGKILL, OOM, power
- * loss) is stale and taken over, with a log line saying so.
+ * with `wait` joins the queue and polls until it is first in line and the lock is free. A lock
+ * whose holder is dead (SIGKILL, OOM, power loss) is stale and taken over, with a log line saying so.
+ *
+ * The queue (`<lock file>.queue/`): one ticket file per waiting harness, named by its arrival time
+ * (ms) and pid, holding its pid and start time. Only the first live ticket may take the lock, so
+ * waiters run in arrival order (first come, first served) and a newcomer never overtakes them; a
+ * harness without `wait` that finds waiters refuses like one that finds the lock held. Tickets of
+ * dead waiters are removed by whoever reads the queue; a waiter removes its own when it takes the
+ * lock or exits.
  *
  * Holding the lock, the harness sweeps the temp folders a dead harness left behind
  * (`sweepTempFolders`): bench-ac-*, bench-k6-*, bench-wrk-*, bench-verify-* and bakeoff-pg-* in
@@ -104,6 +111,155 @@ export function describeHolder(r: LockRecord): string {
 
 const held = new Map<string, RunLock>();
 
+/** The queue folder of lock `file` (see the module comment). */
+export function queueDir(file: string): string {
+  return `${file}.queue`;
+}
+
+/** A waiting harness's ticket: its file name (arrival ms, pid) and record. */
+interface Ticket {
+  name: string;
+  pid: number;
+  pidStart: string;
+}
+
+/**
+ * The live tickets of lock `file`'s queue in arrival order (name order: zero-padded ms, then pid).
+ * Removes the tickets of waiters that are gone (dead, or a reused pid) and unreadable ones older than 3 s.
+ */
+export function queueOf(file: string): Ticket[] {
+  const dir = queueDir(file);
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir).filter((n) => /^\d{15}-\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: Ticket[] = [];
+  for (const name of names.sort()) {
+    const full = path.join(dir, name);
+    let t: Partial<Ticket> = {};
+    try {
+      t = JSON.parse(fs.readFileSync(full, 'utf8'));
+    } catch {
+      // A ticket between its creation and its write; one that stays unreadable is stale.
+      try {
+        if (Date.now() - fs.statSync(full).mtimeMs < 3000) out.push({ name, pid: 0, pidStart: '' });
+        else fs.rmSync(full, { force: true });
+      } catch {
+        /* gone */
+      }
+      continue;
+    }
+    if (typeof t.pid === 'number' && holderAlive(t.pid, typeof t.pidStart === 'string' ? t.pidStart : ''))
+      out.push({ name, pid: t.pid, pidStart: String(t.pidStart ?? '') });
+    else fs.rmSync(full, { force: true });
+  }
+  return out;
+}
+
+/** Puts this process in lock `file`'s queue; returns its ticket's name (removed at exit). */
+function joinQueue(file: string, record: LockRecord): string {
+  const dir = queueDir(file);
+  const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}`;
+  const full = path.join(dir, name);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o1777 });
+    fs.writeFileSync(full, JSON.stringify({ pid: record.pid, pidStart: record.pidStart, command: record.command }));
+  } catch (e) {
+    throw asStorageError(e, 'temp', dir) ?? e;
+  }
+  process.once('exit', () => fs.rmSync(full, { force: true }));
+  return name;
+}
+
+/** "1st", "2nd", "3rd", "4th" … "11th", "21st". */
+export function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/**
+ * Takes lock `file` for `record` in turn (see the module comment): without `o.wait` throws
+ * UserError (exit 2) when it is held or others wait; with it joins the queue, logs its place in
+ * line ("2nd in line") whenever it changes, and polls every `o.pollMs` (default 1000 ms) until it
+ * is first in line and the lock is free. Returns how the lock was taken.
+ */
+async function takeInTurn(
+  file: string,
+  record: LockRecord,
+  o: { wait?: boolean; pollMs?: number },
+  log: (line: string) => void,
+): Promise<'fresh' | 'stale'> {
+  let how: 'fresh' | 'stale' = 'fresh';
+  let ticket: string | null = null;
+  let place = 0;
+  let garbledSince = 0;
+  try {
+    for (;;) {
+      const queue = queueOf(file);
+      const ahead = queue.filter((t) => ticket === null || t.name < ticket);
+      let holder: LockRecord | null = null;
+      if (!ahead.length) {
+        if (tryCreate(file, record)) return how;
+        const cur = readLock(file);
+        if (cur === 'missing') continue;
+        if (cur === 'garbled') {
+          // A holder is between creating and writing the file; one that stays garbled is stale.
+          garbledSince ||= Date.now();
+          if (Date.now() - garbledSince < 3000) {
+            await sleep(50);
+            continue;
+          }
+          log(`run lock ${file} is unreadable; taking it over`);
+          fs.rmSync(file, { force: true });
+          how = 'stale';
+          continue;
+        }
+        garbledSince = 0;
+        if (!holderAlive(cur.pid, cur.pidStart)) {
+          // Strike only the record we judged stale (another taker may have replaced it meanwhile).
+          const again = readLock(file);
+          if (typeof again === 'object' && again.pid === cur.pid && again.startedAt === cur.startedAt) {
+            log(`taking over the run lock left by ${describeHolder(cur)}, which is no longer running`);
+            fs.rmSync(file, { force: true });
+            how = 'stale';
+          }
+          continue;
+        }
+        holder = cur;
+      } else {
+        const cur = readLock(file);
+        holder = typeof cur === 'object' ? cur : null;
+      }
+      if (!o.wait) throw busy(file, holder, ahead.length);
+      ticket ??= joinQueue(file, record);
+      const now = queueOf(file).filter((t) => t.name < (ticket ?? '')).length + 1;
+      if (now !== place) {
+        const held = holder ? `held by ${describeHolder(holder)}` : 'the run ahead is taking it';
+        log(`waiting for the run lock: ${held}; ${ordinal(now)} in line`);
+        place = now;
+      }
+      await sleep(o.pollMs ?? 1000);
+    }
+  } finally {
+    if (ticket) fs.rmSync(path.join(queueDir(file), ticket), { force: true });
+  }
+}
+
+/** The UserError (exit 2) of a harness without --wait that finds the lock held or `waiting` runs queued. */
+function busy(file: string, holder: LockRecord | null, waiting: number): UserError {
+  const queued = waiting ? ` ${waiting} run${waiting === 1 ? ' waits' : 's wait'} for it already (--wait).` : '';
+  const who = holder
+    ? `another bake-off run holds this machine: ${describeHolder(holder)}.`
+    : 'the machine is promised to the runs waiting for it:';
+  return new UserError(
+    `${who}${queued} Two runs at once pin to the same cores and spoil each other's figures. Wait for it to finish (or stop it), or pass --wait to join the queue and start in turn. Lock file: ${file}`,
+    EXIT.usage,
+  );
+}
+
 function tryCreate(file: string, record: LockRecord): boolean {
   let fd: number;
   try {
@@ -170,47 +326,7 @@ export async function acquireRunLock(o: {
       }
     throw asStorageError(real, 'temp', path.dirname(file)) ?? real;
   }
-  let how: RunLock['how'] = 'fresh';
-  let waited = false;
-  let garbledSince = 0;
-  for (;;) {
-    if (tryCreate(file, record)) break;
-    const cur = readLock(file);
-    if (cur === 'missing') continue;
-    if (cur === 'garbled') {
-      // A holder is between creating and writing the file; one that stays garbled is stale.
-      garbledSince ||= Date.now();
-      if (Date.now() - garbledSince < 3000) {
-        await sleep(50);
-        continue;
-      }
-      log(`run lock ${file} is unreadable; taking it over`);
-      fs.rmSync(file, { force: true });
-      how = 'stale';
-      continue;
-    }
-    garbledSince = 0;
-    if (!holderAlive(cur.pid, cur.pidStart)) {
-      // Strike only the record we judged stale (another taker may have replaced it meanwhile).
-      const again = readLock(file);
-      if (typeof again === 'object' && again.pid === cur.pid && again.startedAt === cur.startedAt) {
-        log(`taking over the run lock left by ${describeHolder(cur)}, which is no longer running`);
-        fs.rmSync(file, { force: true });
-        how = 'stale';
-      }
-      continue;
-    }
-    if (!o.wait)
-      throw new UserError(
-        `another bake-off run holds this machine: ${describeHolder(cur)}. Two runs at once pin to the same cores and spoil each other's figures. Wait for it to finish (or stop it), or pass --wait to start when it is done. Lock file: ${file}`,
-        EXIT.usage,
-      );
-    if (!waited) {
-      log(`waiting for the run lock: held by ${describeHolder(cur)}`);
-      waited = true;
-    }
-    await sleep(o.pollMs ?? 1000);
-  }
+  const how = await takeInTurn(file, record, o, log);
   const lock: RunLock = {
     file,
     record,

@@ -26,6 +26,15 @@
  *   fallback, kills every process carrying the token), then exits.
  * - a cgroup folder left by a dead harness (the watchdog killed too) is killed and removed by
  *   `sweepStaleCgroups()` at the next harness's first spawn.
+ *
+ * Limits (`spawnTracked`'s `limits`, given for contender servers: core/profiles.ts
+ * `contenderLimits`): where the cgroup2 `memory` and `pids` controllers can be enabled for the
+ * harness's folder, the child's cgroup gets `memory.max`, `memory.swap.max` 0, `memory.oom.group`
+ * 1 and `pids.max` before the command starts, and the kernel enforces them (`memory.events`
+ * `oom_kill` tells afterwards). Where it cannot (no cgroup2, a hybrid host whose memory and pids
+ * controllers sit on cgroup v1, a subtree without them), a guard in the harness reads the RSS and
+ * the tasks (threads) of the child's processes every 100 ms and SIGKILLs them all once over. Either
+ * way `limitBreach(pid)` then says which limit the child went over.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -253,9 +262,20 @@ export function containmentInfo(): { kind: 'cgroup' | 'environ'; dir: string | n
   return { kind: c.dir ? 'cgroup' : 'environ', dir: c.dir };
 }
 
-/** Per child: its cgroup folder (or null) and its environment token. */
-const tracked = new WeakMap<ChildProcess, { cgroup: string | null; token: string }>();
-const byPid = new Map<number, { cgroup: string | null; token: string }>();
+/** The limits of a tracked child: memory in bytes (RSS), tasks (threads included). */
+export interface ProcessLimits {
+  memoryBytes: number;
+  pids: number;
+}
+
+/** Per child: its cgroup folder (or null), its environment token, and the limit it went over (or null). */
+interface TrackedChild {
+  cgroup: string | null;
+  token: string;
+  breach: string | null;
+}
+const tracked = new WeakMap<ChildProcess, TrackedChild>();
+const byPid = new Map<number, TrackedChild>();
 
 /** Pids whose /proc/<pid>/environ carries `BENCH_PROC_TOKEN=<token>` (a prefix), from /proc. */
 function pidsWithToken(token: string): number[] {
@@ -292,17 +312,18 @@ function killPids(pids: number[]): void {
 
 /**
  * Every process that belongs to tracked child `pid`: with cgroups exactly its cgroup's pids;
- * else its process tree (ports.ts `processTree`) plus the processes carrying its token. `[pid]`
- * for an untracked pid that is alive.
+ * else its process tree (ports.ts `processTree`) plus, unless `tokens` is false (a cheaper read:
+ * no scan of every process's environment), the processes carrying its token. `[pid]` for an
+ * untracked pid that is alive.
  */
-export function trackedProcesses(pid: number): number[] {
+export function trackedProcesses(pid: number, tokens = true): number[] {
   const t = byPid.get(pid);
   if (t?.cgroup) {
     const pids = cgroupPids(t.cgroup);
     if (pids.length) return pids;
   }
   const out = new Set(processTree(pid));
-  if (t) for (const p of pidsWithToken(`${t.token}\0`)) out.add(p);
+  if (t && tokens) for (const p of pidsWithToken(`${t.token}\0`)) out.add(p);
   return [...out];
 }
 
@@ -357,6 +378,131 @@ async function reap(child: ChildProcess): Promise<void> {
   if (child.pid !== undefined && !t.cgroup) byPid.delete(child.pid);
 }
 
+/** "4096 MiB" for a byte count. */
+const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
+
+let controllers: { memory: boolean; pids: boolean } | undefined;
+/** Enables the cgroup2 memory and pids controllers for the children of `dir` (once); which ones it could. */
+function enableControllers(dir: string): { memory: boolean; pids: boolean } {
+  if (controllers) return controllers;
+  for (const c of ['memory', 'pids'])
+    try {
+      fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), `+${c}`);
+    } catch {
+      /* not available here: the guard watches this one */
+    }
+  let on = '';
+  try {
+    on = fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8');
+  } catch {
+    /* none */
+  }
+  controllers = { memory: /\bmemory\b/.test(on), pids: /\bpids\b/.test(on) };
+  return controllers;
+}
+
+/** Writes `value` to `<dir>/<file>`; false when it cannot. */
+function writeKnob(dir: string, file: string, value: string): boolean {
+  try {
+    fs.writeFileSync(path.join(dir, file), value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Applies `limits` to the child cgroup `dir` of the harness's folder `parent`; which ones the kernel now enforces. */
+function applyCgroupLimits(parent: string, dir: string, limits: ProcessLimits): { memory: boolean; pids: boolean } {
+  const on = enableControllers(parent);
+  const memory = on.memory && writeKnob(dir, 'memory.max', String(limits.memoryBytes));
+  if (memory) {
+    writeKnob(dir, 'memory.swap.max', '0'); // a limit swapped out is no limit on a host with swap
+    writeKnob(dir, 'memory.oom.group', '1'); // the whole server, not one of its processes
+  }
+  return { memory, pids: on.pids && writeKnob(dir, 'pids.max', String(limits.pids)) };
+}
+
+/** A counter of a cgroup `*.events` file (`oom_kill`, `max`), 0 when unreadable. */
+function cgroupEvent(dir: string, file: string, key: string): number {
+  try {
+    return Number(new RegExp(`^${key} (\\d+)$`, 'm').exec(fs.readFileSync(path.join(dir, file), 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** RSS in bytes and tasks (threads) of `pids`, from /proc/<pid>/statm and stat. */
+function usageOf(pids: number[]): { rss: number; tasks: number } {
+  let rss = 0;
+  let tasks = 0;
+  for (const p of pids) {
+    try {
+      rss += Number(fs.readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * pageBytes();
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      tasks += Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[17]) || 1;
+    } catch {
+      /* gone */
+    }
+  }
+  return { rss, tasks };
+}
+
+let page: number | undefined;
+/** Bytes per page of /proc/<pid>/statm (`getconf PAGESIZE`, else 4096), asked once. */
+function pageBytes(): number {
+  page ??= Number(spawnSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).stdout) || 4096;
+  return page;
+}
+
+/** The guard's period, ms: how long a child may be over a limit the kernel does not enforce. */
+const GUARD_MS = 100;
+
+/**
+ * Watches tracked child `pid` (entry `t`) against `limits`: the kernel's verdict from the cgroup's
+ * events where `kernel` says it enforces a limit, else the RSS and tasks of its processes every
+ * GUARD_MS, killing all of them (group, cgroup or token carriers) once over. Sets `t.breach`.
+ */
+function guardLimits(
+  child: ChildProcess,
+  pid: number,
+  t: TrackedChild,
+  limits: ProcessLimits,
+  kernel: { memory: boolean; pids: boolean },
+): void {
+  const fromKernel = () => {
+    if (!t.cgroup || t.breach) return;
+    if (kernel.memory && cgroupEvent(t.cgroup, 'memory.events', 'oom_kill') > 0)
+      t.breach = `exceeded its memory limit (${mib(limits.memoryBytes)}; killed by the kernel, cgroup memory.max)`;
+    else if (kernel.pids && cgroupEvent(t.cgroup, 'pids.events', 'max') > 0)
+      t.breach = `reached its process limit (${limits.pids} tasks, cgroup pids.max: a fork or thread was refused)`;
+  };
+  child.once('exit', fromKernel);
+  if (kernel.memory && kernel.pids) return;
+  const timer = setInterval(() => {
+    if (hasExited(child) || t.breach) return clearInterval(timer);
+    const u = usageOf(trackedProcesses(pid, false));
+    if (!kernel.memory && u.rss > limits.memoryBytes)
+      t.breach = `exceeded its memory limit (${mib(limits.memoryBytes)}; ${mib(u.rss)} in use when the harness stopped it)`;
+    else if (!kernel.pids && u.tasks > limits.pids)
+      t.breach = `exceeded its process limit (${limits.pids} tasks; ${u.tasks} when the harness stopped it)`;
+    if (!t.breach) return;
+    clearInterval(timer);
+    signalGroup(child, 'SIGKILL');
+    if (t.cgroup) cgroupKill(t.cgroup);
+    else killPids(trackedProcesses(pid, false));
+  }, GUARD_MS);
+  timer.unref();
+  child.once('exit', () => clearInterval(timer));
+}
+
+/**
+ * The limit tracked child `pid` went over (spawnTracked's `limits`), as a clause for a failure
+ * reason ("exceeded its memory limit (4096 MiB; …)"), or null.
+ */
+export function limitBreach(pid: number): string | null {
+  return byPid.get(pid)?.breach ?? null;
+}
+
 // Writes its own pid into the cgroup (argument 1), then execs the real command.
 const CGROUP_WRAPPER = 'echo $$ > "$1/cgroup.procs" 2>/dev/null; shift; exec "$@"';
 
@@ -374,17 +520,25 @@ function groupExists(pgid: number): boolean {
  * Spawns `cmd args` in its own process group and its own cgroup (or with its environment
  * token), under the orphan guards of the module comment, and tracks it until it exits. A command
  * line that already starts with (or contains) `setpriv` is not wrapped in setpriv again. The
- * child's pid is that of `cmd` itself (the cgroup wrapper, setpriv and taskset exec).
+ * child's pid is that of `cmd` itself (the cgroup wrapper, setpriv and taskset exec). `limits`:
+ * its memory and task limits (see the module comment; `limitBreach` tells when it went over).
  */
-export function spawnTracked(cmd: string, args: string[], opts: SpawnOptions = {}): ChildProcess {
+export function spawnTracked(
+  cmd: string,
+  args: string[],
+  opts: SpawnOptions & { limits?: ProcessLimits } = {},
+): ChildProcess {
+  const { limits, ...spawnOpts } = opts;
   const c0 = contain();
   const token = `${c0.token}-${++seq}`;
   let cgroup: string | null = null;
+  let kernel = { memory: false, pids: false };
   if (c0.dir) {
     const d = path.join(c0.dir, `c${seq}`);
     try {
       fs.mkdirSync(d);
       cgroup = d;
+      if (limits) kernel = applyCgroupLimits(c0.dir, d, limits);
     } catch {
       cgroup = null;
     }
@@ -392,14 +546,15 @@ export function spawnTracked(cmd: string, args: string[], opts: SpawnOptions = {
   const guard = cmd === 'setpriv' || args.includes('setpriv') ? [] : orphanGuardPrefix();
   const wrap = cgroup ? ['sh', '-c', CGROUP_WRAPPER, 'bench-cgroup', cgroup] : [];
   const [c = cmd, ...a] = [...guard, ...wrap, cmd, ...args]; // never empty: `cmd` is in it
-  const env = { ...(opts.env ?? process.env), BENCH_PROC_TOKEN: token };
-  const child = spawn(c, a, { ...opts, env, detached: true });
+  const env = { ...(spawnOpts.env ?? process.env), BENCH_PROC_TOKEN: token };
+  const child = spawn(c, a, { ...spawnOpts, env, detached: true });
   live.add(child);
   const pgid = child.pid;
-  const t = { cgroup, token };
+  const t: TrackedChild = { cgroup, token, breach: null };
   tracked.set(child, t);
   if (pgid !== undefined) {
     byPid.set(pgid, t);
+    if (limits) guardLimits(child, pgid, t, limits, kernel);
     tellWatchdog(`+${pgid}`);
     // A child under another uid cannot join the cgroup itself: move it from here (best effort).
     if (cgroup && (opts.uid !== undefined || opts.gid !== undefined)) {

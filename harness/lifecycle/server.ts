@@ -20,6 +20,10 @@
  * DATABASE_URL reaches a server only through `o.env` (the scheduler sets it for a cell that needs
  * the database), never from the harness's environment.
  * `stop()` caps the log at its first and last MiB (logs.ts `capLog`, idempotent).
+ *
+ * Limits: `o.limits` (core/profiles.ts `contenderLimits`) bound the server's memory and tasks
+ * (processes.ts); a server stopped for going over says so in `exitInfo()` ("exceeded its memory
+ * limit (4096 MiB; …)") instead of "killed by SIGKILL".
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +36,9 @@ import {
   type Argv,
   hasExited,
   isTracked,
+  limitBreach,
   pinnedCommand,
+  type ProcessLimits,
   spawnTracked,
   stopGroup,
   trackedProcesses,
@@ -58,7 +64,7 @@ export interface ServerHandle {
   /** From spawn to the first 200 on GET /ping, ms. */
   startupMs: number;
   logFile: string;
-  /** "exited with code 1" / "killed by SIGSEGV" once the server has died, else null. */
+  /** "exited with code 1" / "killed by SIGSEGV" / "exceeded its memory limit (…)" once the server has died, else null. */
   exitInfo(): string | null;
   /** Stops the server and waits until its port is free; resolves with the time it took, ms. */
   stop(): Promise<number>;
@@ -72,6 +78,8 @@ export interface StartOptions {
   cpus: string | null;
   logFile: string;
   nodePath: string;
+  /** The server's memory and task limits (processes.ts `spawnTracked`); absent: none. */
+  limits?: ProcessLimits;
 }
 
 /** The last `lines` lines of a log file ('' when missing); reads at most its last 64 KiB. */
@@ -144,7 +152,7 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   });
   const [cmd, ...args] = pinnedCommand(o.cpus, argv);
   const t0 = performance.now();
-  const child = spawnTracked(cmd, args, { cwd: m.dir, env, stdio: ['ignore', fd, fd] });
+  const child = spawnTracked(cmd, args, { cwd: m.dir, env, stdio: ['ignore', fd, fd], limits: o.limits });
   fs.closeSync(fd);
   let spawnError: Error | undefined;
   child.once('error', (e) => {
@@ -153,6 +161,8 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   const exitInfo = () => {
     if (spawnError) return `could not be started: ${spawnError.message}`;
     if (!hasExited(child)) return null;
+    const over = child.pid === undefined ? null : limitBreach(child.pid);
+    if (over) return over;
     return child.signalCode ? `killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
   };
   const baseUrl = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}`;

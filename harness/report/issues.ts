@@ -9,10 +9,11 @@
  * - critical: build / start failures, crashes, failed verification (incl. the concurrency burst),
  *   more than 1% failed requests (errors, timeouts, non-2xx) or any wrong body under load, a
  *   scenario collapsing (< 10% of the contender's median over its other REST scenarios, same run);
- * - major: 0.1–1% failed requests; a load run that failed; the database went away during the
- *   cell (servicesLost: said as such, never as a slow contender);
+ * - major: 0.1–1% failed requests; a load run that failed; the database or the upstream mock went
+ *   away during the cell (servicesLost: said as such, never as a slow or failing contender);
  * - major: RSS growth that persists (over a long window ≥ 30 s, or rising in every round of a
- *   short profile by ≥ 50% of the first round's RSS without flattening: `rssGrowth`);
+ *   short profile without flattening, by ≥ 1 KiB per request served or ≥ 50% of the first
+ *   round's RSS: `rssGrowth`, analysis/leak.ts);
  * - minor: a few failed requests (≤ 0.1%), startup outliers (> 3 × the run's median and > 500 ms),
  *   verification warnings; tail latency only when it is the contender's: p99 > 20 × p50 and ≥ 5 ms
  *   AND that p99/p50 ≥ 3 × the median of at least 3 peers at the same load (same table). A long
@@ -39,6 +40,7 @@ import {
 } from '../analysis/stats.ts';
 import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
 import { firstBreak } from '../analysis/capacity.ts';
+import { judgeLeak, LEAK_RULE, type LeakVerdict } from '../analysis/leak.ts';
 import { getProfile } from '../core/profiles.ts';
 import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
 
@@ -75,12 +77,15 @@ export const RULES = {
   /** RSS growing faster than this (bytes/s) and by more than rssGrowthFraction over the window. */
   rssSlopeBytesPerS: 1024 * 1024,
   rssGrowthFraction: 0.2,
-  /** Leak rule across rounds: the RSS rise over the rounds, as a share of the first round's (50%)… */
-  leakGrowthFraction: 0.5,
+  /** Leak rule across rounds (analysis/leak.ts LEAK_RULE): the RSS rise over the rounds, as a share of the first round's (50%)… */
+  leakGrowthFraction: LEAK_RULE.growthFraction,
   /** …over at least this many rounds on one server (first, middle and last)… */
-  leakMinRounds: 3,
+  leakMinRounds: LEAK_RULE.minRounds,
   /** …and after the middle round it still grows at least this share of its earlier growth per request served (it keeps rising). */
-  leakLateRate: 0.5,
+  leakLateRate: LEAK_RULE.lateRate,
+  /** …or, over at least leakMinRequests requests served, at least this many KiB kept per 1,000 requests. */
+  leakKeptKiBPer1k: LEAK_RULE.keptKiBPer1k,
+  leakMinRequests: LEAK_RULE.minRequests,
   /** A window at least this long is a long profile (stress: 60 s): growth over it persists. */
   longWindowS: 30,
   /** Startup above this multiple of the run's median startup (and above startupMinMs) is an outlier. */
@@ -107,6 +112,7 @@ const RULE_ORDER = [
   'rss-growth',
   'load-failed',
   'database-lost',
+  'upstream-lost',
   'tail-latency',
   'early-knee',
   'slow-startup',
@@ -415,12 +421,14 @@ function cellFindings(
   const hint = hintFor(c, focus);
   if (statusFindings(c, add, hint)) return;
   const lost = c.servicesLost ?? [];
-  if (lost.includes('database')) {
+  if (lost.length) {
+    const db = lost.includes('database');
+    const what = [db ? 'PostgreSQL' : '', lost.includes('upstream') ? 'the upstream mock' : ''].filter(Boolean);
     add(
       'major',
-      'database-lost',
-      'the database went away during the measurement',
-      `PostgreSQL stopped answering during this cell (servicesLost: ${lost.join(', ')}); its figures describe the missing database, not ${c.label}. Re-run the cell.`,
+      db ? 'database-lost' : 'upstream-lost',
+      db ? 'the database went away during the measurement' : 'the upstream mock went away during the measurement',
+      `${what.join(' and ') || lost.join(', ')} stopped answering during this cell (servicesLost: ${lost.join(', ')}); its figures describe the missing service, not ${c.label}. Re-run the cell.`,
     );
     return; // no latency, collapse or error finding would be the contender's
   }
@@ -493,20 +501,24 @@ export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding
 
 /**
  * How many of `cells` the leak rule could judge: a healthy cell with a load and resources whose
- * window is long (≥ RULES.longWindowS) or that has 3 or more ok rounds with resources on one server
- * in `trials` (keyed by `trialKey`; `acrossRounds` needs first, middle and last). The default
- * `quick` profile measures 2 solo rounds per server, so its cells are not judged: the report says so
- * rather than let "no leak found" read as "checked". `{ checked, total }`, counts of cells.
+ * window is long (≥ RULES.longWindowS), or whose rounds on one server in `trials` (keyed by
+ * `trialKey`) give the rule enough evidence (analysis/leak.ts `judgeLeak`: 3 or more rounds and
+ * enough requests served, or a leak found). The default `quick` profile measures 2 solo rounds per
+ * server, so its cells are not judged: the report says so rather than let "no leak found" read as
+ * "checked". `{ checked, total }`, counts of cells, and `notJudged`: each cell not judged with why.
  */
 export function leakCoverage(
   cells: readonly CellResult[],
   trials: ReadonlyMap<string, readonly CellResult[]> = new Map(),
-): { checked: number; total: number } {
+): { checked: number; total: number; notJudged: { cell: string; why: string }[] } {
   const judged = cells.filter((c) => !cellFailure(c) && c.load && c.resources && !(c.servicesLost ?? []).length);
-  const checkable = (c: CellResult) =>
-    (c.load?.durationS ?? 0) >= RULES.longWindowS ||
-    leakRounds(trials.get(trialKey(c)) ?? []).length >= RULES.leakMinRounds;
-  return { checked: judged.filter(checkable).length, total: judged.length };
+  const notJudged: { cell: string; why: string }[] = [];
+  for (const c of judged) {
+    if ((c.load?.durationS ?? 0) >= RULES.longWindowS) continue;
+    const v = leakAcrossRounds(trials.get(trialKey(c)) ?? []);
+    if (v.kind === 'not-judged') notJudged.push({ cell: `\`${c.label}\` ${c.scenario} (${c.profile})`, why: v.why });
+  }
+  return { checked: judged.length - notJudged.length, total: judged.length, notJudged };
 }
 
 /**
@@ -537,68 +549,30 @@ export function rssGrowth(
 }
 
 /**
- * The leak rule of the short profiles: the server stays alive for the whole group, so its RSS
- * (average over each measured window) across the rounds, in round order, is one process over
- * time. A leak rises in every round, by at least RULES.leakGrowthFraction (50%) of the first
- * round's RSS, and keeps rising: after the middle round its growth per request served is at least
- * RULES.leakLateRate (half) of its growth per request before it (heap growth while warming up
- * flattens instead). Growth is per request, not per round, because a leak slows its own server
- * (a bigger heap to mark), so later rounds serve fewer requests: CI run of c02bfaa missed the
- * leaky fixture under the earlier per-round rule ("a third of the rise after the middle round").
- * With an odd number of equal rounds the two rules are the same (with an even number the halves
- * differ in length, and the per-request rule is the fairer one). Calibrated on the trial files of runs
- * 2026-11-22T06-52-56Z-77a7, 05-55-55Z-f499 and 04-32-20Z-3518 (no real cell passes all three:
- * the largest steady rise was +39%, flattening), re-checked on every committed run of 2026-11-25
- * and -26 (the one cell flagged, nestjs-express-axios+interceptor fanout in 12-18-04Z-b72b, is
- * flagged by both rules), and on test/fixtures/faults/leaky (4 KiB kept per request; at 35–45k
- * requests/s here the 1 KiB version was caught too — the rule needs the leak to add half the
- * first round's RSS over the rounds, so a slow server leaking 1 KiB per request can escape it).
+ * The leak rule of the short profiles over one cell's trials (analysis/leak.ts `judgeLeak`: the
+ * rounds on one server, in round order), as a finding's evidence, or null when it found no leak
+ * or could not judge (leakCoverage says which cells it could not judge).
  */
 function acrossRounds(trials: readonly CellResult[]): { long: boolean; evidence: string } | null {
-  const rounds = leakRounds(trials);
-  if (rounds.length < RULES.leakMinRounds) return null;
-  const rss = rounds.map((t) => t.resources?.server.rssBytesAvg ?? 0);
-  const first = rss[0] ?? 0;
-  const last = rss[rss.length - 1] ?? 0;
-  const rising = rss.every((x, i) => i === 0 || x > (rss[i - 1] ?? Number.POSITIVE_INFINITY));
-  const rise = last - first;
-  const reqs = rounds.map((t) => t.load?.requests.total ?? 0);
-  // Requests served weigh the growth; when a window did not count them, every round weighs 1.
-  const counted = reqs.every((x) => x > 0);
-  const weights = counted ? reqs : reqs.map(() => 1);
-  const m = Math.floor(rss.length / 2);
-  const mid = rss[m] ?? 0;
-  const early = (mid - first) / servedBetween(weights, 0, m);
-  const late = (last - mid) / servedBetween(weights, m, reqs.length - 1);
-  if (!rising || first <= 0 || rise < RULES.leakGrowthFraction * first || !(late >= RULES.leakLateRate * early))
-    return null;
-  const perK = counted
-    ? ` — about ${(((rise / servedBetween(reqs, 0, reqs.length - 1)) * 1000) / 2 ** 10).toFixed(0)} KiB per 1,000 requests served`
-    : '';
+  const v = leakAcrossRounds(trials);
+  if (v.kind !== 'leak') return null;
+  const first = v.rss[0] ?? 0;
+  const perK = v.keptKiBPer1k !== null ? ` — about ${v.keptKiBPer1k.toFixed(0)} KiB per 1,000 requests served` : '';
   const mib = (b: number) => (b / 2 ** 20).toFixed(0);
   return {
     long: false,
-    evidence: `RSS rose in every one of its ${rounds.length} rounds on the same server: ${rss.map(mib).join(' → ')} MiB (+${Math.round((100 * rise) / first)}%)${perK}; heap growth while warming up flattens, this does not. Run the stress profile (60 s windows) or take a heap snapshot to confirm the leak`,
+    evidence: `RSS rose in every one of its ${v.rss.length} rounds on the same server: ${v.rss.map(mib).join(' → ')} MiB (+${Math.round((100 * v.riseBytes) / first)}%)${perK}; heap growth while warming up flattens, this does not. Run the stress profile (60 s windows) or take a heap snapshot to confirm the leak`,
   };
 }
 
-/**
- * The rounds the leak rule reads of one cell's trials: ok, measured, with resources, in round order.
- */
-function leakRounds(trials: readonly CellResult[]): CellResult[] {
-  return trials
-    .filter((t) => t.status === 'ok' && t.resources && t.load)
-    .sort((a, b) => (a.round ?? 0) - (b.round ?? 0));
-}
-
-/**
- * Requests served between the middle of window `i` and the middle of window `j`: half of each
- * end window's `weights` entry (its requests), all of those between.
- */
-function servedBetween(weights: readonly number[], i: number, j: number): number {
-  let sum = 0;
-  for (let k = i; k <= j; k++) sum += (weights[k] ?? 0) * (k === i || k === j ? 0.5 : 1);
-  return sum;
+/** The leak rule's verdict on one cell's trials: its ok, measured rounds with resources, in round order. */
+function leakAcrossRounds(trials: readonly CellResult[]): LeakVerdict {
+  return judgeLeak(
+    trials
+      .filter((t) => t.status === 'ok' && t.resources && t.load)
+      .sort((a, b) => (a.round ?? 0) - (b.round ?? 0))
+      .map((t) => ({ rssBytes: t.resources?.server.rssBytesAvg ?? 0, requests: t.load?.requests.total ?? 0 })),
+  );
 }
 
 /** A measurement condition of a table: not a contender problem; said once per table. */

@@ -15,7 +15,7 @@ import type { CellResult } from '../store/results.ts';
 import { aggregateTrials, describe } from './aggregate.ts';
 import { openLoopFor, runCapacityRound } from './capacity-round.ts';
 import { interleavedRoundMs, runInterleavedRound } from './interleave.ts';
-import { baseResult, cellIdOf, needsDatabase } from './jobs.ts';
+import { baseResult, cellIdOf, lostServices } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE, type PhaseKind } from './progress.ts';
 import { roundOrders } from './rounds.ts';
@@ -262,8 +262,8 @@ type CapacityPlan = { shape: CapacityShape; openLoop: OpenLoopChoice } | null;
 
 /**
  * One measured window (or capacity round) of entry `e` in round `round` (1-based): runs it, checks
- * the server, its sockets and the database, writes the trial through `ctx.sink` and stops the server
- * when the trial is not ok. Returns false when an abort interrupted the window (no trial written).
+ * the server, its sockets and the services (database, upstream mock), writes the trial through
+ * `ctx.sink` and stops the server when the trial is not ok. Returns false when an abort interrupted the window (no trial written).
  */
 async function measureWindow(e: Entry, round: number, ctx: GroupContext, ops: GroupOps, p: Profile, cap: CapacityPlan) {
   ctx.progress.window(
@@ -280,7 +280,7 @@ async function measureWindow(e: Entry, round: number, ctx: GroupContext, ops: Gr
   // A server killed by the interrupt (Ctrl-C reaches its process group too) did not crash.
   const died = ctx.signal.aborted ? null : liveServer(e).exitInfo();
   const wide = died ? null : loopbackBreach(e, `round ${round}`);
-  const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
+  const lost = await lostServices(e.cell, ctx);
   const trial: CellResult =
     typeof out === 'string' || died || wide || c?.error
       ? {

@@ -31,7 +31,7 @@ import { mulberry32 } from '../core/prng.ts';
 import type { LoadOutput } from '../drivers/driver-types.ts';
 import type { CellResult, PairedWindow } from '../store/results.ts';
 import { describePaired } from './aggregate.ts';
-import { loadJob, needsDatabase } from './jobs.ts';
+import { loadJob, lostServices } from './jobs.ts';
 import { shuffle } from './rounds.ts';
 import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
 import { loopbackBreach } from './window.ts';
@@ -247,7 +247,7 @@ export async function runInterleavedRound(
   return true;
 }
 
-/** The trial of entry `e` in interleaved round `round` (the checks of a solo window: crash, loopback, database). */
+/** The trial of entry `e` in interleaved round `round` (the checks of a solo window: crash, loopback, the services). */
 async function pairedTrial(
   e: Entry,
   ctx: GroupContext,
@@ -260,7 +260,7 @@ async function pairedTrial(
   const died = liveServer(e).exitInfo();
   const where = `interleaved round ${round}`;
   const wide = died ? null : loopbackBreach(e, where);
-  const lost = needsDatabase(e.cell) && ctx.db && !(await ctx.db.alive()) ? { servicesLost: ['database'] } : {};
+  const lost = await lostServices(e.cell, ctx);
   const stamp = { round, verification: e.verification, finishedAt: new Date().toISOString() };
   if (out && paired && !died && !wide) {
     // The latency of a paused driver is not the server's: the histogram is dropped, never read.

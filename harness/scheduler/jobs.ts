@@ -7,6 +7,7 @@ import { buildRequest, loadParams, loadVariants, type RuntimeValues } from '../c
 import type { LoadJob } from '../drivers/driver-types.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
+import type { Upstream } from '../services/upstream.ts';
 import { readAllResults, SCHEMA_VERSION, type CellResult } from '../store/results.ts';
 import { cellId, cellLabel, type CellSpec } from './plan.ts';
 
@@ -23,6 +24,26 @@ export function cellIdOf(cell: CellSpec, driver: string, external: boolean): str
 
 export function needsDatabase(cell: CellSpec): boolean {
   return cell.manifest.requires.includes('database') || cell.scenario.needs.includes('database');
+}
+
+export function needsUpstream(cell: CellSpec): boolean {
+  return cell.scenario.needs.includes('upstream');
+}
+
+/**
+ * The run's services that went away, for a cell's trial: `{ servicesLost: ['database'] }` when the
+ * cell needs the database and it no longer answers `SELECT 1`, `'upstream'` when its scenario fans
+ * out to the upstream mock and the mock no longer answers `GET /data`; `{}` when both are fine.
+ * Their failed requests are then the service's, not the contender's (scheduler/aggregate.ts).
+ */
+export async function lostServices(
+  cell: CellSpec,
+  s: { db?: RunDatabase; upstream?: Upstream },
+): Promise<{ servicesLost?: string[] }> {
+  const lost: string[] = [];
+  if (needsDatabase(cell) && s.db && !(await s.db.alive())) lost.push('database');
+  if (needsUpstream(cell) && s.upstream && !(await s.upstream.alive())) lost.push('upstream');
+  return lost.length ? { servicesLost: lost } : {};
 }
 
 /** What the contract needs from the contender and the run: its GraphQL dialect, the seeded rows, its path map. */

@@ -25,7 +25,7 @@ import type { RunWriter } from '../store/runs.ts';
 import { BURST_REQUESTS } from '../contract/burst.ts';
 import { indent } from './aggregate.ts';
 import { groupPlan, partsMs, runGroup } from './group.ts';
-import { needsDatabase, RateResolver } from './jobs.ts';
+import { needsDatabase, needsUpstream, RateResolver } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
 import { ESTIMATE, fmtDuration, type PhaseKind, Progress } from './progress.ts';
 import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
@@ -328,6 +328,7 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
     sharedSchemas: run.sharedSchemas,
     scenariosDir: o.scenariosDir,
     db: run.db,
+    upstream: run.upstream,
     externalUrl: o.externalUrl,
     rounds: run.rounds,
     seed: run.seed,
@@ -351,8 +352,8 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
 
 /**
  * Why `cell` cannot run here, or null: its contender's engines exclude its Node version (local
- * servers only: `unsupported`), k6 is missing for a k6 cell, or the database it needs is not
- * ready (`skipped`, with the reason).
+ * servers only: `unsupported`), k6 is missing for a k6 cell, the database it needs is not
+ * ready, or the upstream mock it needs has exited (`skipped`, with the reason).
  */
 function precheck(run: Run, cell: CellSpec): { status: 'skipped' | 'unsupported'; reason: string } | null {
   if (run.lifecycle.kind === 'local') {
@@ -363,6 +364,11 @@ function precheck(run: Run, cell: CellSpec): { status: 'skipped' | 'unsupported'
     return { status: 'skipped', reason: `k6 not available: ${run.k6.why}` };
   if (needsDatabase(cell) && !run.db?.ready)
     return { status: 'skipped', reason: `needs PostgreSQL: ${run.db?.error ?? 'no database'}` };
+  if (needsUpstream(cell) && run.upstream?.gone())
+    return {
+      status: 'skipped',
+      reason: `needs the upstream mock, whose process exited earlier in this run (pid ${run.upstream.pid}); re-run the cell`,
+    };
   return null;
 }
 

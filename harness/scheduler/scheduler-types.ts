@@ -158,6 +158,8 @@ export interface GroupContext {
   sharedSchemas: object[];
   scenariosDir: string;
   db?: RunDatabase;
+  /** The run's upstream mock (fan-out scenarios), when it started one. */
+  upstream?: Upstream;
   externalUrl?: string;
   sink: ResultSink;
   builds: Map<string, BuildResult>;

@@ -2,17 +2,24 @@
  * The real Lifecycle implementations, adapting lifecycle/build.ts and lifecycle/server.ts to the
  * scheduler's `Lifecycle`: `localLifecycle` builds with the manifest's command and starts
  * servers with lifecycle/server.ts (pinned to the server cores, on the cell's Node runtime, with
- * the variant's env, the upstream mock's URL and DATABASE_URL when the cell needs the database);
+ * the variant's env, the upstream mock's URL and DATABASE_URL when the cell needs the database,
+ * and the profile's memory and task limits: core/profiles.ts `contenderLimits`);
  * `externalLifecycle` benches a server that is already running at `--url` (no build, start, stop
  * or pinning). Times in ms.
  */
 import { buildContender } from '../lifecycle/build.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { freePort } from '../lifecycle/ports.ts';
-import { cpuUsageUs } from '../lifecycle/processes.ts';
+import { contenderLimits, type ContenderLimits } from '../core/profiles.ts';
+import { cpuUsageUs, type ProcessLimits } from '../lifecycle/processes.ts';
 import { logTail, StartError, startServer } from '../lifecycle/server.ts';
 import { needsDatabase } from './jobs.ts';
 import { StartFailure, type Lifecycle, type ServiceRefs } from './scheduler-types.ts';
+
+/** A profile's contender limits in the units of lifecycle/processes.ts (bytes, tasks). */
+function processLimits(l: ContenderLimits): ProcessLimits {
+  return { memoryBytes: l.memoryMiB * 2 ** 20, pids: l.pids };
+}
 
 /** The upstream URL a server gets when the run started no upstream mock (nothing listens there). */
 const NO_UPSTREAM = 'http://127.0.0.1:9';
@@ -48,6 +55,7 @@ export function localLifecycle(o: LocalOptions): Lifecycle {
           cpus: o.cpuPlan.server,
           logFile,
           nodePath: cell.node.path,
+          limits: processLimits(contenderLimits(cell.profile)),
         });
         const died = new AbortController();
         const onExit = () => died.abort();

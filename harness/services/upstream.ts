@@ -1,17 +1,23 @@
 /**
  * Starts the upstream mock (services/upstream-mock.ts) pinned to the services cores and waits
- * until `GET /data` answers. Throws Error when it does not start within 10 s.
+ * until `GET /data` answers. Throws Error when it does not start within 10 s. `alive()` tells
+ * whether it still answers (the scheduler asks after each measured window of a fan-out cell, as it
+ * asks the database), `gone()` whether its process has exited.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetchOnce } from '../contract/http.ts';
 import { freePort } from '../lifecycle/ports.ts';
-import { pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
+import { hasExited, pinnedCommand, spawnTracked, stopGroup } from '../lifecycle/processes.ts';
 
 export interface Upstream {
   url: string;
   pid: number;
+  /** True while the mock's process runs and `GET /data` answers 200 within 1 s. */
+  alive(): Promise<boolean>;
+  /** True once the mock's process has exited (killed, crashed). */
+  gone(): boolean;
   stop(): Promise<void>;
 }
 
@@ -31,7 +37,16 @@ export async function startUpstream(opts: { host: string; cpus: string | null; d
     if (child.exitCode !== null) break;
     try {
       if ((await fetchOnce(url, { method: 'GET', path: '/data' }, 1000)).status === 200 && child.pid !== undefined) {
-        return { url, pid: child.pid, stop: () => stopGroup(child, 1000) };
+        const gone = () => hasExited(child);
+        const alive = async () => {
+          if (gone()) return false;
+          try {
+            return (await fetchOnce(url, { method: 'GET', path: '/data' }, 1000)).status === 200 && !gone();
+          } catch {
+            return false;
+          }
+        };
+        return { url, pid: child.pid, alive, gone, stop: () => stopGroup(child, 1000) };
       }
     } catch {
       /* not yet */

@@ -49,6 +49,7 @@ import { selftestText } from './resolution-text.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
 import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
+import { footprintViews } from './footprint-view.ts';
 import { fmtRho, fmtSlo, ordinal } from './capacity-text.ts';
 import type {
   CapacityMatrixView,
@@ -902,6 +903,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
     why: whyView(snapshot),
+    footprint: footprintViews(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId))),
   };
 }
 

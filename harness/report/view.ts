@@ -10,6 +10,7 @@
 import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
 import type { FlameNode } from '../analysis/flame.ts';
+import type { FootprintView } from './footprint-view.ts';
 
 /** Latency percentiles of a cell, ms (from the merged histograms of its trials). */
 export interface LatencyView {
@@ -435,4 +436,6 @@ export interface ReportView {
   warnings: string[];
   /** The Why section from `just why` records (why-view.ts); null without any covering the report's contenders. */
   why?: WhyView | null;
+  /** The Footprint table of each run the report shows (footprint-view.ts); empty when no run started a server. */
+  footprint?: FootprintView[];
 }

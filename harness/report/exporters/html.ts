@@ -47,6 +47,7 @@ import { buildView } from '../view-build.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
+import { footprintSectionHtml } from './footprint-html.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
 
@@ -587,7 +588,7 @@ function toc(v: ReportView): string {
     .map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`)
     .join(
       '',
-    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
+    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}${v.footprint?.length ? '<a href="#footprint">Footprint</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
 }
 
 /**
@@ -625,6 +626,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLi
         `<div id="details">${v.tables.map(groupSection).join('\n')}<section id="empty" class="card hidden"><p>No table matches these filters.</p></section></div>`,
         issuesSection(v),
         whySectionHtml(v.why),
+        footprintSectionHtml(v.footprint),
         claimsSection(v),
         nodeMatrixSection(v),
         driversSection(v),

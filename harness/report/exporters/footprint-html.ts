@@ -1,8 +1,8 @@
 /**
  * The HTML report's "Footprint" section (report/footprint-view.ts): per run its table (plain
  * HTML, sortable like the others) and a chart of cold start against requests/s, each point with
- * its intervals on both axes (whiskers), drawn by the page's ECharts (inlined later in the page:
- * the section's script waits for DOMContentLoaded). Its data is a JSON block of its own.
+ * its intervals on both axes (whiskers), drawn by the page's ECharts with FOOTPRINT_SCRIPT (which
+ * html.ts appends to the page script); each chart's points are in its data-points attribute.
  */
 import { FOOTPRINT_COLUMNS, type FootprintView } from '../footprint-view.ts';
 
@@ -29,8 +29,11 @@ function points(v: FootprintView) {
   );
 }
 
-/** Draws every `.fp-chart` from its data-points: a scatter with whiskers on both axes (custom series). */
-const SCRIPT = `document.addEventListener('DOMContentLoaded', function () {
+/**
+ * Draws every `.fp-chart` from its data-points: a scatter with whiskers on both axes (custom
+ * series). html.ts appends it to the page script (after ECharts); it waits for DOMContentLoaded.
+ */
+export const FOOTPRINT_SCRIPT = `document.addEventListener('DOMContentLoaded', function () {
   if (!window.echarts) return;
   document.querySelectorAll('.fp-chart').forEach(function (el) {
     var pts = JSON.parse(el.getAttribute('data-points') || '[]');
@@ -82,6 +85,5 @@ export function footprintSectionHtml(views: readonly FootprintView[] | undefined
   if (!views?.length) return '';
   return `<section id="footprint" class="card"><h2>Footprint</h2>
 ${views.map(runBlock).join('\n')}
-<script>${SCRIPT}</script>
 </section>`;
 }

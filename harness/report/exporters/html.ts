@@ -47,7 +47,7 @@ import { buildView } from '../view-build.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
-import { footprintSectionHtml } from './footprint-html.ts';
+import { FOOTPRINT_SCRIPT, footprintSectionHtml } from './footprint-html.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
 
@@ -640,7 +640,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLi
     body,
     data: scriptJson(pageData(v, contenders)),
     echarts: scriptJs(echarts),
-    script: scriptJs(read('page.js')),
+    script: scriptJs(`${read('page.js')}\n${FOOTPRINT_SCRIPT}`),
     flames: v.runs.length ? flameScripts(v.why, flameLibs) : '',
   });
 }

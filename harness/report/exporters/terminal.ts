@@ -18,7 +18,7 @@
 import pc from 'picocolors';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
 import { whyTerminal } from '../why-text.ts';
-import { type FootprintView, footprintTextLines } from '../footprint-view.ts';
+import { FOOTPRINT_COLUMNS, type FootprintView, footprintTextLines } from '../footprint-view.ts';
 import {
   capacityHeader,
   fmtRho,
@@ -330,15 +330,25 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
   return `${out.join('\n')}\n`;
 }
 
-/** One run's Footprint table (report/footprint-view.ts): a title, the aligned rows, the note dimmed. */
+/**
+ * One run's Footprint table (report/footprint-view.ts): a title, the aligned rows when they fit
+ * the width (else one wrapped line per row, "column value" pairs), the note dimmed.
+ */
 function footprintTerminal(f: FootprintView, x: Ctx): string[] {
-  return [
-    '',
-    x.c.bold(`Footprint · run ${f.runId}`),
-    ...footprintTextLines(f),
-    ...wrap(f.note, x.width).map((l) => x.c.dim(l)),
-    '',
-  ];
+  const aligned = footprintTextLines(f);
+  const rows = aligned.every((l) => l.length <= x.width)
+    ? aligned
+    : f.rows.flatMap((r) =>
+        wrap(
+          FOOTPRINT_COLUMNS.map((c, i) => (i ? `${c.header} ${c.text(r)}` : `${c.text(r)}:`))
+            .join(', ')
+            .replace(':,', ':'),
+          x.width,
+          '',
+          '    ',
+        ),
+      );
+  return ['', x.c.bold(`Footprint · run ${f.runId}`), ...rows, ...wrap(f.note, x.width).map((l) => x.c.dim(l)), ''];
 }
 
 /** "from 0.71 to 1.00": the range of the drivers' rank correlations (or "undefined"). */

@@ -313,6 +313,10 @@ const benchOptions = (c: Command) =>
     )
     .option('--interval <us>', "with --profile-cpu: V8's sampling interval, µs (default 5000: docs/why.md)")
     .option(
+      '--footprint',
+      'after the ranked windows, per contender: a first start after evicting its files from the page cache, 3 repeated starts with the first response, and CPU per request at 200 requests/s for 5 s (docs/footprint.md)',
+    )
+    .option(
       '--json',
       'progress as NDJSON events on stdout (run-start … run-end; schema in harness/scheduler/progress-sink.ts); the final table goes to stderr',
     );

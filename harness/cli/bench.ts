@@ -74,6 +74,8 @@ export interface BenchOpts {
   leaderboard?: boolean;
   /** `--profile-cpu`: after each group's ranked windows, one profiled window per cell (scheduler/run.ts `profileCpu`). */
   profileCpu?: boolean;
+  /** `--footprint`: after the groups, the footprint probes of every contender (scheduler/footprint-probes.ts). */
+  footprint?: boolean;
   /** `--interval`: V8's sampling interval of `--profile-cpu`, µs (checked by cli/why.ts precheckProfileCpu). */
   interval?: string;
 }
@@ -359,6 +361,7 @@ async function benchRun(
     signal,
     progress,
     ...(opts.profileCpu ? { profileCpu: { intervalUs: Number(opts.interval ?? WHY_INTERVAL_US) } } : {}),
+    ...(opts.footprint ? { footprint: {} } : {}),
   });
   return { summary, scenarios };
 }

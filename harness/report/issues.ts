@@ -42,6 +42,7 @@ import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
 import { firstBreak } from '../analysis/capacity.ts';
 import { judgeLeak, LEAK_RULE, type LeakVerdict } from '../analysis/leak.ts';
 import { getProfile } from '../core/profiles.ts';
+import { FOOTPRINT_FACTOR, heavyFootprintsOfCells } from '../analysis/footprint.ts';
 import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
 
 export type Severity = 'critical' | 'major' | 'minor';
@@ -471,6 +472,27 @@ function startupFindings(cells: CellResult[], out: Finding[]): void {
 }
 
 /**
+ * A stack whose median cold start or idle RSS over the run's server processes is ≥
+ * FOOTPRINT_FACTOR × node-http's (analysis/footprint.ts `heavyFootprints`), one finding per measure.
+ */
+function footprintFindings(cells: CellResult[], out: Finding[]): void {
+  for (const h of heavyFootprintsOfCells(cells.filter((c) => c.target?.kind !== 'external'))) {
+    const cell = cells.find((c) => c.runId === h.runId && h.label.startsWith(c.label));
+    const unit = h.measure === 'cold start' ? 'ms' : 'MiB';
+    out.push({
+      severity: 'minor',
+      rule: 'heavy-footprint',
+      label: h.label,
+      scenario: '(all)',
+      profile: cell?.profile ?? '',
+      runId: h.runId,
+      title: h.measure === 'cold start' ? 'slow cold start' : 'large idle memory',
+      evidence: `${h.measure} ${Math.round(h.value)} ${unit}, ${h.ratio.toFixed(1)}× node-http's ${Math.round(h.baseline)} ${unit} (median over the run's server processes; ${FOOTPRINT_FACTOR}× or more is flagged)`,
+    });
+  }
+}
+
+/**
  * Every contender problem in the given cells, worst first: by severity, then by rule (RULE_ORDER:
  * what breaks the service before what slows it), then contender, then scenario.
  */
@@ -489,6 +511,7 @@ export function findIssues(cells: CellResult[], opts: FindOptions = {}): Finding
     focusOf,
   );
   startupFindings(cells, out);
+  footprintFindings(cells, out);
   const rank = (rule: string) => (RULE_ORDER.indexOf(rule) + RULE_ORDER.length + 1) % (RULE_ORDER.length + 1);
   return out.sort(
     (a, b) =>

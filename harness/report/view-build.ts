@@ -50,6 +50,7 @@ import { referenceOf } from './reference.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
 import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
+import { footprintViews } from './footprint-view.ts';
 import { fmtRho, fmtSlo, ordinal } from './capacity-text.ts';
 import type {
   CapacityMatrixView,
@@ -960,6 +961,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     why: whyView(snapshot),
     reference: snapshot.reference ? referenceViewOf(snapshot, snapshot.reference, matrixOf(primary, profile), o) : null,
     medianMdd: medianMddOf(tables, primary).med,
+    footprint: footprintViews(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId))),
   };
 }
 

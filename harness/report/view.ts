@@ -10,6 +10,7 @@
 import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
 import type { FlameNode } from '../analysis/flame.ts';
+import type { FootprintView } from './footprint-view.ts';
 
 /** Latency percentiles of a cell, ms (from the merged histograms of its trials). */
 export interface LatencyView {
@@ -462,4 +463,6 @@ export interface ReportView {
   reference?: ReferenceView | null;
   /** The overview's median minimum detectable difference between two rows (a ratio − 1, e.g. 0.074), null without models. */
   medianMdd?: number | null;
+  /** The Footprint table of each run the report shows (footprint-view.ts); empty when no run started a server. */
+  footprint?: FootprintView[];
 }

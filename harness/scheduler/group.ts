@@ -141,6 +141,8 @@ function groupOps(entries: Entry[], ctx: GroupContext, ext: boolean): GroupOps {
     stop: async (e) => {
       if (!e.server) return;
       const s = e.server;
+      const last = e.starts?.at(-1);
+      if (last && e.trials.length > last.trialsBefore) last.afterLoadRssBytes = s.rssBytes?.() ?? null;
       e.server = null;
       e.ms.teardown = await s.stop();
       ctx.lifecycle.afterStop(e.logFile);
@@ -184,6 +186,7 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
       continue;
     }
     e.ms.start = ext ? 0 : performance.now() - t0;
+    noteStart(e);
     await verifyEntry(e, ctx);
     if (ctx.signal.aborted) return; // a server killed by the interrupt did not crash
     const died = e.server?.exitInfo();
@@ -449,6 +452,7 @@ async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, ro
       continue;
     }
     const first = { startupMs: e.base.startupMs, verification: e.verification };
+    noteStart(e);
     await verifyEntry(e, ctx);
     if (ctx.signal.aborted) return;
     const died = e.server?.exitInfo();
@@ -465,6 +469,29 @@ async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, ro
 }
 
 /**
+ * Records the server process just started for `e` (its start-up, ms, and its RSS at readiness,
+ * bytes: lifecycle/memory.ts) in `e.starts`; the group's stop adds its RSS after load. Nothing for
+ * an external target (no start-up time).
+ */
+function noteStart(e: Entry): void {
+  const s = e.server;
+  if (!s || s.startupMs === null) return;
+  e.starts ??= [];
+  e.starts.push({
+    process: e.starts.length + 1,
+    startupMs: s.startupMs,
+    idleRssBytes: s.rssBytes?.() ?? null,
+    afterLoadRssBytes: null,
+    trialsBefore: e.trials.length,
+  });
+}
+
+/** `e.starts` as a cell records them (without the scheduler's trial count), or nothing. */
+function startsOf(e: Entry): Pick<CellResult, 'starts'> {
+  return e.starts?.length ? { starts: e.starts.map(({ trialsBefore: _, ...s }) => s) } : {};
+}
+
+/**
  * The end of a group, also after an abort or a throw: stops every server, aggregates each
  * unfinished entry's trials into its cell and, in bench mode, writes each cell and reports it.
  */
@@ -472,7 +499,12 @@ async function closeGroup(entries: Entry[], ctx: GroupContext, ops: GroupOps): P
   for (const e of entries) await ops.stop(e);
   for (const e of entries) {
     if (e.final || !e.trials.length) continue;
-    e.final = { ...aggregateTrials(e.trials, ctx.rounds), startupMs: e.base.startupMs, overheadMs: ops.overhead(e) };
+    e.final = {
+      ...aggregateTrials(e.trials, ctx.rounds),
+      startupMs: e.base.startupMs,
+      overheadMs: ops.overhead(e),
+      ...startsOf(e),
+    };
   }
   if (ctx.mode !== 'bench') return;
   for (const e of entries) {

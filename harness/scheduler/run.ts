@@ -31,6 +31,7 @@ import { ESTIMATE, fmtDuration, type PhaseKind, Progress } from './progress.ts';
 import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
 import { randomSeed } from './rounds.ts';
 import { fidelityPlanMs, runFidelity } from './run-fidelity.ts';
+import { runFootprint } from './footprint-probes.ts';
 import { openResultSink } from './setup.ts';
 import { type ProfiledServer, profiledDeps } from './profiled.ts';
 import { profileDirOf, whyResultsDir } from '../store/why-store.ts';
@@ -76,6 +77,8 @@ export interface RunOptions {
    * `<resultsDir>/why/` (store/why-store.ts); `intervalUs` is V8's sampling interval. Bench mode only.
    */
   profileCpu?: { intervalUs: number };
+  /** `--footprint`: after the groups, the footprint probes (scheduler/footprint-probes.ts), recorded in meta.json. Bench mode, local servers only. */
+  footprint?: { repeats?: number; rate?: number; durationS?: number };
 }
 
 /** The profiled windows of a `profileCpu` run: their own run folder, cells and servers (profiled.ts). */
@@ -147,6 +150,7 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     const builds = await buildAll(run);
     await startServices(run);
     await runGroups(run, builds);
+    await recordFootprint(run);
     await recordFidelity(run);
   } catch (e) {
     failed = true;
@@ -376,6 +380,26 @@ function precheck(run: Run, cell: CellSpec): { status: 'skipped' | 'unsupported'
 function rateProblem(rates: RateResolver, cell: CellSpec): { status: 'skipped'; reason: string } | null {
   const r = rates.resolve(cell);
   return r.why ? { status: 'skipped', reason: r.why } : null;
+}
+
+/** The `--footprint` probes (bench mode, local servers, not after an abort), recorded in meta.json's `footprint`. */
+async function recordFootprint(run: Run): Promise<void> {
+  const { o, writer } = run;
+  if (!o.footprint || run.mode !== 'bench' || o.externalUrl || o.signal.aborted || !writer) return;
+  run.progress.step('footprint: first and repeated starts, first response and CPU at a light rate, per contender');
+  const t0 = performance.now();
+  const probes = await runFootprint({
+    ...o.footprint,
+    cells: o.cells,
+    lifecycle: run.lifecycle,
+    scenariosDir: o.scenariosDir,
+    db: run.db,
+    logFile: (id) => writer.logFile(id),
+    signal: o.signal,
+    log: run.log,
+  });
+  run.log(`footprint probes: ${probes.length} in ${fmtDuration(performance.now() - t0)}`);
+  writer.updateMeta({ footprint: { ...writer.meta.footprint, probes } });
 }
 
 /** The once-per-run driver fidelity check (bench mode, not after an abort), recorded in meta.json; its phase of the ETA. */

@@ -20,7 +20,7 @@ import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
-import type { CellResult, DriverFidelity } from '../store/results.ts';
+import type { CellResult, DriverFidelity, ServerStart } from '../store/results.ts';
 import type { BuildResult } from '../lifecycle/build.ts';
 import type { measureFidelity } from './fidelity.ts';
 import type { Progress } from './progress.ts';
@@ -43,6 +43,8 @@ export interface TargetHandle {
    * Interleaved rounds (scheduler/interleave.ts) divide requests by its difference.
    */
   cpuUs(): number | null;
+  /** RSS of all of the server's processes now, bytes (lifecycle/memory.ts); absent or null when it cannot be read. */
+  rssBytes?(): number | null;
   /** Stops the server and waits until its port is free; resolves with the time it took, ms. */
   stop(): Promise<number>;
 }
@@ -196,4 +198,6 @@ export interface Entry {
   ms: { start: number; verify: number; teardown: number };
   trials: CellResult[];
   final: CellResult | null;
+  /** Every server process started for the cell so far, with the trial count when it started (scheduler/group.ts). */
+  starts?: (ServerStart & { trialsBefore: number })[];
 }

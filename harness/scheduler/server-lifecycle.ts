@@ -11,6 +11,7 @@ import { buildContender } from '../lifecycle/build.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { contenderLimits, type ContenderLimits } from '../core/profiles.ts';
+import { serverRssBytes } from '../lifecycle/memory.ts';
 import { cpuUsageUs, type ProcessLimits } from '../lifecycle/processes.ts';
 import { logTail, StartError, startServer } from '../lifecycle/server.ts';
 import { needsDatabase } from './jobs.ts';
@@ -67,6 +68,7 @@ export function localLifecycle(o: LocalOptions): Lifecycle {
           exitInfo: () => s.exitInfo(),
           died: died.signal,
           cpuUs: () => cpuUsageUs(s.pid),
+          rssBytes: () => serverRssBytes(s.pid),
           async stop() {
             s.child.off('exit', onExit);
             return s.stop();

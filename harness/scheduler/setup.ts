@@ -10,6 +10,7 @@ import { BURST_REQUESTS } from '../contract/burst.ts';
 import { ROOT } from '../core/paths.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { gitState, machineInfo, resolvedPackages } from '../store/results.ts';
+import { installSizes } from '../store/install-size.ts';
 import { openRun, type RunWriter } from '../store/runs.ts';
 import type { CellSpec } from './plan.ts';
 import type { ResultSink } from './scheduler-types.ts';
@@ -60,6 +61,12 @@ export function openResultSink(
       ROOT,
       manifests.map((m) => m.dir),
     ),
+    footprint: {
+      install: installSizes(
+        ROOT,
+        manifests.map((m) => m.dir),
+      ),
+    },
     database: null,
     nodes: [...new Map(o.cells.map((c) => [c.node.major, { major: c.node.major, version: c.node.version }])).values()],
     // Stored as `trials.count` (the field name of every run so far): the number of rounds.

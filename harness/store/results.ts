@@ -142,10 +142,26 @@ export interface CellResult {
   capacity?: CapacitySummary;
   /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
   burst?: { requests: number; failed: number; ms: number };
+  /** Every server process the cell started, in order (the first, then each restart): its start-up and memory. */
+  starts?: ServerStart[];
   cpuPlan: CpuPlan;
   logFile: string | null;
   startedAt: string;
   finishedAt: string;
+}
+
+/**
+ * One server process of a cell (scheduler/group.ts): `startupMs` from spawn to the first 200 on
+ * GET /ping; RSS of all its processes (lifecycle/memory.ts) right after that answer
+ * (`idleRssBytes`) and just before it was stopped, after its last load window
+ * (`afterLoadRssBytes`; null when it served no measured window or could not be read).
+ */
+export interface ServerStart {
+  /** 1-based server process of the cell (interleaved rounds restart servers: profiles.ts `instances`). */
+  process: number;
+  startupMs: number;
+  idleRssBytes: number | null;
+  afterLoadRssBytes: number | null;
 }
 
 /**
@@ -391,6 +407,41 @@ export interface RunMeta {
   fidelity?: DriverFidelity;
   /** The run's phases and their times, for replaying its ETA (absent in older runs). */
   timings?: RunTimings;
+  /** Install sizes per contender and, with `--footprint`, the footprint probes (scheduler/footprint-probes.ts). */
+  footprint?: FootprintMeta;
+}
+
+/**
+ * A run's footprint record. `install`: per contender folder name, the packages its dependencies
+ * pull in and their bytes on disk (store/install-size.ts). `probes`: the opt-in measurements of
+ * `bench --footprint` (scheduler/footprint-probes.ts), keyed by label (`express`, `loopback4 +x`,
+ * `node (floor)`). Times in ms, memory in bytes, CPU in µs per request.
+ */
+export interface FootprintMeta {
+  install?: Record<string, { packages: number; bytes: number; unresolved: string[] }>;
+  probes?: FootprintProbe[];
+}
+
+/** The `--footprint` measurements of one contender (scheduler/footprint-probes.ts). */
+export interface FootprintProbe {
+  label: string;
+  contender: string;
+  variant: string | null;
+  /** Whether the page cache held the contender's files at its first start: evicted before it, or warm. */
+  pageCache: 'evicted' | 'warm';
+  /** Start-up of the first start (after the eviction, when `pageCache` is evicted), ms. */
+  firstStartMs: number | null;
+  /** Start-up of each repeated start (page cache warm), ms. */
+  repeatStartsMs: number[];
+  /** Idle RSS after each repeated start's readiness, bytes. */
+  idleRssBytes: number[];
+  /** Per repeated start: the first request of `scenario` after readiness, ms (null when it failed). */
+  firstResponseMs: number[];
+  scenario: string | null;
+  /** The light open-loop rate: requests/s offered, seconds, requests answered 2xx, server CPU µs per request. */
+  lightRate: { rate: number; durationS: number; ok: number; failed: number; cpuUsPerRequest: number | null } | null;
+  /** Why the probe failed (start failure, no scenario), or null. */
+  error: string | null;
 }
 
 /**

@@ -9,11 +9,11 @@
 import { stringify } from 'csv-stringify/sync';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
-import { exportRows, type ExportRow } from './rows.ts';
+import { exportRows, type ExportRowWithFootprint } from './rows.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 
 /** Column order of the CSV: the ExportRow fields in declaration order. */
-const EMPTY: Record<keyof ExportRow, true> = {
+const EMPTY: Record<keyof ExportRowWithFootprint, true> = {
   run_id: true,
   commit: true,
   cpu_model: true,
@@ -76,8 +76,16 @@ const EMPTY: Record<keyof ExportRow, true> = {
   adapter: true,
   http_client: true,
   finished_at: true,
+  cold_start_ms: true,
+  cold_start_ms_low: true,
+  cold_start_ms_high: true,
+  idle_rss_mib: true,
+  rss_after_load_mib: true,
+  cpu_us_per_request: true,
+  install_mb: true,
+  packages: true,
 };
-export const CSV_COLUMNS = Object.keys(EMPTY) as (keyof ExportRow)[];
+export const CSV_COLUMNS = Object.keys(EMPTY) as (keyof ExportRowWithFootprint)[];
 
 /** A text cell made safe for spreadsheets (OWASP CSV injection): formula triggers get a leading `'`. */
 export function neutraliseFormula(text: string): string {

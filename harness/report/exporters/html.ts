@@ -48,6 +48,7 @@ import type { ReferenceView, ReportView, RowView, TableView } from '../view.ts';
 import { pairText } from '../reference.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
+import { FOOTPRINT_SCRIPT, footprintSectionHtml } from './footprint-html.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
 
@@ -606,7 +607,7 @@ function toc(v: ReportView): string {
     .map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`)
     .join(
       '',
-    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
+    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}${v.footprint?.length ? '<a href="#footprint">Footprint</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
 }
 
 /**
@@ -644,6 +645,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLi
         `<div id="details">${v.tables.map(groupSection).join('\n')}<section id="empty" class="card hidden"><p>No table matches these filters.</p></section></div>`,
         issuesSection(v),
         whySectionHtml(v.why),
+        footprintSectionHtml(v.footprint),
         claimsSection(v),
         nodeMatrixSection(v),
         driversSection(v),
@@ -657,7 +659,7 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLi
     body,
     data: scriptJson(pageData(v, contenders)),
     echarts: scriptJs(echarts),
-    script: scriptJs(read('page.js')),
+    script: scriptJs(`${read('page.js')}\n${FOOTPRINT_SCRIPT}`),
     flames: v.runs.length ? flameScripts(v.why, flameLibs) : '',
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The JSON exporter (`export --format json`): `{ schema: "bakeoff-export", version: 2,
  * generatedAt: ISO date, runs: [{ run_id, started_at, state, profile, commit, cpu_model, cores,
- * memory_gib, os, arch, node_version }], rows: ExportRow[] }`. The row fields and their
+ * memory_gib, os, arch, node_version }], rows: ExportRow[], footprint: one row per contender and
+ * run of the Footprint table, Node's floor included (report/footprint-view.ts `footprintExportRows`) }`. The row fields and their
  * rounding are documented in rows.ts (version 2 adds the machine metadata per row, p95 and
  * p99.9, ranks, ratios with their interval kind, and rounds every number).
  */
@@ -9,6 +10,7 @@ import { sig } from '../format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import { EXPORT_SCHEMA, exportRows } from './rows.ts';
+import { footprintExportRows } from '../footprint-view.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 
 export const jsonExporter: Exporter = {
@@ -30,6 +32,6 @@ export const jsonExporter: Exporter = {
       arch: m.machine.arch,
       node_version: m.node.version,
     }));
-    return `${JSON.stringify({ ...EXPORT_SCHEMA, generatedAt: v.generatedAt, runs, rows: exportRows(snapshot, v) }, null, 2)}\n`;
+    return `${JSON.stringify({ ...EXPORT_SCHEMA, generatedAt: v.generatedAt, runs, rows: exportRows(snapshot, v), footprint: footprintExportRows(v.footprint ?? []) }, null, 2)}\n`;
   },
 };

@@ -12,6 +12,7 @@
  * (capacity-text.ts) instead of the closed-loop one.
  */
 import { whyMarkdown } from '../why-text.ts';
+import { footprintMarkdown } from '../footprint-view.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
 import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
 import {
@@ -347,6 +348,8 @@ export const markdownExporter: Exporter = {
   extension: 'md',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
     const v = buildView(snapshot, options);
-    return options.summary ? summaryMarkdown(v) : renderMarkdownView(v) + whyMarkdown(snapshot);
+    if (options.summary) return summaryMarkdown(v);
+    const footprint = footprintMarkdown(v.footprint ?? []);
+    return renderMarkdownView(v) + whyMarkdown(snapshot) + (footprint ? `\n${footprint}` : '');
   },
 };

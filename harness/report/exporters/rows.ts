@@ -25,12 +25,16 @@
  *   interrupted), `steps` (open-loop steps of all searches), `searches`, `searches_bracketed` (the
  *   searches the figure comes from, issue 23; null in older runs); a capacity row's p50…max are null (its latency is the curve of its steps);
  * - flags: `client_bound`, `noisy`, `failed`, `flags` (the report's flags, `; `-separated);
- * - context: `startup_ms`, `failure`, `framework`, `adapter`, `http_client`, `finished_at`.
+ * - context: `startup_ms`, `failure`, `framework`, `adapter`, `http_client`, `finished_at`;
+ * - footprint (the contender's row of the run's Footprint table, report/footprint-view.ts
+ *   `footprintColumns`): `cold_start_ms`, `cold_start_ms_low`, `cold_start_ms_high`, `idle_rss_mib`,
+ *   `rss_after_load_mib`, `cpu_us_per_request`, `install_mb`, `packages`.
  */
 import type { CellResult, RunMeta } from '../../store/results.ts';
 import { intervalName, roundedBounds, sig } from '../format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
+import { type FootprintColumns, footprintColumns } from '../footprint-view.ts';
 
 export const EXPORT_SCHEMA = { schema: 'bakeoff-export', version: 2 } as const;
 
@@ -98,6 +102,9 @@ export interface ExportRow {
   http_client: string;
   finished_at: string;
 }
+
+/** An export row with its footprint columns (report/footprint-view.ts). */
+export type ExportRowWithFootprint = ExportRow & FootprintColumns;
 
 const ms = (n: number | null | undefined): number | null =>
   typeof n === 'number' && Number.isFinite(n) ? sig(n, 3) : null;
@@ -180,11 +187,19 @@ function row(t: TableView, r: RowView, cell: CellResult | undefined, meta: RunMe
 }
 
 /** The export rows of a view: every own-run row of every table, in table order. */
-export function exportRows(snapshot: ReportSnapshot, v: ReportView): ExportRow[] {
+export function exportRows(snapshot: ReportSnapshot, v: ReportView): ExportRowWithFootprint[] {
   const metas = new Map(snapshot.runs.map((r) => [r.meta.runId, r.meta]));
   const cells = new Map<string, CellResult>();
   for (const run of snapshot.runs) for (const c of run.cells) cells.set(`${c.runId}|${c.cellId}`, c);
   return v.tables.flatMap((t) =>
-    t.rows.filter((r) => !r.otherRun).map((r) => row(t, r, cells.get(`${r.runId}|${r.cellId}`), metas.get(r.runId))),
+    t.rows
+      .filter((r) => !r.otherRun)
+      .map((r) => {
+        const cell = cells.get(`${r.runId}|${r.cellId}`);
+        return {
+          ...row(t, r, cell, metas.get(r.runId)),
+          ...footprintColumns(v.footprint, r.runId, cell?.label ?? r.label, cell?.node.major ?? null),
+        };
+      }),
   );
 }

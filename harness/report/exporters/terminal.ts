@@ -18,6 +18,7 @@
 import pc from 'picocolors';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
 import { whyTerminal } from '../why-text.ts';
+import { FOOTPRINT_COLUMNS, type FootprintView, footprintTextLines } from '../footprint-view.ts';
 import {
   capacityHeader,
   fmtRho,
@@ -316,6 +317,7 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
   };
   const out = [...overview(v, x)];
   if (x.details) for (const t of v.tables) out.push(...table(t, x));
+  if (x.details) for (const f of v.footprint ?? []) out.push(...footprintTerminal(f, x));
   const crit = v.findings.filter((f) => f.severity === 'critical' || f.severity === 'major').length;
   out.push(
     ...wrap(
@@ -341,6 +343,27 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
       ),
     );
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * One run's Footprint table (report/footprint-view.ts): a title, the aligned rows when they fit
+ * the width (else one wrapped line per row, "column value" pairs), the note dimmed.
+ */
+function footprintTerminal(f: FootprintView, x: Ctx): string[] {
+  const aligned = footprintTextLines(f);
+  const rows = aligned.every((l) => l.length <= x.width)
+    ? aligned
+    : f.rows.flatMap((r) =>
+        wrap(
+          FOOTPRINT_COLUMNS.map((c, i) => (i ? `${c.header} ${c.text(r)}` : `${c.text(r)}:`))
+            .join(', ')
+            .replace(':,', ':'),
+          x.width,
+          '',
+          '    ',
+        ),
+      );
+  return ['', x.c.bold(`Footprint · run ${f.runId}`), ...rows, ...wrap(f.note, x.width).map((l) => x.c.dim(l)), ''];
 }
 
 /** "from 0.71 to 1.00": the range of the drivers' rank correlations (or "undefined"). */

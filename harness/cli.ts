@@ -28,7 +28,7 @@ import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
 import { precheckProfileCpu, precheckWhy, recordProfiled, why } from './cli/why.ts';
 import { ab, type AbOpts } from './cli/ab.ts';
-import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
+import { checkResultsDir, latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
 import { exportCommand, leaderboardCommand } from './cli/report.ts';
@@ -618,6 +618,17 @@ program.addHelpText(
   'after',
   `\nExamples:\n  npx just list\n  npx just bench fastify --scenario json\n  npx just bake-off\n\n${EXIT_HELP}\n`,
 );
+
+/** Commands that write into the results folder (the others read it, or do not use it). */
+const WRITES_RESULTS = new Set(['bench', 'bench-all', 'selftest', 'claims', 'why', 'ab', 'baseline', 'leaderboard']);
+// Every command: a --results-dir that is not a folder (a file, /dev/null), or one a writer cannot
+// write, is exit 2 in one line before anything runs (store/runs.ts `checkResultsDir`).
+program.hook('preAction', (_root, cmd) => {
+  const opts = cmd.opts();
+  const reportElsewhere = cmd.name() === 'leaderboard' && opts.out !== undefined;
+  const writes = WRITES_RESULTS.has(cmd.name()) && !reportElsewhere && !opts.dryRun;
+  checkResultsDir(globals().resultsDir, writes);
+});
 
 /** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
 const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why', 'ab']);

@@ -104,7 +104,10 @@ export function writeOutputFile(file: string, text: string, flag = '--out'): voi
     throw new UserError(
       `${flag} ${file} is ${what.kind}: the harness writes a new or regular file, or through a character device (/dev/null) or a FIFO, and never replaces anything else. Choose another ${flag}.`,
     );
-  if (what?.writeThrough) return writeThrough(file, text, what.kind, flag);
+  if (what?.writeThrough) {
+    writeThrough(file, text, what.kind, flag);
+    return;
+  }
   try {
     writeFileAtomic.sync(file, text);
   } catch (e) {

@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asStorageError, type StorageError, UserError } from '../core/errors.ts';
+import { fileKind } from '../core/output-file.ts';
 import { pidStartTime } from '../core/pid.ts';
 import { noteRunIdInLocks } from '../lifecycle/lock.ts';
 import {
@@ -168,6 +169,47 @@ export function openRun(resultsDir: string, init: RunInit, runId = newRunId()): 
       writeMeta();
     },
   };
+}
+
+/**
+ * Checks the results folder `dir` (`--results-dir`) before a command uses it, so that a wrong one
+ * is a user error (exit 2) in one line, never a stack: UserError when `dir`, or a folder on its
+ * path, exists and is not a folder (a regular file, /dev/null, a FIFO); with `write` (the command
+ * writes into it), StorageError when `dir` (or, when missing, the folder it would be created in)
+ * refuses writes (EACCES, EPERM, EROFS). A missing folder is fine: writers create it, readers see
+ * an empty store.
+ */
+export function checkResultsDir(dir: string, write: boolean): void {
+  const notAFolder = (p: string, kind: string) =>
+    new UserError(
+      `--results-dir ${dir} ${p === dir ? 'is' : `is inside ${p}, which is`} ${kind}, not a folder: pass a folder (created when missing; the default is results/).`,
+    );
+  let existing = dir;
+  for (;;) {
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.statSync(existing);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // ENOENT: not there yet; ENOTDIR: a part of the path is a file (found further up).
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw asStorageError(e, 'results', dir) ?? new UserError(`--results-dir ${dir}: ${(e as Error).message}`);
+    }
+    if (st && !st.isDirectory()) throw notAFolder(existing, fileKind(existing)?.kind ?? 'not a folder');
+    if (st) break;
+    const up = path.dirname(existing);
+    if (up === existing) return;
+    existing = up;
+  }
+  if (!write) return;
+  try {
+    fs.accessSync(existing, fs.constants.W_OK);
+  } catch (e) {
+    throw (
+      asStorageError(e, 'results', dir) ??
+      new UserError(`--results-dir ${dir} cannot be written (${(e as Error).message})`)
+    );
+  }
 }
 
 /** One run folder as listed: its state (a dead harness's `running` run is `abandoned`), meta or a warning. */

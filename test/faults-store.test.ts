@@ -254,7 +254,11 @@ test('compare on a run folder without meta.json says the folder exists but its m
   noStack(r.stderr);
   const other = await runCli(['--results-dir', results, 'compare', 'run-nope', 'run-a']);
   assert.equal(other.code, 2);
-  assert.match(other.stderr, /no run named 'run-nope' .*Known: run-a\n/, 'the bare folder is not listed as a known run');
+  assert.match(
+    other.stderr,
+    /no run named 'run-nope' .*Known: run-a\n/,
+    'the bare folder is not listed as a known run',
+  );
 });
 
 // ---- 2. A full or read-only results folder is a user error ----

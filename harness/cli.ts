@@ -15,6 +15,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CONTENDERS_DIR, RESULTS_DIR, SCENARIOS_DIR } from './core/paths.ts';
 import { asStorageError, UserError } from './core/errors.ts';
 import { EXIT, EXIT_HELP } from './core/exit-codes.ts';
+import { writeOutputFile } from './core/output-file.ts';
 import { ROOT } from './core/paths.ts';
 import { acquireRunLock, releaseAllLocks } from './lifecycle/lock.ts';
 import { MANIFEST_FILE } from './core/manifest.ts';
@@ -35,15 +36,14 @@ import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
 import { precheckProfileCpu, precheckWhy, recordProfiled, why } from './cli/why.ts';
 import { ab, type AbOpts } from './cli/ab.ts';
-import { latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
+import { checkResultsDir, latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
 import { exportCommand, leaderboardCommand } from './cli/report.ts';
-import { renderCompare } from './report/exporters/compare-format.ts';
+import { renderCompare, sameRunText } from './report/exporters/compare-format.ts';
 import { terminalSettings } from './report/exporters/terminal.ts';
 import { describePortHolder, isPortFree } from './lifecycle/ports.ts';
 import { killAllSync, stopAll, watchLauncher } from './lifecycle/processes.ts';
-import writeFileAtomic from 'write-file-atomic';
 import { composePaths, writeGenerated } from '../compose/gen-compose.ts';
 
 const interrupt = new AbortController();
@@ -406,6 +406,7 @@ program
     const cmp = compareRuns(oldRun, newRun, threshold, { scenarios, names: { old: oldName, new: newRef } });
     if (opts.format !== 'md' && opts.format !== 'json')
       throw new UserError(`--format must be md or json, got '${opts.format}'`);
+    if (oldRun.meta.runId === newRun.meta.runId) return compareSameRun(oldName, newRef, newRun.meta.runId, opts);
     // Nothing shared (e.g. two profiles): say why and exit 2, never "0 cells … no change" with exit 0.
     if (cmp.changes.length === 0) {
       if (opts.verbose) process.stderr.write(renderCompare(cmp, 'md', { verbose: true }));
@@ -415,9 +416,28 @@ program
     }
     const md = renderCompare(cmp, opts.format, { verbose: !!opts.verbose });
     process.stdout.write(md);
-    if (opts.out) writeFileAtomic.sync(opts.out, md);
+    if (opts.out) writeOutputFile(opts.out, md);
     if (opts.failOnRegression && cmp.counts.regressed > 0) process.exitCode = 1;
   });
+/**
+ * `compare` of a run with itself (or with a baseline copied from it): a warning line on stderr and
+ * "both sides are the same run" (report/exporters/compare-format.ts `sameRunText`) instead of a
+ * table of "no change"; exit 0, or 2 with --fail-on-regression (nothing was checked: not a pass).
+ */
+function compareSameRun(
+  oldName: string,
+  newName: string,
+  runId: string,
+  opts: { format: 'md' | 'json'; out?: string; failOnRegression?: boolean; baseline?: string },
+): void {
+  const same = `both sides are the same run, ${runId}${opts.baseline ? ` (baseline ${opts.baseline} was saved from it)` : ''}: a run compared with itself shows no change by construction, so nothing was compared. Name two different runs (\`npx just compare <old-run> <new-run>\`).`;
+  const text = sameRunText(oldName, newName, runId, opts.format);
+  process.stdout.write(text);
+  if (opts.out) writeOutputFile(opts.out, text);
+  if (opts.failOnRegression)
+    throw new UserError(`${same} With --fail-on-regression: nothing was checked, so this is not a pass.`);
+  process.stderr.write(`warning: ${same}\n`);
+}
 program
   .command('baseline')
   .description('save a complete run (default: the latest complete one) as a named baseline for `compare --baseline`')
@@ -614,6 +634,17 @@ program.addHelpText(
   'after',
   `\nExamples:\n  npx just list\n  npx just bench fastify --scenario json\n  npx just bake-off\n\n${EXIT_HELP}\n`,
 );
+
+/** Commands that write into the results folder (the others read it, or do not use it). */
+const WRITES_RESULTS = new Set(['bench', 'bench-all', 'selftest', 'claims', 'why', 'ab', 'baseline', 'leaderboard']);
+// Every command: a --results-dir that is not a folder (a file, /dev/null), or one a writer cannot
+// write, is exit 2 in one line before anything runs (store/runs.ts `checkResultsDir`).
+program.hook('preAction', (_root, cmd) => {
+  const opts = cmd.opts();
+  const reportElsewhere = cmd.name() === 'leaderboard' && opts.out !== undefined;
+  const writes = WRITES_RESULTS.has(cmd.name()) && !reportElsewhere && !opts.dryRun;
+  checkResultsDir(globals().resultsDir, writes);
+});
 
 /** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
 const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why', 'ab']);

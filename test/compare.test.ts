@@ -147,7 +147,7 @@ test('the CLI compares two runs, saves baselines, and fails on a regression when
   assert.match(vsBase.stdout, /# run-2 vs baseline main/);
   const missing = await runCli(['--results-dir', results, 'compare', 'nope', 'run-2']);
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /no run 'nope' .*Known: run-1, run-2/);
+  assert.match(missing.stderr, /no run named 'nope' .*Known: run-1, run-2/);
   const saved = readRun(results, 'main', 'baseline').cells;
   assert.equal(saved.length, 1, 'the baseline holds run-1’s cell');
   assert.deepEqual(saved, readRun(results, 'run-1').cells);

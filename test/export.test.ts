@@ -77,7 +77,7 @@ test('export --format json: schema v2, machine metadata and five percentiles per
 
   const bad = await cli(dir, 'export', '--run', 'no-such-run');
   assert.equal(bad.code, 2, bad.stderr);
-  assert.match(bad.stderr, /no run 'no-such-run'.*Latest runs: .*2026-11-22T00-00-00Z-bbbb/);
+  assert.match(bad.stderr, /no run named 'no-such-run'.*Latest runs: .*2026-11-22T00-00-00Z-bbbb/);
   const badFormat = await cli(dir, 'export', '--format', 'xml');
   assert.equal(badFormat.code, 2);
   assert.match(badFormat.stderr, /--format must be one of md, terminal, html, json, csv; got 'xml'/);

@@ -193,6 +193,7 @@ test('manifests: a byte-order mark is accepted; NODE_OPTIONS is reserved', () =>
     start: ['node', 'server.js'],
   };
   fs.writeFileSync(path.join(dir, 'contender.json'), `\uFEFF${JSON.stringify(manifest)}`);
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true }\n');
   assert.equal(loadManifest(dir, ['ping']).name, 'bom-stack');
   fs.writeFileSync(
     path.join(dir, 'contender.json'),

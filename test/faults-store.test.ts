@@ -250,11 +250,15 @@ test('compare on a run folder without meta.json says the folder exists but its m
   const r = await runCli(['--results-dir', results, 'compare', 'run-bare', 'run-a']);
   assert.equal(r.code, 2, r.stderr);
   assert.match(oneErrorLine(r.stderr), /run folder .*run-bare exists but has no meta\.json .*delete the folder/);
-  assert.doesNotMatch(r.stderr, /no run 'run-bare'/);
+  assert.doesNotMatch(r.stderr, /no run named 'run-bare'/);
   noStack(r.stderr);
   const other = await runCli(['--results-dir', results, 'compare', 'run-nope', 'run-a']);
   assert.equal(other.code, 2);
-  assert.match(other.stderr, /no run 'run-nope' .*Known: run-a\n/, 'the bare folder is not listed as a known run');
+  assert.match(
+    other.stderr,
+    /no run named 'run-nope' .*Known: run-a\n/,
+    'the bare folder is not listed as a known run',
+  );
 });
 
 // ---- 2. A full or read-only results folder is a user error ----

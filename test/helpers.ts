@@ -72,7 +72,7 @@ export function readCells(resultsDir: string): any[] {
  * its meta as written, its cells and its trials, schema-validated; throws if it has no readable meta.
  */
 export function readRunAt(runDir: string): { meta: any; cells: any[]; trials: any[] } {
-  const r = readRun(path.dirname(runDir), runDir);
+  const r = readRun(path.dirname(path.dirname(runDir)), path.basename(runDir));
   const t = readTrials(r.dir);
   assert.deepEqual([...r.warnings, ...t.warnings], [], 'every file of the run passes its schema');
   return { meta: r.meta, cells: r.cells, trials: t.trials };

@@ -26,6 +26,7 @@ function contenderWith(manifest: unknown, name = 'x'): string {
     path.join(dir, 'contender.json'),
     typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
   );
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
   return dir;
 }
 
@@ -82,7 +83,7 @@ test('every real contender and test fixture has a valid manifest', () => {
   assert.ok(loadManifests(FIXTURES, all).length >= 4);
   assert.deepEqual(
     loadManifests(path.join(ROOT, 'test', 'fixtures', 'faults'), all).map((m) => m.name),
-    ['chatty', 'detached', 'forking', 'late-listener', 'late-wrong', 'leaky', 'pause-sensitive', 'wide-listener'],
+    ['chatty', 'detached', 'endless-body', 'forking', 'late-listener', 'late-wrong', 'leaky', 'pause-sensitive', 'wide-listener'],
   );
 });
 

@@ -147,7 +147,7 @@ test('leaderboard --run: one run only, no other-run rows; unknown run is a usage
   );
   assert.ok(v.tables.every((t) => t.rows.every((r) => !r.otherRun && r.runId === 'r2')));
   assert.doesNotMatch(EXPORTERS.md.render(one, { runId: 'r2' }), /koa/);
-  assert.throws(() => selectRun(s, 'nope'), /no run 'nope'.*Latest runs: r1, r2/);
+  assert.throws(() => selectRun(s, 'nope'), /no run named 'nope'.*Latest runs: r1, r2/);
   assert.throws(() => selectRun(s, 'r'), /matches 2 runs/);
   assert.throws(() => getExporter('xml'), /--format must be one of md, terminal, html, json, csv/);
   assert.equal(getExporter('markdown').format, 'md');

@@ -197,7 +197,7 @@ test('baselines take complete runs only; selftest records go through the store',
   assert.throws(() => saveBaseline(dir, 'run-cut', 'main'), /is interrupted, not complete/);
   assert.match(saveBaseline(dir, 'run-done', 'main'), /baselines\/main$/);
   assert.equal(readBaseline(dir, 'main').cells.length, 1);
-  assert.throws(() => readBaseline(dir, 'nope'), /no baseline 'nope'/);
+  assert.throws(() => readBaseline(dir, 'nope'), /no baseline named 'nope'/);
   assert.throws(() => saveBaseline(dir, 'run-done', 'bad name'), /may use letters/);
   const f = writeSelftest(dir, 'run-done', { x: 1 });
   assert.equal(path.relative(dir, f), path.join('selftest', 'run-done.json'));

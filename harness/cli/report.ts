@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { fileKind, outputError, writeOutputFile } from '../core/output-file.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
@@ -89,16 +90,37 @@ export function leaderboardCommand(
   const out = reportFiles(dir);
   const md = EXPORTERS.md.render(snapshot, { runId });
   const html = EXPORTERS.html.render(snapshot, { runId });
-  try {
-    mkdirp(dir);
-    writeFileAtomic.sync(out.markdown, md);
-    writeFileAtomic.sync(out.html, html);
-  } catch (e) {
-    throw (runId && opts.out ? asStorageError(e, 'output', dir) : asStorageError(e, 'results', g.resultsDir)) ?? e;
-  }
+  if (runId && opts.out) writeReportFolder(opts.out, dir, { [out.markdown]: md, [out.html]: html });
+  else
+    try {
+      mkdirp(dir);
+      writeFileAtomic.sync(out.markdown, md);
+      writeFileAtomic.sync(out.html, html);
+    } catch (e) {
+      throw asStorageError(e, 'results', g.resultsDir) ?? e;
+    }
   onView?.(buildView(snapshot, { runId }), out);
   const term = { runId, details: opts.details, width: opts.width, color: opts.color };
   return `${EXPORTERS.terminal.render(snapshot, term)}wrote ${out.markdown} and ${out.html}\n`;
+}
+
+/**
+ * Writes `files` (path → text) into the user's `--out` folder `dir` (created), each through
+ * core/output-file.ts. UserError (exit 2) when `dir` is not a folder (a file, /dev/null) or
+ * cannot be created; StorageError naming it when it refuses the write.
+ */
+function writeReportFolder(out: string, dir: string, files: Record<string, string>): void {
+  const what = fileKind(dir);
+  if (what && what.kind !== 'a folder')
+    throw new UserError(
+      `--out ${out} is ${what.kind}: with --run, --out names a folder for LEADERBOARD.md and leaderboard.html. Choose a folder.`,
+    );
+  try {
+    mkdirp(dir);
+  } catch (e) {
+    throw outputError(e, dir, '--out');
+  }
+  for (const [file, text] of Object.entries(files)) writeOutputFile(file, text);
 }
 
 /**
@@ -127,11 +149,6 @@ export function exportCommand(
     color,
     summary,
   });
-  if (opts.out)
-    try {
-      writeFileAtomic.sync(opts.out, text);
-    } catch (e) {
-      throw asStorageError(e, 'output', path.dirname(path.resolve(opts.out))) ?? e;
-    }
+  if (opts.out) writeOutputFile(opts.out, text);
   return text;
 }

@@ -7,7 +7,9 @@
  *
  * Requests: `variants` (e.g. graphql-node's random ids) are drawn in turn, each checked against
  * its own expectation; else the one load request. Times in ms; the whole burst is bounded by
- * `maxMs` (default 30 s) and each request by `timeoutMs`; it stops early after 20 failures.
+ * `maxMs` (default 30 s), each whole response by `timeoutMs` from its request and by
+ * `bodyTimeoutMs` from its head (contract/http.ts `fetchOnce`: a body that never ends fails); it
+ * stops early after 20 failures.
  */
 import http from 'node:http';
 import { fetchOnce } from './http.ts';
@@ -27,8 +29,10 @@ export interface BurstOptions {
   connections: number;
   /** Requests in all (default 2000). */
   requests?: number;
-  /** Per-request timeout, ms (default 5000). */
+  /** Deadline of each whole response from its request, ms (default 5000). */
   timeoutMs?: number;
+  /** Deadline of each response's body from its head, ms (default: timeoutMs). */
+  bodyTimeoutMs?: number;
   /** Bound on the whole burst, ms (default 30000). */
   maxMs?: number;
   signal?: AbortSignal;
@@ -70,7 +74,7 @@ export async function burstCheck(o: BurstOptions): Promise<BurstResult> {
       const v = pick(next++);
       const label = `${v.request.method} ${v.request.path}`;
       try {
-        const res = await fetchOnce(o.baseUrl, v.request, timeoutMs, agent);
+        const res = await fetchOnce(o.baseUrl, v.request, timeoutMs, agent, o.bodyTimeoutMs ?? timeoutMs);
         const verdict = o.checker.checkResponse(o.scenario, v.params, res);
         if (verdict.level === 'fail') fail(`${label}: ${verdict.reasons.join('; ')}`);
       } catch (e) {

@@ -177,13 +177,19 @@ export const RANDOM_PICKS = 3;
  * and, when the scenario has parameters, a request with fresh random values (so a hard-coded
  * answer fails; RANDOM_PICKS requests with random sampled rows when a parameter is picked per
  * request); `deterministic` scenarios are fetched twice and must return identical bodies.
+ * `deadlines` (ms) bound each whole response (contract/http.ts `fetchOnce`): `timeoutMs` from the
+ * request (default 5000), `bodyTimeoutMs` from the response head (default: the same); a response
+ * that misses one fails with the reason.
  */
 export async function verifyScenario(
   checker: ContractChecker,
   baseUrl: string,
   s: Scenario,
   rt: RuntimeValues = {},
+  deadlines: { timeoutMs?: number; bodyTimeoutMs?: number } = {},
 ): Promise<Verdict> {
+  const fetch = (req: Parameters<typeof fetchOnce>[1]) =>
+    fetchOnce(baseUrl, req, deadlines.timeoutMs, false, deadlines.bodyTimeoutMs);
   const loadSet = loadParams(s, rt);
   const paramSets: ParamValues[] = [loadSet];
   const picked = Object.values(s.params).some((p) => 'pick' in p);
@@ -193,7 +199,7 @@ export async function verifyScenario(
   for (const params of paramSets) {
     const req = buildRequest(s, params, rt.paths);
     try {
-      const res = await fetchOnce(baseUrl, req);
+      const res = await fetch(req);
       const v = checkerVerdict(checker, s, params, res, `${req.method} ${req.path}`);
       verdicts.push(v);
       bodies.push(res.body.toString());
@@ -203,7 +209,7 @@ export async function verifyScenario(
   }
   if (s.response.body.deterministic && verdicts.every((v) => v.level !== 'fail')) {
     try {
-      const again = await fetchOnce(baseUrl, buildRequest(s, loadSet, rt.paths));
+      const again = await fetch(buildRequest(s, loadSet, rt.paths));
       if (again.body.toString() !== bodies[0])
         verdicts.push({
           level: 'fail',

@@ -106,7 +106,8 @@ export const MANIFEST_FILE = 'contender.json';
 
 /**
  * Reads and validates one manifest. `knownScenarios` are the scenario names of the contract;
- * a manifest naming another one is an error. Throws UserError.
+ * a manifest naming another one is an error; the folder's package.json must be a JSON object.
+ * Throws UserError naming the file.
  */
 export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   const file = path.join(dir, MANIFEST_FILE);
@@ -141,7 +142,32 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
     throw new UserError(
       `${file}: bad manifest\n  - scenarios: unknown scenario(s) ${unknown.join(', ')}; expected some of ${knownScenarios.join(', ')}`,
     );
+  checkPackageJson(dir);
   return { ...m, dir };
+}
+
+/**
+ * UserError naming `<dir>/package.json` when it is missing, not a file or not a JSON object: every
+ * contender is an npm workspace (its dependencies, its `engines`, which the harness checks against
+ * the Node version of each cell).
+ */
+function checkPackageJson(dir: string): void {
+  const file = path.join(dir, 'package.json');
+  const fix = `Every contender folder needs a package.json (an npm workspace: copy contenders/_template/package.json, then run \`npm install\` at the repository root).`;
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(`${file}: ${code === 'ENOENT' ? 'missing' : `cannot be read (${code})`}. ${fix}`);
+  }
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    throw new UserError(`${file}: not valid JSON (${(e as Error).message}). ${fix}`);
+  }
+  if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg)) throw new UserError(`${file}: not a JSON object. ${fix}`);
 }
 
 /** Loads every contender under `contendersDir` (folders not starting with `_` or `.`), sorted by name. */

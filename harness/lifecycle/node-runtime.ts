@@ -96,12 +96,18 @@ interface LockEntry {
 }
 
 /**
- * Why `contenderDir` cannot run on Node `version` ("undici@8.12.4 requires node >=22.19.0"),
- * or null when its engines and all its dependencies' engines allow it.
+ * Why `contenderDir` cannot run on Node `version` ("undici@8.12.4 requires node >=22.19.0"; its
+ * package.json cannot be read), or null when its engines and all its dependencies' engines allow it.
  */
 export function engineProblem(contenderDir: string, version: string, rootDir = ROOT): string | null {
   const v = semver.coerce(version)?.version ?? version;
-  const own = JSON.parse(fs.readFileSync(path.join(contenderDir, 'package.json'), 'utf8'));
+  let own: LockEntry & { name?: string };
+  try {
+    own = JSON.parse(fs.readFileSync(path.join(contenderDir, 'package.json'), 'utf8').replace(/^\uFEFF/, ''));
+  } catch (e) {
+    // The manifest check (core/manifest.ts) names a missing package.json; here it went since.
+    return `${path.join(contenderDir, 'package.json')} cannot be read (${(e as Error).message.split('\n')[0]})`;
+  }
   const check = (who: string, engines: LockEntry['engines']) => {
     const range = engines && !Array.isArray(engines) ? engines.node : undefined;
     return range && !semver.satisfies(v, range, { includePrerelease: true }) ? `${who} requires node ${range}` : null;

@@ -153,6 +153,6 @@ export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
   throw new UserError(
     hits.length > 1
       ? `--run ${runId} matches ${hits.length} runs (${hits.map((r) => r.meta.runId).join(', ')}); give more of the id`
-      : `no run '${runId}' in the results.${known ? ` Latest runs: ${known}` : ' No runs yet: run `npx just bench-all`.'}`,
+      : `no run named '${runId}' in the results.${known ? ` Latest runs: ${known}` : ' No runs yet: run `npx just bench-all`.'}`,
   );
 }

@@ -24,14 +24,21 @@ import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts'
  */
 export const BURST_TIMEOUT_MS = 5000;
 
-/** Contract check and (bench mode) the concurrency burst; sets `e.verification` and `base.startupMs`. */
+/**
+ * Contract check and (bench mode) the concurrency burst; sets `e.verification` and `base.startupMs`.
+ * Every response has a whole-response deadline: the complete response within 5 s (the burst:
+ * BURST_TIMEOUT_MS, or the profile's longer request timeout), and its body within the profile's
+ * request timeout of its head (smoke: 1 s), so a body that never ends fails the cell with the reason.
+ */
 export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
   const s = liveServer(e);
   e.base.startupMs = s.startupMs;
   const t0 = performance.now();
   const rt = runtimeValues(e.cell, ctx.db);
+  const timeoutMs = Math.max(BURST_TIMEOUT_MS, e.cell.profile.timeoutS * 1000);
+  const bodyTimeoutMs = e.cell.profile.timeoutS * 1000;
   try {
-    e.verification = await verifyScenario(ctx.checker, s.baseUrl, e.cell.scenario, rt);
+    e.verification = await verifyScenario(ctx.checker, s.baseUrl, e.cell.scenario, rt, { bodyTimeoutMs });
   } catch (err) {
     e.verification = { level: 'fail', reasons: [(err as Error).message] };
   }
@@ -47,7 +54,8 @@ export async function verifyEntry(e: Entry, ctx: GroupContext): Promise<void> {
       variants: job.variants,
       connections: isConnectionProfile(p) ? p.connections : Math.min(p.vus ?? 50, 100),
       requests: ctx.burstRequests,
-      timeoutMs: Math.max(BURST_TIMEOUT_MS, p.timeoutS * 1000),
+      timeoutMs,
+      bodyTimeoutMs,
       signal: AbortSignal.any([ctx.signal, s.died]),
     });
     e.base.burst = { requests: b.requests, failed: b.failed, ms: b.ms };

@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asStorageError, type StorageError, UserError } from '../core/errors.ts';
+import { fileKind } from '../core/output-file.ts';
 import { pidStartTime } from '../core/pid.ts';
 import { noteRunIdInLocks } from '../lifecycle/lock.ts';
 import {
@@ -170,6 +171,47 @@ export function openRun(resultsDir: string, init: RunInit, runId = newRunId()): 
   };
 }
 
+/**
+ * Checks the results folder `dir` (`--results-dir`) before a command uses it, so that a wrong one
+ * is a user error (exit 2) in one line, never a stack: UserError when `dir`, or a folder on its
+ * path, exists and is not a folder (a regular file, /dev/null, a FIFO); with `write` (the command
+ * writes into it), StorageError when `dir` (or, when missing, the folder it would be created in)
+ * refuses writes (EACCES, EPERM, EROFS). A missing folder is fine: writers create it, readers see
+ * an empty store.
+ */
+export function checkResultsDir(dir: string, write: boolean): void {
+  const notAFolder = (p: string, kind: string) =>
+    new UserError(
+      `--results-dir ${dir} ${p === dir ? 'is' : `is inside ${p}, which is`} ${kind}, not a folder: pass a folder (created when missing; the default is results/).`,
+    );
+  let existing = dir;
+  for (;;) {
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.statSync(existing);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // ENOENT: not there yet; ENOTDIR: a part of the path is a file (found further up).
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw asStorageError(e, 'results', dir) ?? new UserError(`--results-dir ${dir}: ${(e as Error).message}`);
+    }
+    if (st && !st.isDirectory()) throw notAFolder(existing, fileKind(existing)?.kind ?? 'not a folder');
+    if (st) break;
+    const up = path.dirname(existing);
+    if (up === existing) return;
+    existing = up;
+  }
+  if (!write) return;
+  try {
+    fs.accessSync(existing, fs.constants.W_OK);
+  } catch (e) {
+    throw (
+      asStorageError(e, 'results', dir) ??
+      new UserError(`--results-dir ${dir} cannot be written (${(e as Error).message})`)
+    );
+  }
+}
+
 /** One run folder as listed: its state (a dead harness's `running` run is `abandoned`), meta or a warning. */
 export interface RunInfo {
   runId: string;
@@ -231,9 +273,49 @@ export interface RunRead {
 }
 
 /**
- * Reads run `ref` (a run id under results/runs, or a path to a run folder) or, with kind
- * `baseline`, the baseline named `ref`. UserError (exit 2) when it does not exist or its
- * meta.json is unreadable; with `requireComplete`, also when the run is not complete.
+ * The store's naming scheme of run ids (results.ts `newRunId`: `2026-01-01T00-00-00Z-ab12`) and
+ * baseline names: one folder name of letters, digits, '.', '_' and '-', not starting with '.'
+ * (so never `.`, `..` or a path).
+ */
+export const STORE_NAME = /^[\w-][\w.-]*$/;
+
+/**
+ * The folder name that run or baseline reference `ref` stands for inside `<resultsDir>/runs` (or
+ * `baselines`): `ref` itself when it follows STORE_NAME, or the last part of a path to a folder
+ * directly inside that folder (`results/runs/<id>`, as a shell completes it). Anything else
+ * (`../../../etc`, `/etc`, a folder elsewhere) is a UserError (exit 2) "no run named …": names
+ * are not paths, and nothing outside the results folder is read.
+ */
+export function storeName(resultsDir: string, ref: string, kind: 'run' | 'baseline'): string {
+  const where = path.resolve(resultsDir, kind === 'baseline' ? 'baselines' : 'runs');
+  if (STORE_NAME.test(ref)) return ref;
+  const abs = path.resolve(ref);
+  if (path.dirname(abs) === where && STORE_NAME.test(path.basename(abs))) return path.basename(abs);
+  throw new UserError(
+    `no ${kind} named '${ref}': a ${kind === 'run' ? 'run id' : 'baseline name'} is the name of a folder in ${where} (letters, digits, '.', '_' and '-', not starting with '.'), never a path outside it.${knownText(where, kind)}`,
+  );
+}
+
+/** " Known: a, b" (the 10 newest folders of `where` with a meta.json), or " No runs yet.". */
+function knownText(where: string, kind: 'run' | 'baseline'): string {
+  let known: string[] = [];
+  try {
+    known = fs
+      .readdirSync(where)
+      .filter((d) => STORE_NAME.test(d) && fs.existsSync(path.join(where, d, 'meta.json')))
+      .sort()
+      .slice(-10);
+  } catch {
+    /* none yet */
+  }
+  return known.length ? ` Known: ${known.join(', ')}` : ` No ${kind}s yet.`;
+}
+
+/**
+ * Reads run `ref` (a run id under results/runs, or a path to a folder directly inside it) or,
+ * with kind `baseline`, the baseline named `ref` (storeName: anything else is "no run named …").
+ * UserError (exit 2) when it does not exist or its meta.json is unreadable; with
+ * `requireComplete`, also when the run is not complete.
  */
 export function readRun(
   resultsDir: string,
@@ -242,27 +324,13 @@ export function readRun(
   requireComplete = false,
 ): RunRead {
   const where = path.join(resultsDir, kind === 'baseline' ? 'baselines' : 'runs');
-  const candidates = kind === 'baseline' ? [path.join(where, ref)] : [path.join(where, ref), path.resolve(ref)];
-  const dir = candidates.find((d) => fs.existsSync(path.join(d, 'meta.json')));
-  if (!dir) {
-    const bare = candidates.find(isDir);
-    if (bare)
+  const dir = path.join(where, storeName(resultsDir, ref, kind));
+  if (!fs.existsSync(path.join(dir, 'meta.json'))) {
+    if (isDir(dir))
       throw new UserError(
-        `${kind} folder ${bare} exists but has no meta.json (its harness died before writing it, or the folder is a partial copy), so it cannot be read. Restore its meta.json, or delete the folder and run the bench again.`,
+        `${kind} folder ${dir} exists but has no meta.json (its harness died before writing it, or the folder is a partial copy), so it cannot be read. Restore its meta.json, or delete the folder and run the bench again.`,
       );
-    let known: string[] = [];
-    try {
-      known = fs
-        .readdirSync(where)
-        .filter((d) => fs.existsSync(path.join(where, d, 'meta.json')))
-        .sort()
-        .slice(-10);
-    } catch {
-      /* none yet */
-    }
-    throw new UserError(
-      `no ${kind} '${ref}' (looked in ${where}). ${known.length ? `Known: ${known.join(', ')}` : `No ${kind}s yet.`}`,
-    );
+    throw new UserError(`no ${kind} named '${ref}' (looked in ${where}).${knownText(where, kind)}`);
   }
   const acc = { skipped: [] as string[], warnings: [] as string[] };
   const meta = readMetaFile(path.join(dir, 'meta.json'), acc);
@@ -301,7 +369,8 @@ export function reportFiles(resultsDir: string): { markdown: string; html: strin
  * so a one-run report never overwrites the committed `LEADERBOARD.md`. The folder is not created here.
  */
 export function runReportDir(resultsDir: string, runId: string): string {
-  return path.join(resultsDir, 'reports', runId.replace(/[^\w.-]/g, '_'));
+  // A run id read from a meta.json is data: never `..` or a path (a leading '.' becomes '_').
+  return path.join(resultsDir, 'reports', runId.replace(/[^\w.-]/g, '_').replace(/^\./, '_'));
 }
 
 /** The newest complete run's id, or null. */
@@ -317,8 +386,10 @@ export function latestCompleteRun(resultsDir: string): string | null {
  * refuses the copy (the partial copy is removed, an older baseline of that name is kept).
  */
 export function saveBaseline(resultsDir: string, runRef: string, name: string): string {
-  if (!/^[\w.-]+$/.test(name))
-    throw new UserError(`baseline name '${name}' may use letters, digits, '.', '_' and '-' only`);
+  if (!STORE_NAME.test(name))
+    throw new UserError(
+      `baseline name '${name}' may use letters, digits, '.', '_' and '-' only, and may not start with '.'`,
+    );
   const { dir } = readRun(resultsDir, runRef, 'run', true);
   const dest = path.join(resultsDir, 'baselines', name);
   const tmp = `${dest}.tmp-${process.pid}`;

@@ -6,7 +6,9 @@
  * change_pct, change_low_pct, change_high_pct, interval, verdict }], unmatched }`. Ratios to
  * the baseline are rounded to 4 decimals, requests/s to integers, changes to 0.1% with the
  * interval's bounds rounded outward (so it contains the printed change). Markdown: the
- * comparison module's own rendering.
+ * comparison module's own rendering. When both sides are the same run (`compare A A`, or a
+ * baseline copied from that run), nothing is compared: `sameRunText` says so instead, in JSON
+ * `{ schema, version, a, b, sameRun: true, changes: [], unmatched: [] }`.
  */
 import { type Comparison, renderComparison } from '../compare-runs.ts';
 import { intervalName, outward } from '../format.ts';
@@ -59,4 +61,15 @@ export function comparisonJson(c: Comparison): string {
 /** The comparison in `format` ('md' or 'json'); `verbose` lists every unmatched cell in md (JSON always has them). */
 export function renderCompare(c: Comparison, format: CompareFormat, opts: { verbose?: boolean } = {}): string {
   return format === 'json' ? comparisonJson(c) : renderComparison(c, opts);
+}
+
+/**
+ * What `compare` prints when both sides are the same run `runId` (`a`, `b`: the names as given):
+ * one Markdown line, or the JSON object with `sameRun: true` and no changes. Never a table of
+ * "no change" verdicts, which a run compared with itself shows by construction.
+ */
+export function sameRunText(a: string, b: string, runId: string, format: CompareFormat): string {
+  if (format === 'json')
+    return `${JSON.stringify({ schema: 'bakeoff-compare', version: 1, a, b, sameRun: true, changes: [], unmatched: [] }, null, 2)}\n`;
+  return `# ${b} vs ${a}\n\nBoth sides are the same run, ${runId}: nothing was compared.\n`;
 }

@@ -123,7 +123,8 @@ unit_tests := (
 # PostgreSQL, Chromium, copies of the repository, the fault cases.
 integration_tests := (
     "test/ab.test.ts test/capacity.test.ts test/claims-command.test.ts test/cli-progress.test.ts " +
-    "test/client-bound.test.ts test/faults-services.test.ts test/footprint.test.ts " +
+    "test/client-bound.test.ts test/faults-deadline.test.ts test/faults-paths.test.ts " +
+    "test/faults-services.test.ts test/footprint.test.ts " +
     "test/contenders.test.ts test/cpu-profile.test.ts test/e2e.test.ts test/extending.test.ts " +
     "test/external.test.ts test/faults.test.ts test/faults-cells.test.ts " +
     "test/faults-orphans.test.ts test/faults-store.test.ts test/fidelity.test.ts test/flame.test.ts " +

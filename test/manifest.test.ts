@@ -83,7 +83,18 @@ test('every real contender and test fixture has a valid manifest', () => {
   assert.ok(loadManifests(FIXTURES, all).length >= 4);
   assert.deepEqual(
     loadManifests(path.join(ROOT, 'test', 'fixtures', 'faults'), all).map((m) => m.name),
-    ['chatty', 'detached', 'endless-body', 'forking', 'late-listener', 'late-wrong', 'leaky', 'pause-sensitive', 'wide-listener'],
+    [
+      'chatty',
+      'detached',
+      'endless-body',
+      'forking',
+      'hog',
+      'late-listener',
+      'late-wrong',
+      'leaky',
+      'pause-sensitive',
+      'wide-listener',
+    ],
   );
 });
 

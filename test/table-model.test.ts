@@ -476,7 +476,9 @@ test("two-way model: a noisy row's own variance is unbiased (Shukla), where SS/(
     const rowMean = y.map((r) => r.reduce((a, x) => a + x, 0) / R);
     const roundMean = rounds.map((_, k) => y.reduce((a, r) => a + (r[k] ?? 0), 0) / C);
     const grand = rowMean.reduce((a, x) => a + x, 0) / C;
-    const ss = y.map((r, i) => r.reduce((a, x, k) => a + (x - (rowMean[i] ?? 0) - (roundMean[k] ?? 0) + grand) ** 2, 0));
+    const ss = y.map((r, i) =>
+      r.reduce((a, x, k) => a + (x - (rowMean[i] ?? 0) - (roundMean[k] ?? 0) + grand) ** 2, 0),
+    );
     const ssAll = ss.reduce((a, x) => a + x, 0);
     naive += (ss[3] ?? 0) / (R - 1);
     shukla += ownVariance(ss[3] ?? 0, ssAll, C, R);

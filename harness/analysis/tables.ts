@@ -174,6 +174,8 @@ export interface RankedTable {
     unit: 'round' | 'process';
     mdd: { pair: number; baseline: number };
   } | null;
+  /** The fitted table model behind `model` (its rows, σ̂, df: for derived figures such as variant overheads); null without one. */
+  fit?: TableModel | null;
 }
 
 /** Options of buildTables. */
@@ -273,7 +275,7 @@ export function summaryData(
             n: Math.min(modelRow(model, top.label), modelRow(model, r.label)),
             paired: true,
             df: Number.isFinite(c.df) ? c.df : null,
-            estimator: MODEL_ESTIMATOR,
+            estimator: modelEstimator(model),
           };
           return {
             label: r.label,
@@ -355,9 +357,11 @@ function otherRunRows(
   );
 }
 
-/** How a model-based ratio was computed, for the reader. */
-const MODEL_ESTIMATOR =
-  'table model: per-round log-ratio to the baseline of the same round, residual variance pooled over the table (analysis/table-model.ts)';
+/** How a model-based ratio was computed, for the reader (the one-way ratio model, or the two-way model of interleaved rounds). */
+const modelEstimator = (m: TableModel) =>
+  m.kind === 'two-way'
+    ? "table model: two-way model of each cell's log requests per CPU-second per round (or server process), cell and round effects, residual variance pooled over the table (analysis/table-model.ts fitTwoWay)"
+    : 'table model: per-round log-ratio to the baseline of the same round, residual variance pooled over the table (analysis/table-model.ts)';
 
 /** Rounds behind a row of the model (0 for the baseline). */
 function modelRow(m: TableModel, name: string): number {
@@ -482,7 +486,7 @@ function applyModel(fit: TableModel, rankable: TableRow[]): void {
         n: f.n,
         paired: true,
         df: Number.isFinite(f.df) ? f.df : null,
-        estimator: MODEL_ESTIMATOR,
+        estimator: modelEstimator(fit),
       };
   }
 }
@@ -565,6 +569,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
       summary: summaryData(rows, NOISE_THRESHOLD, model?.fit ?? null),
       noiseThreshold: NOISE_THRESHOLD,
       model: model?.summary ?? null,
+      fit: model?.fit ?? null,
     });
   }
   const scenarioOrder = (opts.scenarios ?? []).map((s) => s.name);

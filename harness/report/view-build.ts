@@ -318,19 +318,26 @@ function notesOf(t: RankedTable, all: RankedTable[]): string[] {
   });
 }
 
-/** Variant overheads of a table's run and group (issues.ts `variantOverheads`), as sentences with their interval. */
+/** Variant overheads of a table's run and group (issues.ts `variantOverheads`, from the table's model), as sentences with their interval. */
 function variantLines(t: RankedTable): string[] {
   const cells = t.rows.map((r) => r.cell);
   const pct = (x: number) => `${x >= 0 ? '+' : '−'}${fmtStep(Math.abs(x * 100), 0.1)}%`;
-  return variantOverheads(cells).map((o) => {
+  return variantOverheads(cells, t.fit ?? null).map((o) => {
     const iv = o.interval ? outward([o.interval[0] * 100, o.interval[1] * 100], 0.1) : null;
-    const bounds = iv
-      ? ` (${intervalName({ kind: o.kind, n: cells.find((c) => c.label === o.label)?.stats?.trials ?? 0 })} ${pct(iv[0] / 100)} … ${pct(iv[1] / 100)})`
-      : ' (one trial: no interval)';
+    const name =
+      o.source === 'model'
+        ? '95% CI, table model'
+        : intervalName({ kind: o.kind, n: cells.find((c) => c.label === o.label)?.stats?.trials ?? 0 });
+    const bounds = iv ? ` (${name} ${pct(iv[0] / 100)} … ${pct(iv[1] / 100)})` : ' (one trial: no interval)';
     const fig = Math.round(o.overhead * 1000) / 1000;
-    return o.measurable
-      ? `\`${o.label}\` vs \`${o.base}\`: ${pct(fig)} time per request${bounds}.`
-      : `\`${o.label}\` vs \`${o.base}\`: no measurable overhead, ${pct(fig)}${bounds}.`;
+    const unit = o.source === 'model' && t.fit?.kind === 'two-way' ? 'CPU time per request' : 'time per request';
+    const head = `\`${o.label}\` vs \`${o.base}\``;
+    if (o.verdict === 'equal within 5%' && o.tost) {
+      const tv = outward([o.tost[0] * 100, o.tost[1] * 100], 0.1);
+      return `${head}: equal within 5%, ${pct(fig)} ${unit} (90% CI, table model ${pct(tv[0] / 100)} … ${pct(tv[1] / 100)}).`;
+    }
+    if (o.verdict === 'not resolved') return `${head}: not resolved, ${pct(fig)} ${unit}${bounds}.`;
+    return `${head}: ${pct(fig)} ${unit}${bounds}.`;
   });
 }
 
@@ -780,6 +787,12 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
   return `${parts.join(' · ')}.`;
 }
 
+/**
+ * The rank rule as the report prints it, from the table model (analysis/tables.ts `tableModel`:
+ * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, `compare`).
+ */
+export const RANK_RULE = `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model. With interleaved rounds it is a two-way model of each cell's log requests per CPU-second per round (per server process, the mean of its rounds, when a cell ran in several): a cell effect plus a round effect that absorbs the host's drift, the noise pooled over the table (a row much noisier than the others keeps its own variance, F test at 1%), and the baseline a noisy row like the others; with solo rounds only, each row's per-round log-ratio to the baseline of the same round, the noise pooled. "Significantly" = the pair's 95% CI excludes 1; "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`;
+
 /** Fell back to autocannon for ranking: a `native` profile measured by autocannon. */
 function fallbackOf(tables: TableView[], metas: RunMeta[]): string | null {
   const fell = metas.filter((m) => {
@@ -883,7 +896,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
         ? null
         : selftestText(snapshot.selftest, o.now ?? new Date(), hostsOf(primary.length ? primary : tables, metas)),
     ),
-    rankRule: `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model (each row's per-round log-ratio to the baseline of the same round, noise pooled over the table; "significantly" = the ratio's 95% CI excludes 1); "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
+    rankRule: RANK_RULE,
     fidelity,
     winners,
     matrix: matrixOf(primary, profile),

@@ -1,0 +1,81 @@
+// Accuracy rules of the report: derived notes from the table model (variant overhead), one
+// estimator per table (solo requests/s against interleaved efficiency), capacity cells whose
+// searches disagree, the rank-rule text. Fixture cells (test/fixtures.ts) through the real
+// analysis and view builder; nothing starts a server.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { mulberry32 } from '../harness/core/prng.ts';
+import { buildTables } from '../harness/analysis/tables.ts';
+import { describeOverhead, variantOverheads } from '../harness/report/issues.ts';
+import type { ReportSnapshot } from '../harness/report/snapshot.ts';
+import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
+import type { CellResult } from '../harness/store/results.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
+
+/**
+ * A cell of run `ra` on `scenario` with solo trials `solo` (requests/s) and 6 interleaved rounds
+ * of efficiency `eff` × the round's host speed × seeded noise (σ about 2%).
+ */
+function cell(label: string, solo: number[], eff: number, seed: number, scenario = 'fanout'): CellResult {
+  const speed = [1, 0.8, 1.2, 0.9, 1.1, 1];
+  const rnd = mulberry32(seed);
+  const efficiency = speed.map((s) => eff * s * Math.exp(0.04 * (rnd() + rnd() + rnd() - 1.5)));
+  const c = makeCell({ runId: 'ra', label, scenario, trials: solo, rounds: solo.map((_, i) => i + 1) });
+  return c.stats ? { ...c, stats: { ...c.stats, paired: { rounds: [1, 2, 3, 4, 5, 6], efficiency } } } : c;
+}
+
+function snapshot(cells: CellResult[]): ReportSnapshot {
+  return { runs: [{ meta: makeMeta({ runId: 'ra' }), cells }], scenarios: [] } as unknown as ReportSnapshot;
+}
+
+test('variant overhead comes from the table model with its 95% CI: a significant overhead is said, never "no measurable overhead" from 2 solo trials', () => {
+  // Two solo trials each (no 95% CI from them); interleaved: the variant is 16% less efficient.
+  const cells = [
+    cell('node-http', [20_000, 20_400], 10_000, 1),
+    cell('nest', [5_000, 5_300], 4_000, 2),
+    cell('nest +interceptor', [4_900, 5_200], 4_000 * 0.84, 3),
+    cell('nest +log', [5_050, 5_150], 4_000 * 1.001, 4),
+  ];
+  const [t] = buildTables([{ meta: makeMeta({ runId: 'ra' }), cells }]);
+  assert.ok(t?.fit, 'the table has a model');
+  const by = Object.fromEntries(variantOverheads(cells, t.fit).map((o) => [o.label, o]));
+  const ic = by['nest +interceptor'];
+  assert.ok(ic);
+  assert.equal(ic.source, 'model');
+  assert.equal(ic.verdict, 'overhead');
+  assert.ok(ic.interval && ic.interval[0] > 0.1 && ic.overhead > 0.15 && ic.overhead < 0.25, JSON.stringify(ic));
+  assert.match(describeOverhead(ic), /^\+\d\d\.\d% time per request \(95% interval \+\d+\.\d% … \+\d+\.\d%\)$/);
+  // The same cells without the model: 2 solo trials never give "no measurable overhead".
+  for (const o of variantOverheads(cells)) {
+    assert.equal(o.source, 'trials');
+    assert.equal(o.verdict, 'not resolved');
+    assert.doesNotMatch(describeOverhead(o), /no measurable/);
+  }
+  // "equal within 5%" only when the model's TOST interval says so.
+  const log = by['nest +log'];
+  assert.ok(log);
+  assert.ok(log.verdict === 'equal within 5%' || log.verdict === 'not resolved', log.verdict);
+  if (log.verdict === 'equal within 5%') assert.ok(log.tost && log.tost[0] > -0.05 && log.tost[1] < 0.05);
+  // The report's lines say the model's verdict.
+  const view = buildView(snapshot(cells), { now: new Date('2026-11-27T00:00:00Z') });
+  const lines = view.tables.flatMap((x) => x.variants);
+  assert.ok(
+    lines.some((l) =>
+      /^`nest \+interceptor` vs `nest`: \+\d\d\.\d% CPU time per request \(95% CI, table model \+\d+\.\d% … \+\d+\.\d%\)\.$/.test(
+        l,
+      ),
+    ),
+    lines.join('\n'),
+  );
+  assert.ok(!lines.some((l) => /no measurable overhead/.test(l)), lines.join('\n'));
+});
+
+test('the rank-rule text describes the two-way model the tables use', () => {
+  assert.match(RANK_RULE, /two-way model/);
+  assert.match(RANK_RULE, /round effect/);
+  assert.match(RANK_RULE, /baseline a noisy row like the others/);
+  assert.doesNotMatch(
+    RANK_RULE,
+    /^[^.]*each row's per-round log-ratio to the baseline of the same round, noise pooled over the table;/,
+  );
+});

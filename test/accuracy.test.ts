@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { mulberry32 } from '../harness/core/prng.ts';
 import { buildTables } from '../harness/analysis/tables.ts';
+import { estimatorGaps } from '../harness/analysis/estimator-agreement.ts';
+import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { describeOverhead, variantOverheads } from '../harness/report/issues.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
@@ -78,4 +80,45 @@ test('the rank-rule text describes the two-way model the tables use', () => {
     RANK_RULE,
     /^[^.]*each row's per-round log-ratio to the baseline of the same round, noise pooled over the table;/,
   );
+});
+
+test('one estimator per table: a row whose solo requests/s ratio and interleaved ratio disagree beyond their intervals is flagged in the terminal, Markdown and HTML', () => {
+  // Solo windows: lb4 serves 6% of node-http's requests/s; interleaved rounds: 9% of its efficiency.
+  const cells = [
+    cell('node-http', [60_000, 61_000], 10_000, 11, 'json'),
+    cell('fastify', [45_000, 45_600], 7_500, 12, 'json'),
+    cell('express', [20_000, 20_500], 3_330, 13, 'json'),
+    cell('hono', [30_000, 30_200], 5_000, 14, 'json'),
+    cell('lb4', [3_600, 3_650], 900, 15, 'json'),
+  ];
+  const [t] = buildTables([{ meta: makeMeta({ runId: 'ra' }), cells }]);
+  assert.equal(t?.fit?.kind, 'two-way');
+  const flagged = t.rows.filter((r) => r.flags.estimatorGap).map((r) => r.label);
+  assert.deepEqual(flagged, ['lb4'], 'only the row whose two ratios disagree');
+  const g = t.rows.find((r) => r.label === 'lb4')?.flags.estimatorGap;
+  assert.ok(g && g.solo.ratio < 0.065 && g.interleaved.ratio > 0.08 && g.factor < 0.75, JSON.stringify(g));
+  // The agreeing rows carry a gap that is not flagged (and would be, planted as lb4's).
+  const gaps = estimatorGaps(
+    t.fit!,
+    cells.map((c) => ({ label: c.label, rounds: c.stats?.rounds ?? [], rps: c.stats?.trialRps ?? [] })),
+  );
+  assert.equal(gaps.length, 4);
+  assert.ok(gaps.filter((x) => x.label !== 'lb4').every((x) => !x.disagree && Math.abs(Math.log(x.factor)) < 0.05));
+  const snap = snapshot(cells);
+  const now = new Date('2026-11-27T00:00:00Z');
+  const term = EXPORTERS.terminal.render(snap, { now, details: true, width: 200 });
+  const md = EXPORTERS.md.render(snap, { now });
+  const html = EXPORTERS.html.render(snap, { now });
+  for (const [name, out] of [
+    ['terminal', term],
+    ['markdown', md],
+    ['html', html],
+  ] as const) {
+    assert.match(
+      out,
+      /solo requests\/s 6\.\d% of baseline \(95% CI [\d.]+–[\d.]+%\) ≠ interleaved [89]\.\d%/,
+      `${name}: the row's flag`,
+    );
+    assert.match(out, /estimators disagree/, `${name}: the table's note`);
+  }
 });

@@ -19,6 +19,7 @@ import {
   type RatioEstimate,
   cellEstimate,
   cellFailure,
+  cellSamples,
   cellLatency,
   cellTrialCount,
   isSignificant,
@@ -27,6 +28,7 @@ import {
   ratio,
   rankRows,
 } from './stats.ts';
+import { type EstimatorGap, estimatorGaps } from './estimator-agreement.ts';
 import { compare, fitTable, fitTwoWay, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
 
 /** One run as the store reads it: its meta.json and its cell files. */
@@ -67,6 +69,11 @@ export interface RowFlags {
   failed: string | null;
   /** Services that went away during the cell (e.g. ['database']); the figure is not the contender's. */
   servicesLost: string[];
+  /**
+   * The row's solo requests/s ratio to the baseline and its interleaved ratio (the table's model)
+   * disagree beyond their 95% intervals (estimator-agreement.ts `estimatorGaps`); absent or null otherwise.
+   */
+  estimatorGap?: EstimatorGap | null;
 }
 
 /** One row of a ranked table (one cell of the table's run). Rates in requests/s, latencies in ms. */
@@ -491,6 +498,16 @@ function applyModel(fit: TableModel, rankable: TableRow[]): void {
   }
 }
 
+/** Flags the rows whose solo requests/s ratio and interleaved ratio to the baseline disagree beyond their intervals. */
+function flagEstimatorGaps(fit: TableModel, rankable: TableRow[]): void {
+  const solo = rankable.map((r) => ({ label: r.label, ...cellSamples(r.cell) }));
+  const gaps = new Map(estimatorGaps(fit, solo).map((g) => [g.label, g]));
+  for (const r of rankable) {
+    const g = gaps.get(r.label);
+    if (g?.disagree) r.flags.estimatorGap = g;
+  }
+}
+
 /**
  * Builds every ranked table from the store's snapshot of runs. Each (machine × scenario ×
  * profile × driver × Node major) group is ranked in the run that measured the most contenders of
@@ -537,8 +554,10 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
     const rows = cells.map((c) => makeRow(c, baseCell, baseline));
     const rankable = rows.filter((r) => r.status === 'ranked');
     const model = tableModel(rankable, baseline);
-    if (model) applyModel(model.fit, rankable);
-    else {
+    if (model) {
+      applyModel(model.fit, rankable);
+      flagEstimatorGaps(model.fit, rankable);
+    } else {
       const ranks = rankRows(rankable.map((r) => r.cell));
       rankable.forEach((r, i) => {
         r.rank = ranks[i] ?? null;

@@ -614,7 +614,8 @@ export interface MeasurementNote {
     | 'no-baseline'
     | 'services-lost'
     | 'capacity-lower-bound'
-    | 'closed-loop-tail';
+    | 'closed-loop-tail'
+    | 'estimators-disagree';
   /** Rows it concerns (labels); empty for table-wide notes. */
   labels: string[];
   /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
@@ -625,8 +626,9 @@ export interface MeasurementNote {
  * The measurement notes of one table: client-bound rows (their figure is a lower bound), noisy
  * rows (trials > 10% apart), rows with fewer than 5 trials (not ranked), rows from other runs,
  * a missing baseline, lost services, capacities that are lower bounds (verdict at-least: the
- * open-loop driver reached its limit), and — given every table — the same group measured on other
- * machines (shown in their own tables).
+ * open-loop driver reached its limit), rows whose solo requests/s ratio and interleaved ratio to
+ * the baseline disagree beyond their 95% intervals (tables.ts RowFlags.estimatorGap), and — given
+ * every table — the same group measured on other machines (shown in their own tables).
  */
 export function measurementNotes(table: RankedTable, allTables: RankedTable[] = []): MeasurementNote[] {
   const notes: MeasurementNote[] = [];
@@ -659,6 +661,13 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       detail: noisy.some((r) => pairedRounds(r.cell))
         ? `interleaved rounds that disagree much more than the table's other rows (the model keeps their own variance, F test at 1%): ${noisy.map((r) => r.label).join(', ')}`
         : `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
+    });
+  const gaps = table.rows.filter((r) => r.flags.estimatorGap);
+  if (gaps.length)
+    notes.push({
+      kind: 'estimators-disagree',
+      labels: gaps.map((r) => r.label),
+      detail: `the solo windows' requests/s ratio to ${table.baseline} and the interleaved rounds' ratio (requests per CPU-second, the "% of baseline" column) disagree beyond their 95% intervals: ${gaps.map((r) => `${r.label} ${gapText(r.flags.estimatorGap)}`).join(', ')}`,
     });
   const tail = closedLoopTailNote(table);
   if (tail) notes.push(tail);
@@ -704,6 +713,13 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       detail: `also measured on ${elsewhere.map((t) => t.key.machine.label).join('; ')}: separate tables`,
     });
   return notes;
+}
+
+/** "6.1% solo vs 9.0% interleaved (×0.68)" of a row's estimator gap. */
+function gapText(g: RankedTable['rows'][number]['flags']['estimatorGap']): string {
+  if (!g) return '';
+  const p = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+  return `${p(g.solo.ratio)} solo vs ${p(g.interleaved.ratio)} interleaved (×${g.factor.toFixed(2)})`;
 }
 
 /** A variant's cost against its own contender without the variant (same run). */

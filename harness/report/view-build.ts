@@ -10,6 +10,7 @@ import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
+import type { EstimatorGap } from '../analysis/estimator-agreement.ts';
 import { compareRankings, type DriverCeiling, driverCeilings, p99AtCapacity } from '../analysis/capacity.ts';
 import { OPEN_LOOP_BUSY_PCT, SETTLE_SHARE } from '../scheduler/capacity-round.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
@@ -155,7 +156,7 @@ function capacityRowView(c: CellResult): CapacityRowView | null {
 
 function rowFlags(
   c: CellResult,
-  f: { clientBound: boolean; failed: string | null; servicesLost: string[] },
+  f: { clientBound: boolean; failed: string | null; servicesLost: string[]; estimatorGap?: EstimatorGap | null },
   trials: number,
 ): string[] {
   const k = c.capacity;
@@ -171,6 +172,7 @@ function rowFlags(
       ? `${k.boundsAbove} of ${k.searches} searches held more without bracketing (lower bounds above the figure)`
       : '',
     f.clientBound ? 'client-bound (lower bound)' : '',
+    f.estimatorGap ? estimatorGapFlag(f.estimatorGap) : '',
     // Noisy rows are named once per table, in its measurement notes, not flagged on each row.
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
     // With interleaved rounds the ranks rest on them; the solo windows' count is no flag then.
@@ -178,6 +180,14 @@ function rowFlags(
     c.verification?.level === 'warn' ? 'verify warn' : '',
     c.target?.kind === 'external' ? 'external' : '',
   ].filter(Boolean);
+}
+
+/** "solo requests/s 6.1% of baseline (95% CI 5.5–6.8%) ≠ interleaved 9.0% (8.0–10%)": a row whose two estimators disagree. */
+function estimatorGapFlag(g: EstimatorGap): string {
+  const n = (x: number) => (100 * x).toFixed(x < 0.1 ? 1 : 0);
+  const p = (x: number) => `${n(x)}%`;
+  const iv = ([lo, hi]: [number, number]) => `${n(lo)}–${p(hi)}`;
+  return `solo requests/s ${p(g.solo.ratio)} of baseline (95% CI ${iv(g.solo.ci)}) ≠ interleaved ${p(g.interleaved.ratio)} (${iv(g.interleaved.ci)})`;
 }
 
 function rowView(r: TableRow): RowView {
@@ -294,6 +304,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'services-lost': 'services lost',
   'capacity-lower-bound': 'capacity lower bound',
   'closed-loop-tail': 'closed-loop tail',
+  'estimators-disagree': 'estimators disagree',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */

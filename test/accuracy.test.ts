@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { mulberry32 } from '../harness/core/prng.ts';
 import { buildTables } from '../harness/analysis/tables.ts';
+import { compareRankings, reconcileCapacity } from '../harness/analysis/capacity.ts';
+import { cellEstimate } from '../harness/analysis/stats.ts';
 import { estimatorGaps } from '../harness/analysis/estimator-agreement.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { describeOverhead, variantOverheads } from '../harness/report/issues.ts';
@@ -13,6 +15,7 @@ import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
+import { capacityCell, step } from './report-capacity-fixture.ts';
 
 /**
  * A cell of run `ra` on `scenario` with solo trials `solo` (requests/s) and 6 interleaved rounds
@@ -121,4 +124,82 @@ test('one estimator per table: a row whose solo requests/s ratio and interleaved
     );
     assert.match(out, /estimators disagree/, `${name}: the table's note`);
   }
+});
+
+/**
+ * A capacity cell of 5 searches whose 2 bracketed searches found about 14,500 req/s while its 3
+ * other searches held 50,151–54,217 req/s without bracketing (a run's nestjs-fastify-undici on ping).
+ */
+function disagreeing(): CellResult {
+  const base = capacityCell('nfu', 'ping', {
+    caps: [14_742, 14_268],
+    peaks: [60_000, 61_000, 59_000, 60_500, 60_200],
+    verdict: 'met',
+    bracketed: 2,
+  });
+  const k = base.capacity!;
+  const held = [
+    [3, 54_217],
+    [4, 50_310],
+    [5, 50_151],
+  ].flatMap(([s = 0, r = 0]) => [step(s, Math.round(r / 2), 2), step(s, r, 4)]);
+  return { ...base, capacity: { ...k, searches: 5, boundsAbove: 3, steps: [...k.steps, ...held] } };
+}
+
+test('capacity: a cell whose other searches held more than its bracketed figure is "≥" over every search, with a range that includes them; ρ follows the new figure', () => {
+  const c = disagreeing();
+  assert.equal(cellEstimate(c).figure < 14_800, true, 'as stored: the bracketed searches only');
+  const r = reconcileCapacity(c);
+  const k = r.capacity!;
+  assert.equal(k.verdict, 'at-least');
+  assert.equal(k.heldAbove, 3);
+  assert.deepEqual(k.rps?.interval, [14_268, 54_217], 'the range includes every held rate');
+  const gm = Math.exp([14_742, 14_268, 54_217, 50_310, 50_151].reduce((a, x) => a + Math.log(x), 0) / 5);
+  assert.ok(Math.abs(k.rps!.figure - gm) < 1e-6);
+  assert.equal(cellEstimate(r).figure, k.rps!.figure, 'the table, ranks and ρ read the new figure');
+  assert.equal(cellEstimate(r).kind, 'range');
+  assert.equal(reconcileCapacity(r), r, 'idempotent');
+  // A cell whose searches agree keeps "met" and its figure.
+  const ok = capacityCell('node-http', 'ping', {
+    caps: [30_000, 31_000, 29_500],
+    peaks: [40_000, 41_000, 39_000],
+    verdict: 'met',
+    bracketed: 3,
+  });
+  assert.equal(reconcileCapacity(ok), ok);
+  // In a table: the row shows ≥ and the flag; Spearman's ρ is computed from the new figure.
+  const peers = [
+    ok,
+    capacityCell('express', 'ping', {
+      caps: [20_000, 20_500, 19_800],
+      peaks: [22_000, 22_500, 21_900],
+      verdict: 'met',
+      bracketed: 3,
+    }),
+    capacityCell('fastify', 'ping', {
+      caps: [40_000, 41_000, 39_000],
+      peaks: [45_000, 46_000, 44_000],
+      verdict: 'met',
+      bracketed: 3,
+    }),
+  ];
+  const before = compareRankings([c, ...peers]);
+  const after = compareRankings([r, ...peers]);
+  assert.notEqual(before.rho, after.rho, 'the figure moves nfu from last to second by capacity');
+  const view = buildView(
+    {
+      runs: [{ meta: makeMeta({ runId: 'rc', profile: 'capacity' }), cells: [c, ...peers] }],
+      scenarios: [],
+    } as unknown as ReportSnapshot,
+    { now: new Date('2026-11-27T00:00:00Z') },
+  );
+  const line = view.capacity?.rankings.find((x) => x.scenario === 'ping');
+  assert.equal(line?.rho, after.rho);
+  const row = view.tables.flatMap((t) => t.rows).find((x) => x.label === 'nfu');
+  assert.equal(row?.capacity?.verdict, 'at-least');
+  assert.ok(
+    row?.flags.some((f) => /3 of 5 searches held more than the bracketed figure/.test(f)),
+    row?.flags.join('; '),
+  );
+  assert.ok(row?.rps?.interval && row.rps.interval[1] >= 54_217);
 });

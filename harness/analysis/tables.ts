@@ -29,6 +29,7 @@ import {
   rankRows,
 } from './stats.ts';
 import { type EstimatorGap, estimatorGaps } from './estimator-agreement.ts';
+import { reconcileCapacity } from './capacity.ts';
 import { compare, fitTable, fitTwoWay, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
 
 /** One run as the store reads it: its meta.json and its cell files. */
@@ -549,7 +550,8 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
     if (!latest) continue; // a group holds at least one run's cells
     const baseline = baselineOf(g.key.scenario, opts.scenarios);
     // One cell per label (a run holds one per label; keep the last written if not).
-    const cells = [...new Map(latest.cells.map((c) => [c.label, c])).values()];
+    // Capacity cells whose searches disagree are lower bounds over every search (capacity.ts).
+    const cells = [...new Map(latest.cells.map((c) => [c.label, reconcileCapacity(c)])).values()];
     const baseCell = cells.find((c) => c.label === baseline) ?? null;
     const rows = cells.map((c) => makeRow(c, baseCell, baseline));
     const rankable = rows.filter((r) => r.status === 'ranked');

@@ -650,7 +650,9 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       // Since issue 23 a cell is "≥" only when no search bracketed its capacity (older runs: any search at the driver's limit).
       detail: atLeast.every((r) => r.cell.capacity?.bracketed === undefined)
         ? `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`
-        : `no search bracketed the capacity (the open-loop driver (${drivers}) at its limit, or no failure up to 1.5 × the median peak): these capacities are lower bounds`,
+        : atLeast.every((r) => r.cell.capacity?.heldAbove)
+          ? `other searches held more than the bracketed figure: these capacities are lower bounds over every search`
+          : `no search bracketed the capacity (the open-loop driver (${drivers}) at its limit, or no failure up to 1.5 × the median peak)${atLeast.some((r) => r.cell.capacity?.heldAbove) ? ', or other searches held more than the bracketed figure' : ''}: these capacities are lower bounds`,
     });
   }
   const noisy = table.rows.filter((r) => r.flags.noisy);

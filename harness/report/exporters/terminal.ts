@@ -339,7 +339,7 @@ function rhoRange(v: ReportView): string {
 
 /** "Source claims (19): 4 refuted, 4 inconclusive, 11 not measured; 8 provisional …": the verdict counts of the claims table. */
 function claimsLine(v: ReportView): string {
-  const kinds = ['confirmed', 'refuted', 'inconclusive', 'not measured'];
+  const kinds = ['confirmed', 'consistent, not resolved', 'refuted', 'inconclusive', 'not measured'];
   const counts = kinds
     .map((k) => [k, v.claims.filter((c) => c.verdict.startsWith(k)).length] as const)
     .filter(([, n]) => n > 0)

@@ -64,7 +64,11 @@ test('dependent pairs: the interval widens and holds the true rate where the bin
   // The true rate of the process, from many tables.
   let hits = 0;
   let pairs = 0;
-  for (let i = 0; i < 400; i++) for (const p of dependent(z)) pairs++, p.hit && hits++;
+  for (let i = 0; i < 400; i++)
+    for (const p of dependent(z)) {
+      pairs++;
+      if (p.hit) hits++;
+    }
   const truth = hits / pairs;
   let coverCp = 0;
   let coverPh = 0;

@@ -5,6 +5,7 @@
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
 import type { SelftestSummary } from '../store/selftest-store.ts';
+import type { ReferenceRecord } from '../store/reference-store.ts';
 import type { FoldedRead } from '../store/flame-store.ts';
 import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
@@ -45,6 +46,11 @@ export interface ReportSnapshot {
    * (why-store.ts `flameKey`); a missing or truncated file is `{ ok: false, reason }`.
    */
   readonly flames?: ReadonlyMap<string, FoldedRead>;
+  /**
+   * The newest steady-state reference record that meets the reference's minimums
+   * (store/reference-store.ts) for the how-sure line's second certificate; null or absent: none.
+   */
+  readonly reference?: ReferenceRecord | null;
 }
 
 /**
@@ -108,6 +114,7 @@ export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
       ...(s.why ? { why: s.why } : {}),
       ...(s.selftest !== undefined ? { selftest: s.selftest } : {}),
       ...(s.flames ? { flames: s.flames } : {}),
+      ...(s.reference ? { reference: s.reference } : {}),
     };
   const known = s.runs
     .slice(-8)

@@ -11,6 +11,8 @@ import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type Tab
 import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
 import type { EstimatorGap } from '../analysis/estimator-agreement.ts';
+import { compareWithReference, REFERENCE_TARGETS } from '../analysis/reference-stats.ts';
+import type { ReferenceRecord } from '../store/reference-store.ts';
 import { compareRankings, type DriverCeiling, driverCeilings, p99AtCapacity } from '../analysis/capacity.ts';
 import { OPEN_LOOP_BUSY_PCT, SETTLE_SHARE } from '../scheduler/capacity-round.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
@@ -749,7 +751,13 @@ function hostsOf(tables: TableView[], metas: RunMeta[]): string[] {
  * overview's tables when they have models, as for the MDD), client-bound cells
  * and the driver fidelity of the overview's run (else of the newest run that has one).
  */
-function certaintyOf(tables: TableView[], overview: TableView[], fidelity: string[], selftest: string | null): string {
+function certaintyOf(
+  tables: TableView[],
+  overview: TableView[],
+  fidelity: string[],
+  selftest: string | null,
+  reference: string | null = null,
+): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
   if (!rows.length) return selftest ? `No measured cell yet · ${selftest}.` : 'No measured cell yet.';
   const trials = rows.map((r) => r.trials);
@@ -779,6 +787,7 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
   const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
   const parts = [
     ...(selftest ? [selftest] : []),
+    ...(reference ? [reference] : []),
     ...(med !== null
       ? [
           `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'}${ofOverview ? ' of the overview' : ''})`,
@@ -805,6 +814,32 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
  * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, `compare`).
  */
 export const RANK_RULE = `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model. With interleaved rounds it is a two-way model of each cell's log requests per CPU-second per round (per server process, the mean of its rounds, when a cell ran in several): a cell effect plus a round effect that absorbs the host's drift, the noise pooled over the table (a row much noisier than the others keeps its own variance, F test at 1%), and the baseline a noisy row like the others; with solo rounds only, each row's per-round log-ratio to the baseline of the same round, the noise pooled. "Significantly" = the pair's 95% CI excludes 1; "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`;
+
+/**
+ * The how-sure line's second certificate: the overview's ratios to their baselines against the
+ * newest steady-state reference (analysis/reference-stats.ts `compareWithReference`, its requests/s
+ * ratios): "reference `ID`: bias median 1.2%, max 4.0% over 12 rows; their 95% CIs cover the
+ * reference ratio in 11 of 12 (targets ≤ 2%, ≤ 5%, ≥ 90%: met)"; null without a record or a shared row.
+ */
+function referenceText(ref: ReferenceRecord | null, overview: TableView[]): string | null {
+  if (!ref) return null;
+  const rows = overview.flatMap((t) =>
+    t.rows
+      .filter((r) => !r.otherRun && !r.isBaseline && r.ratio)
+      .map((r) => ({
+        label: r.label,
+        scenario: t.scenario,
+        baseline: t.baseline,
+        ratio: r.ratio?.figure ?? Number.NaN,
+        ci95: r.ratio?.kind === 'ci95' ? r.ratio.interval : null,
+      })),
+  );
+  const c = compareWithReference(rows, ref.ratios);
+  if (!c.rows.length || c.medianBias === null || c.maxBias === null) return null;
+  const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const t = REFERENCE_TARGETS;
+  return `reference \`${ref.runId}\` (each contender alone, steady state): bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows; their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length} (targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'})`;
+}
 
 /** Fell back to autocannon for ranking: a `native` profile measured by autocannon. */
 function fallbackOf(tables: TableView[], metas: RunMeta[]): string | null {
@@ -908,6 +943,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
       snapshot.selftest === undefined
         ? null
         : selftestText(snapshot.selftest, o.now ?? new Date(), hostsOf(primary.length ? primary : tables, metas)),
+      referenceText(snapshot.reference ?? null, primary),
     ),
     rankRule: RANK_RULE,
     fidelity,

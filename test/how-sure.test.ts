@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readSnapshot } from '../harness/cli/report.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
-import { ageText, SELFTEST_NOT_RUN, selftestText } from '../harness/report/resolution-text.ts';
+import { ageText, ciText, SELFTEST_NOT_RUN, selftestText } from '../harness/report/resolution-text.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { readNewestSelftest, type SelftestSummary } from '../harness/store/selftest-store.ts';
@@ -102,7 +102,8 @@ test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run"
   );
   assert.equal(selftestText(null, NOW), SELFTEST_NOT_RUN);
   // With the interval that counts the pairs' dependence: that one, and whether ≤ 8% is certified.
-  const clustered = { ci95: [0, 0.139] as [number, number], effectivePairs: 26.3, runsToCertify8: 7 };
+  assert.equal(ciText([0, 0.14]), '0.0–14%', 'no binary error rounds 14% up to 15%');
+  const clustered = { ci95: [0, 0.14] as [number, number], effectivePairs: 26.3, runsToCertify8: 7 };
   assert.match(
     selftestText({ ...SELF, falseDifference: { rate: 0.04, ci95: [0.018, 0.075], pairs: 225, clustered } }, NOW),
     /4\.0% false differences between identical servers \(95% CI 0\.0–14% over 225 pairs that share copies and tables \(worth at least about 26 independent ones; a conservative cluster bootstrap\); target ≤ 5%; upper end ≤ 8%: not met \(about 7 runs of this design would certify it at this rate\)\)/,

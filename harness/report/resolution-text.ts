@@ -20,7 +20,8 @@ export function ciText([lo, hi]: [number, number]): string {
   const step = (x: number) => (100 * x < 10 ? 0.1 : 1);
   const f = (x: number, round: (n: number) => number) => {
     const st = step(x);
-    const v = round((100 * x) / st) * st;
+    // 1e-9 absorbs binary error (100 × 0.14 = 14.000000000000002 must not round up to 15).
+    const v = round((100 * x) / st + (round === Math.ceil ? -1e-9 : 1e-9)) * st;
     return st < 1 ? v.toFixed(1) : v.toFixed(0);
   };
   return `${f(lo, Math.floor)}–${f(hi, Math.ceil)}%`;

@@ -65,6 +65,14 @@ export *args:
 selftest *args:
     @exec {{harness}} selftest "$@"
 
+# The steady-state reference: each contender alone on the server core with wrk (20 s warm-up, 3 × 10 s windows, 3 fresh processes each, ABBA) into results/reference/<run-id>.json: just reference node-http fastify --scenario json,users; then: just reference-compare --reference ID --run BAKE-OFF-RUN
+reference +args:
+    @exec {{harness}} reference "$@"
+
+# A bake-off run's ratios against a reference record: per row the bias and whether its 95% CI covers the reference ratio.
+reference-compare +args:
+    @exec {{harness}} reference-compare "$@"
+
 # An in-run A/B of two builds of one contender (now vs a git revision), interleaved in one run; exit 1 on a regression: just ab fastify --ref HEAD~1 [--scenario json]
 ab +args:
     @exec {{harness}} ab "$@"

@@ -36,6 +36,7 @@ import { selftest } from './cli/selftest.ts';
 import { type ClaimsOpts, claimsCommand, planClaims } from './cli/claims-command.ts';
 import { precheckProfileCpu, precheckWhy, recordProfiled, why } from './cli/why.ts';
 import { ab, type AbOpts } from './cli/ab.ts';
+import { precheckReference, reference, referenceCompare } from './cli/reference.ts';
 import { checkResultsDir, latestCompleteRun, readRun, saveBaseline } from './store/runs.ts';
 import { writeJsonAtomic } from './store/results.ts';
 import { compareRuns, nothingToCompare } from './report/compare-runs.ts';
@@ -554,6 +555,39 @@ program
     await why(globals(), names, opts, process.argv.slice(2), interrupt.signal);
   });
 
+program
+  .command('reference')
+  .description(
+    'the steady-state reference: each contender ALONE on the server core with wrk, a long warm-up, long windows, fresh server processes in ABBA order; requests/s and requests per CPU-second with intervals between processes (results/reference/<run-id>.json)',
+  )
+  .argument('<contender...>')
+  .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated (default json)', list)
+  .option('--warmup <s>', 'warm-up seconds per server process (reference: ≥ 20)', '20')
+  .option('--windows <n>', 'measured windows per process (reference: ≥ 3)', '3')
+  .option('--window <s>', 'seconds per window (reference: ≥ 10)', '10')
+  .option('--processes <n>', 'fresh server processes per contender, ABBA order (reference: ≥ 3)', '3')
+  .option('--connections <n>', "wrk connections (default: the quick profile's)")
+  .option('-q, --quiet', 'no progress lines')
+  .action(async (names: string[], opts) => {
+    process.exitCode = await reference(globals(), names, opts, interrupt.signal);
+  });
+
+program
+  .command('reference-compare')
+  .description(
+    "a bake-off run's ratios to its baselines against a reference record: per row |bake-off ÷ reference − 1| and whether its 95% CI covers the reference ratio; median and max bias, rows covered",
+  )
+  .requiredOption('--reference <id|file>', 'the reference record (a run id of results/reference/ or a file)')
+  .requiredOption('--run <id>', 'the bake-off run')
+  .option(
+    '--unit <unit>',
+    "the reference's ratio compared: rps (requests/s) or efficiency (requests per CPU-second)",
+    'rps',
+  )
+  .action((opts) => {
+    process.exitCode = referenceCompare(globals(), opts);
+  });
+
 // Usage line, examples and the exit codes in every command's --help.
 const EXAMPLES: Record<string, string[]> = {
   bench: [
@@ -584,6 +618,10 @@ const EXAMPLES: Record<string, string[]> = {
     'npx just claims --claim s004-postgraphile-live',
   ],
   why: ['npx just why express --scenario json', 'npx just why loopback4 --scenario ping --duration 5'],
+  reference: ['npx just reference node-http fastify express --scenario json,users'],
+  'reference-compare': [
+    'npx just reference-compare --reference 2026-01-01T00-00-00Z-abcd --run 2026-01-02T00-00-00Z-ef01',
+  ],
   compare: [
     'npx just compare 2026-01-01T00-00-00Z',
     'npx just compare --baseline main --fail-on-regression',
@@ -625,7 +663,7 @@ const SHORT_EXIT_HELP = [
 ].join('\n');
 const exitHelpFor = (name: string) =>
   EXIT_HELP_BY_COMMAND[name] ??
-  (['bench', 'bench-all', 'selftest', 'claims', 'why', 'ab'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
+  (['bench', 'bench-all', 'selftest', 'claims', 'why', 'ab', 'reference'].includes(name) ? EXIT_HELP : SHORT_EXIT_HELP);
 for (const c of program.commands) {
   const ex = EXAMPLES[c.name()];
   if (ex) c.addHelpText('after', `\nExamples:\n${ex.map((e) => `  ${e}`).join('\n')}\n\n${exitHelpFor(c.name())}\n`);
@@ -647,7 +685,7 @@ program.hook('preAction', (_root, cmd) => {
 });
 
 /** Commands that start servers on the pinned cores: one at a time per machine (lifecycle/lock.ts). */
-const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why', 'ab']);
+const LOCKED = new Set(['bench', 'bench-all', 'verify', 'selftest', 'claims', 'why', 'ab', 'reference']);
 for (const c of program.commands)
   if (LOCKED.has(c.name()))
     c.option('--wait', 'when another run holds this machine, wait for it to finish instead of refusing');
@@ -658,6 +696,8 @@ program.hook('preAction', async (_root, cmd) => {
   if (cmd.name() === 'claims') {
     planClaims(globals(), opts as ClaimsOpts);
     if (opts.dryRun) return; // measures nothing: no lock
+  } else if (cmd.name() === 'reference') {
+    precheckReference(globals(), (cmd.processedArgs[0] as string[] | undefined) ?? [], opts);
   } else {
     const arg: unknown = cmd.processedArgs[0];
     const names = Array.isArray(arg) ? (arg as string[]) : typeof arg === 'string' ? [arg] : [];

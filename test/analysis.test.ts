@@ -549,7 +549,7 @@ test('startup outliers are judged within one run', () => {
   assert.deepEqual(rules(slow), ['minor|lb4|(all)|slow-startup']);
 });
 
-test('variant overhead carries its interval; "no measurable overhead" when it includes 0, never a negative finding', () => {
+test('variant overhead carries its interval; "not resolved" when it includes 0 and no model says more, never a negative finding', () => {
   const base = cell('nest', 'fanout', 2000);
   const costly = cell('nest +interceptor', 'fanout', 1600);
   const free = makeCell({ label: 'nest +log', scenario: 'fanout', trials: [2040, 1950, 2030, 1980, 2010] });
@@ -562,7 +562,10 @@ test('variant overhead carries its interval; "no measurable overhead" when it in
     /^\+25\.0% time per request \(95% interval \+\d+\.\d% … \+\d+\.\d%\)$/,
   );
   assert.equal(by['nest +log']!.measurable, false);
-  assert.match(describeOverhead(by['nest +log']!), /^no measurable overhead \(95% interval −\d+\.\d% … \+\d+\.\d%\)$/);
+  assert.match(
+    describeOverhead(by['nest +log']!),
+    /^not resolved, [+−]\d+\.\d% \(95% interval −\d+\.\d% … \+\d+\.\d%\)$/,
+  );
   assert.deepEqual(rules([base, costly, free]), [], 'overheads are not findings');
 });
 

@@ -144,7 +144,7 @@ test('a client-bound verdict gets a second line from a run where neither side is
   assert.ok(Math.abs(h.ours / 3.5 - 1) < 0.01 && h.band[0] < h.ours && h.ours < h.band[1], JSON.stringify(h));
   assert.match(
     headroomText(fastify, h),
-    /^ours, not the source's shape: 3\.50× \(95% CI .*\) under wrk, .*\(quick, run r2, the table model's 95% CI, \d+ df\), inside the claimed range$/,
+    /^ours, not the source's shape: 3\.50× \(95% CI .*\) under wrk, .*\(quick, run r2, solo requests\/s paired by round, 95% CI, \d+ df\), inside the claimed range$/,
   );
   assert.match(renderClaims([r!]).join('\n'), /<br>ours, not the source's shape: 3\.50×/);
   // Outside the range under the driver with headroom.

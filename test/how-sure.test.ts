@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readSnapshot } from '../harness/cli/report.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
-import { ageText, SELFTEST_NOT_RUN, selftestText } from '../harness/report/resolution-text.ts';
+import { ageText, ciText, SELFTEST_NOT_RUN, selftestText } from '../harness/report/resolution-text.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
 import { readNewestSelftest, type SelftestSummary } from '../harness/store/selftest-store.ts';
@@ -89,11 +89,11 @@ test('the committed results: the how-sure line names the newest self-test record
 test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run" without a record', () => {
   assert.equal(
     selftestText(SELF, NOW),
-    'self-test `2026-11-22T04-23-05Z-1184` (3 days old): 15% false differences between identical servers (95% CI 10–20%, 225 pairs; target ≤ 5%), 93% power at a 10% difference, median minimum detectable difference 10%',
+    'self-test `2026-11-22T04-23-05Z-1184` (3 days old): 15% false differences between identical servers (95% CI 10–20% over 225 pairs taken as independent, though they share copies and tables (too narrow); target ≤ 5%), 93% power at a 10% difference, median minimum detectable difference 10%',
   );
   assert.match(
     selftestText({ ...SELF, falseDifference: { rate: 0.0489, ci95: [0.0246, 0.0858], pairs: 225 } }, NOW),
-    /4\.9% false differences between identical servers \(95% CI 2\.4–8\.6%, 225 pairs/,
+    /4\.9% false differences between identical servers \(95% CI 2\.4–8\.6% over 225 pairs taken as independent/,
   );
   assert.match(
     selftestText({ ...SELF, measured10: 0.1522 }, NOW),
@@ -101,6 +101,28 @@ test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run"
     'the difference the planted copies really had',
   );
   assert.equal(selftestText(null, NOW), SELFTEST_NOT_RUN);
+  // With the interval that counts the pairs' dependence: that one, and whether ≤ 8% is certified.
+  assert.equal(ciText([0, 0.14]), '0.0–14%', 'no binary error rounds 14% up to 15%');
+  const clustered = { ci95: [0, 0.14] as [number, number], effectivePairs: 26.3, runsToCertify8: 7 };
+  assert.match(
+    selftestText({ ...SELF, falseDifference: { rate: 0.04, ci95: [0.018, 0.075], pairs: 225, clustered } }, NOW),
+    /4\.0% false differences between identical servers \(95% CI 0\.0–14% over 225 pairs that share copies and tables \(worth at least about 26 independent ones; a conservative cluster bootstrap\); target ≤ 5%; upper end ≤ 8%: not met \(about 7 runs of this design would certify it at this rate\)\)/,
+  );
+  assert.match(
+    selftestText(
+      {
+        ...SELF,
+        falseDifference: {
+          rate: 0.02,
+          ci95: [0.01, 0.04],
+          pairs: 900,
+          clustered: { ...clustered, ci95: [0.005, 0.07] },
+        },
+      },
+      NOW,
+    ),
+    /upper end ≤ 8%: met\)/,
+  );
   // The host: named only when the tables beside it ran on another one (this VM's host changes by day).
   const amd = { ...SELF, cpuModel: 'AMD EPYC 7B13' };
   assert.match(

@@ -90,7 +90,7 @@ test('markdown: overview first, then details, issues, claims, Node matrix, metho
   // Variant overhead, with its interval.
   assert.match(
     md,
-    /\*\*Variant overhead\*\*\n\n- `express \+interceptor` vs `express`: \+12\.0% time per request \(95% CI \+\d+\.\d% … \+\d+\.\d%\)/,
+    /\*\*Variant overhead\*\*\n\n- `express \+interceptor` vs `express`: \+12\.0% time per request \(95% CI, table model \+\d+\.\d% … \+\d+\.\d%\)/,
   );
   // Cells of another run: ratio only, marked with their run, never ranked.
   assert.match(md, /- `koa` \(run `r1`\): 57% \(95% CI 5\d–5\d%\) of its baseline/);

@@ -17,6 +17,7 @@ import {
   formatComparisonInterval,
   formatRatioInterval,
   mdd,
+  ownVariance,
   rankRanges,
   sequentialAlpha,
   type TableInput,
@@ -459,4 +460,42 @@ test('server processes: a planted difference between processes of one build infl
   );
   assert.ok(rate(hits.round) > 0.1, `rounds as units: ${pct(rate(hits.round))}`);
   assert.ok(rate(hits.process) <= 0.065, `processes as units: ${pct(rate(hits.process))}`);
+});
+
+test("two-way model: a noisy row's own variance is unbiased (Shukla), where SS/(R − 1) reads (1 − 2/C) low in a 4-row table", (tc) => {
+  const z = normal(mulberry32(36));
+  const C = 4;
+  const R = 6;
+  const sig = [0.02, 0.02, 0.02, 0.08];
+  let naive = 0;
+  let shukla = 0;
+  const N = 4000;
+  for (let t = 0; t < N; t++) {
+    const rounds = Array.from({ length: R }, () => 0.2 * z());
+    const y = sig.map((s) => rounds.map((b) => b + s * z()));
+    const rowMean = y.map((r) => r.reduce((a, x) => a + x, 0) / R);
+    const roundMean = rounds.map((_, k) => y.reduce((a, r) => a + (r[k] ?? 0), 0) / C);
+    const grand = rowMean.reduce((a, x) => a + x, 0) / C;
+    const ss = y.map((r, i) =>
+      r.reduce((a, x, k) => a + (x - (rowMean[i] ?? 0) - (roundMean[k] ?? 0) + grand) ** 2, 0),
+    );
+    const ssAll = ss.reduce((a, x) => a + x, 0);
+    naive += (ss[3] ?? 0) / (R - 1);
+    shukla += ownVariance(ss[3] ?? 0, ssAll, C, R);
+  }
+  const truth = 0.08 ** 2;
+  tc.diagnostic(`σ² 0.0064: SS/(R−1) ${(naive / N).toFixed(5)}, Shukla ${(shukla / N).toFixed(5)}`);
+  assert.ok(Math.abs(shukla / N / truth - 1) < 0.05, `Shukla's estimate is unbiased: ${(shukla / N).toFixed(5)}`);
+  assert.ok(naive / N / truth < 0.6, `the plain residual variance is biased low: ${(naive / N).toFixed(5)}`);
+  assert.ok(Number.isNaN(ownVariance(1, 2, 2, 5)), 'needs 3 rows');
+  // In the fit: the noisy row's SE is the unbiased one (≥ its plain residual SE).
+  const rows = simTwoWay(z, [0, 0, 0, 0], 8, 0.02, 0.1);
+  const noisy = rows[3];
+  assert.ok(noisy);
+  for (const k of noisy.y.keys()) noisy.y.set(k, (noisy.y.get(k) ?? 0) + 0.3 * z());
+  const fit = fitTwoWay('base', rows);
+  const r3 = fit?.rows.find((r) => r.name === 'r3');
+  assert.equal(r3?.variance, 'own');
+  // sd² = SS/((R − 1)(C − 1)/C), so the old SE √(SS/(R − 1)/R) = sd·√((C − 1)/C / R).
+  assert.ok(r3 && r3.se > r3.sd * Math.sqrt(3 / 4 / 8), 'wider than the biased SE');
 });

@@ -13,6 +13,10 @@
  * - Spearman's ρ: Pearson's correlation of the two rankings' average ranks (ties share the mean
  *   of their positions), so identical orders give 1 and reversed orders −1.
  *
+ * - Searches that disagree (`reconcileCapacity`): a cell's figure is over the searches that
+ *   bracketed their capacity; when another search of the cell held a higher rate than the
+ *   figure's interval allows, the cell is a lower bound ("≥") over every search instead.
+ *
  * Rates in requests/s, latencies in ms.
  */
 import type { CapacityStep, CellResult } from '../store/results.ts';
@@ -284,4 +288,68 @@ export function halfHoldRate(steps: readonly { rate: number; hold: boolean }[]):
     if (Math.abs(da) + Math.abs(db) < 1e-10) break;
   }
   return b < 0 ? Math.exp(x0 - a / b) : null;
+}
+
+/**
+ * The highest rate each search held, by search number (CapacityStep.search): a rate whose steps'
+ * majority held (`ratePass`), or in runs before that field, a passing step. Searches that held no
+ * rate are absent. Requests/s.
+ */
+export function heldBySearch(steps: readonly CapacityStep[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const s of steps)
+    if (s.pass && s.ratePass !== false) out.set(s.search, Math.max(out.get(s.search) ?? 0, s.rate));
+  return out;
+}
+
+/** Geometric mean over every search of a cell whose searches disagree, with the min–max of them. */
+const ALL_SEARCHES_ESTIMATOR =
+  'geometric mean over every search that held a rate (a bracketed search its midpoint, another its highest held rate: a lower bound); range = min–max of them (not a confidence interval)';
+
+/**
+ * A capacity cell whose searches disagree, made consistent. Its figure (`capacity.rps`, `stats`)
+ * is over the searches that bracketed their capacity (verdict `met`); when another search of the
+ * same cell held a rate above the upper end of that figure's interval (above the figure when it
+ * has none), the figure understates what the cell sustained. Such a cell becomes a lower bound:
+ * verdict `at-least` ("≥"), figure = the geometric mean over every search that held a rate (the
+ * bracketed ones' midpoints, the others' highest held rates, which are lower bounds), interval =
+ * their min–max (kind `range`, which includes every held rate), share of peak recomputed, and
+ * `heldAbove` = the searches that held more. Stats follow (trialRps, rounds = search numbers), so
+ * the table, the ranking and Spearman's ρ use the new figure. Returns the cell unchanged when it
+ * has no such search, is not `met`, or was already reconciled (`heldAbove` set). Searches are
+ * told apart by `stats.rounds` (the search numbers of the figure's trials).
+ */
+export function reconcileCapacity(c: CellResult): CellResult {
+  const k = c.capacity;
+  const st = c.stats;
+  if (!k?.rps || k.verdict !== 'met' || k.heldAbove !== undefined || !st?.trialRps?.length) return c;
+  if (!Array.isArray(st.rounds) || st.rounds.length !== st.trialRps.length) return c;
+  const inFigure = new Set(st.rounds);
+  const others = [...heldBySearch(k.steps)].filter(([search]) => !inFigure.has(search));
+  const upper = k.rps.interval?.[1] ?? k.rps.figure;
+  const above = others.filter(([, rate]) => rate > upper);
+  if (!above.length) return c;
+  const searches = [...st.rounds, ...others.map(([s]) => s)];
+  const values = [...st.trialRps, ...others.map(([, r]) => r)];
+  const figure = Math.exp(values.reduce((a, x) => a + Math.log(x), 0) / values.length);
+  const interval: [number, number] = [Math.min(...values), Math.max(...values)];
+  const order = searches.map((_, i) => i).sort((a, b) => (searches[a] ?? 0) - (searches[b] ?? 0));
+  return {
+    ...c,
+    capacity: {
+      ...k,
+      verdict: 'at-least',
+      rps: { figure, interval, kind: 'range' },
+      knee: figure / k.peakRps.figure,
+      heldAbove: above.length,
+    },
+    stats: {
+      ...st,
+      trials: values.length,
+      trialRps: order.map((i) => values[i] ?? 0),
+      rounds: order.map((i) => searches[i] ?? 0),
+      rps: { figure, interval, kind: 'range', estimator: ALL_SEARCHES_ESTIMATOR },
+      spread: (interval[1] - interval[0]) / figure,
+    },
+  };
 }

@@ -193,6 +193,11 @@ export function cellTrialCount(c: CellResult): number {
 
 /** A cell's figure and uncertainty (recomputed from its trials, so old cell files get the same estimator). */
 export function cellEstimate(c: CellResult): Estimate {
+  // A capacity cell whose searches disagreed (capacity.ts `reconcileCapacity`): its figure is a
+  // lower bound over every search with their min–max, never a t-interval over mixed searches.
+  const k = c.capacity;
+  if (k?.heldAbove && k.rps)
+    return { figure: k.rps.figure, interval: k.rps.interval, kind: k.rps.kind, n: cellSamples(c).rps.length };
   return geometricEstimate(cellSamples(c).rps);
 }
 

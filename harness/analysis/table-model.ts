@@ -292,7 +292,7 @@ export interface TwoWayRow {
  * model on ratios to B counted B's noise in every row as independent and widened every pair's
  * interval by √2). A row whose residual variance fails the F test of `noisyGroups` (its residuals
  * against the others', Bonferroni over the rows at HETEROGENEITY_ALPHA) keeps its own variance
- * (df R − 1). Returns null with fewer than 2 rows, 2 common rounds, or a missing baseline row.
+ * (`ownVariance`: unbiased, never below the pooled σ̂²; df R − 1). Returns null with fewer than 2 rows, 2 common rounds, or a missing baseline row.
  */
 export function fitTwoWay(baseline: string, input: TwoWayRow[], opts: ModelOptions = {}): TableModel | null {
   const alpha = opts.alpha ?? ALPHA;
@@ -329,7 +329,9 @@ export function fitTwoWay(baseline: string, input: TwoWayRow[], opts: ModelOptio
   const sigma = Math.sqrt(pooled.s2);
   const df = pooled.df;
   const base = rowMean.get(baseline) ?? 0;
-  const seOf = (g: Group) => (noisy.has(g.name) ? Math.sqrt(g.ss / Math.max(1, R - 1) / R) : sigma / Math.sqrt(R));
+  const ssAll = gs.reduce((a, g) => a + g.ss, 0);
+  const seOf = (g: Group) =>
+    noisy.has(g.name) ? Math.sqrt(Math.max(ownVariance(g.ss, ssAll, C, R), pooled.s2) / R) : sigma / Math.sqrt(R);
   const dfOf = (g: Group) => (noisy.has(g.name) ? R - 1 : df);
   const baseG = gs.find((g) => g.name === baseline);
   const seB = baseG ? seOf(baseG) : 0;
@@ -363,6 +365,22 @@ export function fitTwoWay(baseline: string, input: TwoWayRow[], opts: ModelOptio
     nullCheck: null,
     kind: 'two-way',
   };
+}
+
+/**
+ * The unbiased variance of one row's own noise in a two-way table of C rows × R rounds (Shukla's
+ * stability variance: Shukla 1972, "Some statistical aspects of partitioning genotype-environmental
+ * components of variability", Heredity 29:237–245). A row's residuals carry its own noise times
+ * (1 − 2/C) plus a share of every row's, E[SS_c] = (R − 1)[σ_c²(1 − 2/C) + Σ_k σ_k² / C²], so
+ * SS_c / (R − 1) is biased low by the factor (1 − 2/C) (a third low in a 3-row table); solving
+ * with Σ_k SS_k (= (R − 1)(C − 1)/C · Σ_k σ_k² in expectation) gives
+ *     σ̂_c² = C·SS_c / ((C − 2)(R − 1)) − Σ_k SS_k / ((C − 1)(C − 2)(R − 1)).
+ * `ssRow` = SS_c, `ssAll` = Σ_k SS_k (log units²). Needs C ≥ 3 and R ≥ 2 (NaN otherwise); may be
+ * ≤ 0 for a quiet row (the caller floors it).
+ */
+export function ownVariance(ssRow: number, ssAll: number, C: number, R: number): number {
+  if (C < 3 || R < 2) return Number.NaN;
+  return (C * ssRow) / ((C - 2) * (R - 1)) - ssAll / ((C - 1) * (C - 2) * (R - 1));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import {
   type RatioEstimate,
   cellEstimate,
   cellFailure,
+  cellSamples,
   cellLatency,
   cellTrialCount,
   isSignificant,
@@ -27,6 +28,8 @@ import {
   ratio,
   rankRows,
 } from './stats.ts';
+import { type EstimatorGap, estimatorGaps } from './estimator-agreement.ts';
+import { reconcileCapacity } from './capacity.ts';
 import { compare, fitTable, fitTwoWay, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
 
 /** One run as the store reads it: its meta.json and its cell files. */
@@ -67,6 +70,11 @@ export interface RowFlags {
   failed: string | null;
   /** Services that went away during the cell (e.g. ['database']); the figure is not the contender's. */
   servicesLost: string[];
+  /**
+   * The row's solo requests/s ratio to the baseline and its interleaved ratio (the table's model)
+   * disagree beyond their 95% intervals (estimator-agreement.ts `estimatorGaps`); absent or null otherwise.
+   */
+  estimatorGap?: EstimatorGap | null;
 }
 
 /** One row of a ranked table (one cell of the table's run). Rates in requests/s, latencies in ms. */
@@ -174,6 +182,8 @@ export interface RankedTable {
     unit: 'round' | 'process';
     mdd: { pair: number; baseline: number };
   } | null;
+  /** The fitted table model behind `model` (its rows, σ̂, df: for derived figures such as variant overheads); null without one. */
+  fit?: TableModel | null;
 }
 
 /** Options of buildTables. */
@@ -274,7 +284,7 @@ export function summaryData(
             n: Math.min(modelRow(model, top.label), modelRow(model, r.label)),
             paired: true,
             df: Number.isFinite(c.df) ? c.df : null,
-            estimator: MODEL_ESTIMATOR,
+            estimator: modelEstimator(model),
           };
           return {
             label: r.label,
@@ -356,9 +366,11 @@ function otherRunRows(
   );
 }
 
-/** How a model-based ratio was computed, for the reader. */
-const MODEL_ESTIMATOR =
-  'table model: per-round log-ratio to the baseline of the same round, residual variance pooled over the table (analysis/table-model.ts)';
+/** How a model-based ratio was computed, for the reader (the one-way ratio model, or the two-way model of interleaved rounds). */
+const modelEstimator = (m: TableModel) =>
+  m.kind === 'two-way'
+    ? "table model: two-way model of each cell's log requests per CPU-second per round (or server process), cell and round effects, residual variance pooled over the table (analysis/table-model.ts fitTwoWay)"
+    : 'table model: per-round log-ratio to the baseline of the same round, residual variance pooled over the table (analysis/table-model.ts)';
 
 /** Rounds behind a row of the model (0 for the baseline). */
 function modelRow(m: TableModel, name: string): number {
@@ -483,8 +495,18 @@ function applyModel(fit: TableModel, rankable: TableRow[]): void {
         n: f.n,
         paired: true,
         df: Number.isFinite(f.df) ? f.df : null,
-        estimator: MODEL_ESTIMATOR,
+        estimator: modelEstimator(fit),
       };
+  }
+}
+
+/** Flags the rows whose solo requests/s ratio and interleaved ratio to the baseline disagree beyond their intervals. */
+function flagEstimatorGaps(fit: TableModel, rankable: TableRow[]): void {
+  const solo = rankable.map((r) => ({ label: r.label, ...cellSamples(r.cell) }));
+  const gaps = new Map(estimatorGaps(fit, solo).map((g) => [g.label, g]));
+  for (const r of rankable) {
+    const g = gaps.get(r.label);
+    if (g?.disagree) r.flags.estimatorGap = g;
   }
 }
 
@@ -529,13 +551,16 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
     if (!latest) continue; // a group holds at least one run's cells
     const baseline = baselineOf(g.key.scenario, opts.scenarios);
     // One cell per label (a run holds one per label; keep the last written if not).
-    const cells = [...new Map(latest.cells.map((c) => [c.label, c])).values()];
+    // Capacity cells whose searches disagree are lower bounds over every search (capacity.ts).
+    const cells = [...new Map(latest.cells.map((c) => [c.label, reconcileCapacity(c)])).values()];
     const baseCell = cells.find((c) => c.label === baseline) ?? null;
     const rows = cells.map((c) => makeRow(c, baseCell, baseline));
     const rankable = rows.filter((r) => r.status === 'ranked');
     const model = tableModel(rankable, baseline);
-    if (model) applyModel(model.fit, rankable);
-    else {
+    if (model) {
+      applyModel(model.fit, rankable);
+      flagEstimatorGaps(model.fit, rankable);
+    } else {
       const ranks = rankRows(rankable.map((r) => r.cell));
       rankable.forEach((r, i) => {
         r.rank = ranks[i] ?? null;
@@ -566,6 +591,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
       summary: summaryData(rows, NOISE_THRESHOLD, model?.fit ?? null),
       noiseThreshold: NOISE_THRESHOLD,
       model: model?.summary ?? null,
+      fit: model?.fit ?? null,
     });
   }
   const scenarioOrder = (opts.scenarios ?? []).map((s) => s.name);

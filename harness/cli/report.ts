@@ -15,6 +15,8 @@ import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/results.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
 import { readNewestSelftest } from '../store/selftest-store.ts';
+import { readNewestReference } from '../store/reference-store.ts';
+import { withClusteredInterval } from './selftest-judge.ts';
 import { readAllWhy } from '../store/why-store.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/exporter-registry.ts';
@@ -44,13 +46,18 @@ export function readSnapshot(
   warnings.push(...why.warnings);
   const self = readNewestSelftest(resultsDir);
   warnings.push(...self.warnings);
+  const ref = readNewestReference(resultsDir);
+  warnings.push(...ref.warnings);
+  const scenarios = loadScenarios(scenariosDir);
+  const baselines = scenarios.map((x) => ({ name: x.name, baseline: x.baseline }));
   return {
     snapshot: {
       runs,
-      scenarios: loadScenarios(scenariosDir),
+      scenarios,
       why: why.records,
       flames: why.flames,
-      selftest: self.selftest,
+      selftest: withClusteredInterval(resultsDir, baselines, self.selftest),
+      reference: ref.reference,
     },
     warnings,
   };

@@ -15,9 +15,11 @@
  *   variation between trials, not within-run jitter. `ours` is the ratio's figure, in the
  *   claim's units (ratio, increase a/b − 1, reduction 1 − a/b). Latency claims are judged through
  *   Little's law: in a closed-loop profile at the same concurrency, mean latency a/b = requests/s b/a.
- * - confirmed: ours lies in the claimed range and the band excludes "no difference" (unless the
- *   range itself includes it); refuted: the band lies wholly outside the claimed range;
- *   inconclusive: anything else (the band straddles the range's edge or "no difference").
+ * - confirmed: ours lies in the claimed range and the band excludes "no difference"; consistent,
+ *   not resolved: ours lies in a claimed range that includes "no difference" (and so values of no
+ *   practical size) and the band includes it too, so the measurement cannot tell the claim from no
+ *   difference; refuted: the band lies wholly outside the claimed range; inconclusive: anything
+ *   else (the band straddles the range's edge or "no difference").
  * - A client-bound side's figure is a lower bound. When that bound could move the ratio into the
  *   claimed range (refuted or inconclusive) or out of it (confirmed), the verdict is
  *   "inconclusive (client-bound)", never refuted.
@@ -44,7 +46,6 @@ import { UserError } from '../core/errors.ts';
 import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
-import { compare } from '../analysis/table-model.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
 import { fmtDf } from './format.ts';
 
@@ -85,6 +86,7 @@ export interface Claim {
 
 export type ClaimVerdict =
   | 'confirmed'
+  | 'consistent, not resolved'
   | 'refuted'
   | 'inconclusive'
   | 'inconclusive (client-bound)'
@@ -131,11 +133,18 @@ export interface HeadroomLine {
   runId: string;
   profile: string;
   driver: string;
-  /** The figure and its 95% interval in the claim's units (band sorted, contains ours). */
+  /** The figure and its interval in the claim's units (band sorted, contains ours). */
   ours: number;
   band: [number, number];
-  /** Degrees of freedom of the table model behind the interval. */
-  df: number;
+  /** Degrees of freedom of the interval's t quantile (null unless `kind` is 'ci95'). */
+  df: number | null;
+  /**
+   * The interval behind `band`: the solo requests/s ratio a/b paired by round (analysis/stats.ts
+   * `ratio`, the claim's own unit): a 95% CI with ≥ 5 rounds, the min–max of 2–4.
+   */
+  kind: RatioEstimate['kind'];
+  /** Paired solo rounds behind it. */
+  n: number;
   /** Where the band lies from the claimed range. */
   where: 'inside' | 'outside' | 'straddles';
 }
@@ -189,7 +198,7 @@ export function claimsRule(): string {
     "The decision range is printed with each claim and says where it comes from: the source's own spread, or its one figure ± a stated tolerance on the ratio.",
     'Only cells of one run with at least 5 trials each are used; the band is the 95% interval of the ratio a/b, paired by round (variation between trials, not jitter within one window).',
     "Latency claims are judged through Little's law: at the same closed-loop concurrency, mean latency a/b equals requests/s b/a.",
-    'Confirmed: our figure lies in the range and the band excludes no difference (unless the range includes it). Refuted: the whole band lies outside the range. Inconclusive: anything else.',
+    'Confirmed: our figure lies in the range and the band excludes no difference. Consistent, not resolved: our figure lies in a range that includes no difference, and the band includes it too (the measurement cannot tell the claim from no difference). Refuted: the whole band lies outside the range. Inconclusive: anything else.',
     'A client-bound side is a lower bound: when it could move the ratio into (or out of) the range, the verdict is inconclusive (client-bound), never refuted.',
     'When the table model (with b as the reference row if the run has no baseline row) gives a minimum detectable difference (MDD) and the whole range lies closer to no difference than it, the verdict is inconclusive (below resolution), never refuted (a confirmation stands only if the band excludes no difference).',
     "A cell measured in a shape other than its profile's (a shortened window, other VUs) makes the verdict provisional; the row names the override.",
@@ -412,7 +421,8 @@ function bandVerdict(claim: Claim, r: RatioEstimate, ours: number, band: [number
   const bandHasNoEffect = band[0] <= noEffect && noEffect <= band[1];
   if (r.kind !== 'ci95') return 'inconclusive';
   if (band[1] < lo || band[0] > hi) return 'refuted';
-  if (ours >= lo && ours <= hi && (rangeHasNoEffect || !bandHasNoEffect)) return 'confirmed';
+  if (ours >= lo && ours <= hi && !bandHasNoEffect) return 'confirmed';
+  if (ours >= lo && ours <= hi && rangeHasNoEffect) return 'consistent, not resolved';
   return 'inconclusive';
 }
 
@@ -427,7 +437,7 @@ function clientBoundVerdict(claim: Claim, v: ClaimVerdict, a: CellResult, b: Cel
   const reachable = (up && rr[1] > (iv[0] ?? 0)) || (down && rr[0] < (iv[1] ?? 0));
   const canLeave = (up && Number.isFinite(rr[1])) || (down && rr[0] > 0);
   if ((v === 'refuted' || v === 'inconclusive') && reachable) return 'inconclusive (client-bound)';
-  if (v === 'confirmed' && canLeave) return 'inconclusive (client-bound)';
+  if ((v === 'confirmed' || v === 'consistent, not resolved') && canLeave) return 'inconclusive (client-bound)';
   return v;
 }
 
@@ -458,9 +468,10 @@ const OPEN_LOOP_PROFILES = new Set(['capacity', 'k6-rate']);
 /**
  * The second line of a client-bound claim (module docstring): the newest run with a table of the
  * claim's scenario and Node major (`nodeMajor`, the claim's cells') in a closed-loop profile
- * other than `profile` whose ranked rows hold both a and b, neither client-bound. Its figure and 95% interval are the table model's (analysis/tables.ts
- * `tableModel`, with b as the reference row; table-model.ts `compare`), so they are the report's
- * own comparison of that table. Null when there is none.
+ * other than `profile` whose ranked rows hold both a and b, neither client-bound. Its figure and
+ * interval are in the claim's own unit: the solo requests/s ratio a/b paired by round
+ * (analysis/stats.ts `ratio`: a 95% CI with ≥ 5 rounds, else the range of the rounds), as the
+ * claim's first line, never the table model's requests per CPU-second. Null when there is none.
  */
 export function headroomLine(
   claim: Claim,
@@ -478,13 +489,13 @@ export function headroomLine(
       const ra = ranked.find((r) => matches(claim.a, r.cell));
       const rb = ranked.find((r) => matches(claim.b, r.cell));
       if (!ra || !rb || ra.cell.resources?.clientBound || rb.cell.resources?.clientBound) continue;
-      const fit = tableModel(ranked, rb.label)?.fit;
-      if (!fit) continue;
-      const c = compare(fit, ra.label, rb.label);
-      const { ours, band } = inClaimUnits(claim, c.ratio, c.ci);
+      const r = ratio(ra.cell, rb.cell);
+      if (!(r.figure > 0) || !Number.isFinite(r.figure)) continue;
+      const { ours, band } = inClaimUnits(claim, r.figure, r.interval ?? [r.figure, r.figure]);
       const [lo, hi] = ascending(claim.expected[0], claim.expected[1]);
       const where = band[1] < lo || band[0] > hi ? 'outside' : band[0] >= lo && band[1] <= hi ? 'inside' : 'straddles';
-      return { runId: run.meta.runId, profile: t.key.profile, driver: t.key.driver, ours, band, df: fit.df, where };
+      const head = { runId: run.meta.runId, profile: t.key.profile, driver: t.key.driver, ours, band };
+      return { ...head, df: r.kind === 'ci95' ? r.df : null, kind: r.kind, n: r.n, where };
     }
   }
   return null;
@@ -497,7 +508,12 @@ export function headroomText(claim: Pick<Claim, 'compare'>, h: HeadroomLine): st
     outside: 'outside the claimed range',
     straddles: "across the claimed range's edge",
   }[h.where];
-  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (95% CI ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, the table model's 95% CI, ${fmtDf(h.df)} df), ${where}`;
+  const how =
+    h.kind === 'ci95'
+      ? `solo requests/s paired by round, 95% CI${h.df !== null ? `, ${fmtDf(h.df)} df` : ''}`
+      : `solo requests/s paired by round, the range of ${h.n} rounds (not a confidence interval)`;
+  const name = h.kind === 'ci95' ? '95% CI' : `range (${h.n} rounds)`;
+  return `ours, not the source's shape: ${formatComparison(claim.compare, h.ours)} (${name} ${formatRange(claim.compare, h.band)}) under ${h.driver}, where neither side is client-bound (${h.profile}, run ${h.runId}, ${how}), ${where}`;
 }
 
 function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: EvaluateOptions): ClaimResult {
@@ -519,7 +535,10 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   if (
     mdd !== null &&
     belowResolution(claim, mdd) &&
-    (verdict === 'refuted' || verdict === 'inconclusive' || (verdict === 'confirmed' && !resolved))
+    (verdict === 'refuted' ||
+      verdict === 'inconclusive' ||
+      verdict === 'consistent, not resolved' ||
+      (verdict === 'confirmed' && !resolved))
   )
     verdict = 'inconclusive (below resolution)';
   const fmt = (v: number) => formatComparison(claim.compare, v);

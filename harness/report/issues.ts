@@ -24,8 +24,9 @@
  *   the step where p99 passes the SLO. A capacity that is a lower bound (verdict at-least: the
  *   open-loop driver at its limit) is a measurement note, never a finding.
  * Measurement conditions (client-bound, noisy, few trials, other runs / machines) are not
- * findings: `measurementNotes(table)` gives them per table. Variant overhead is data with its
- * ratio interval (`variantOverheads`), "no measurable overhead" when the interval includes 0.
+ * findings: `measurementNotes(table)` gives them per table. Variant overhead is data from the
+ * table model with its interval and verdict (`variantOverheads`: "equal within 5%" only when the
+ * model's TOST interval says so, "not resolved" when its 95% CI includes 0 and it is not).
  */
 import type { CellResult } from '../store/results.ts';
 import { DRIVER_BUSY_PCT, type ResourceUse, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
@@ -39,6 +40,7 @@ import {
   ratio,
 } from '../analysis/stats.ts';
 import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
+import { compare, type TableModel } from '../analysis/table-model.ts';
 import { firstBreak } from '../analysis/capacity.ts';
 import { judgeLeak, LEAK_RULE, type LeakVerdict } from '../analysis/leak.ts';
 import { getProfile } from '../core/profiles.ts';
@@ -610,7 +612,8 @@ export interface MeasurementNote {
     | 'services-lost'
     | 'paused-failures'
     | 'capacity-lower-bound'
-    | 'closed-loop-tail';
+    | 'closed-loop-tail'
+    | 'estimators-disagree';
   /** Rows it concerns (labels); empty for table-wide notes. */
   labels: string[];
   /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
@@ -631,8 +634,9 @@ function clientBoundDetail(r: RankedTable['rows'][number]): string {
  * The measurement notes of one table: client-bound rows (their figure is a lower bound), noisy
  * rows (trials > 10% apart), rows with fewer than 5 trials (not ranked), rows from other runs,
  * a missing baseline, lost services, capacities that are lower bounds (verdict at-least: the
- * open-loop driver reached its limit), and — given every table — the same group measured on other
- * machines (shown in their own tables).
+ * open-loop driver reached its limit), rows whose solo requests/s ratio and interleaved ratio to
+ * the baseline disagree beyond their 95% intervals (tables.ts RowFlags.estimatorGap), and — given
+ * every table — the same group measured on other machines (shown in their own tables).
  */
 export function measurementNotes(table: RankedTable, allTables: RankedTable[] = []): MeasurementNote[] {
   const notes: MeasurementNote[] = [];
@@ -652,7 +656,9 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       // Since issue 23 a cell is "≥" only when no search bracketed its capacity (older runs: any search at the driver's limit).
       detail: atLeast.every((r) => r.cell.capacity?.bracketed === undefined)
         ? `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`
-        : `no search bracketed the capacity (the open-loop driver (${drivers}) at its limit, or no failure up to 1.5 × the median peak): these capacities are lower bounds`,
+        : atLeast.every((r) => r.cell.capacity?.heldAbove)
+          ? `other searches held more than the bracketed figure: these capacities are lower bounds over every search`
+          : `no search bracketed the capacity (the open-loop driver (${drivers}) at its limit, or no failure up to 1.5 × the median peak)${atLeast.some((r) => r.cell.capacity?.heldAbove) ? ', or other searches held more than the bracketed figure' : ''}: these capacities are lower bounds`,
     });
   }
   const noisy = table.rows.filter((r) => r.flags.noisy);
@@ -663,6 +669,13 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       detail: noisy.some((r) => pairedRounds(r.cell))
         ? `interleaved rounds that disagree much more than the table's other rows (the model keeps their own variance, F test at 1%): ${noisy.map((r) => r.label).join(', ')}`
         : `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
+    });
+  const gaps = table.rows.filter((r) => r.flags.estimatorGap);
+  if (gaps.length)
+    notes.push({
+      kind: 'estimators-disagree',
+      labels: gaps.map((r) => r.label),
+      detail: `the solo windows' requests/s ratio to ${table.baseline} and the interleaved rounds' ratio (requests per CPU-second, the "% of baseline" column) disagree beyond their 95% intervals: ${gaps.map((r) => `${r.label} ${gapText(r.flags.estimatorGap)}`).join(', ')}`,
     });
   const tail = closedLoopTailNote(table);
   if (tail) notes.push(tail);
@@ -722,24 +735,51 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
   return notes;
 }
 
-/** A variant's cost against its own contender without the variant (same run, paired by round). */
+/** "6.1% solo vs 9.0% interleaved (×0.68)" of a row's estimator gap. */
+function gapText(g: RankedTable['rows'][number]['flags']['estimatorGap']): string {
+  if (!g) return '';
+  const p = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+  return `${p(g.solo.ratio)} solo vs ${p(g.interleaved.ratio)} interleaved (×${g.factor.toFixed(2)})`;
+}
+
+/** A variant's cost against its own contender without the variant (same run). */
 export interface VariantOverhead {
   label: string;
   base: string;
   scenario: string;
   profile: string;
   runId: string;
-  /** Extra time per request = base/variant requests/s − 1 (0.1 = 10% more time per request). */
+  /**
+   * Extra time per request = base/variant − 1 (0.1 = 10% more time per request): of requests per
+   * CPU-second when it comes from the table model (`source` 'model'), else of the solo trials'
+   * requests/s.
+   */
   overhead: number;
   /** Interval of `overhead` (contains it); null without one. */
   interval: [number, number] | null;
   kind: RatioEstimate['kind'];
-  /** false when the interval includes 0 (or there is none): "no measurable overhead". */
+  /** 'model': the table's model (its 95% CI, TOST for "equal within 5%"); 'trials': the solo trials paired by round. */
+  source: 'model' | 'trials';
+  /**
+   * The model's verdict of the base against the variant: 'overhead' / 'less' when its 95% CI
+   * excludes 0, 'equal within 5%' when the TOST interval lies within ±5%, else 'not resolved'.
+   * Without a model: 'overhead' / 'less' only from a 95% CI of ≥ 5 trials, else 'not resolved'.
+   */
+  verdict: 'overhead' | 'less' | 'equal within 5%' | 'not resolved';
+  /** The TOST (90%) interval of `overhead` behind 'equal within 5%'; null otherwise. */
+  tost: [number, number] | null;
+  /** true when the verdict is 'overhead' or 'less' (the interval excludes 0). */
   measurable: boolean;
 }
 
-/** Every variant's overhead over its base contender, same run and load shape; failed cells are skipped. */
-export function variantOverheads(cells: CellResult[]): VariantOverhead[] {
+/**
+ * Every variant's overhead over its base contender, same run and load shape; failed cells are
+ * skipped. With the table's fitted model (`fit`, analysis/tables.ts RankedTable.fit) holding both
+ * rows, the overhead, its 95% CI and its verdict come from the model (table-model.ts `compare`:
+ * base vs variant); otherwise from the solo trials' paired ratio, which never says "no
+ * measurable overhead" (2 trials give no 95% CI): only 'not resolved'.
+ */
+export function variantOverheads(cells: CellResult[], fit: TableModel | null = null): VariantOverhead[] {
   const ok = cells.filter((c) => !cellFailure(c) && !(c.servicesLost ?? []).length);
   const out: VariantOverhead[] = [];
   for (const v of ok.filter((c) => c.variant)) {
@@ -747,30 +787,51 @@ export function variantOverheads(cells: CellResult[]): VariantOverhead[] {
       (b) => b.contender === v.contender && !b.variant && b.scenario === v.scenario && sameGroup(b, v),
     );
     if (!base) continue;
+    const head = { label: v.label, base: base.label, scenario: v.scenario, profile: v.profile, runId: v.runId };
+    const inModel = fit && [base.label, v.label].every((l) => fit.rows.some((r) => r.name === l));
+    if (fit && inModel) {
+      const c = compare(fit, base.label, v.label);
+      const verdict = c.verdict === 'faster' ? 'overhead' : c.verdict === 'slower' ? 'less' : c.verdict;
+      out.push({
+        ...head,
+        overhead: c.ratio - 1,
+        interval: [c.ci[0] - 1, c.ci[1] - 1],
+        kind: 'ci95',
+        source: 'model',
+        verdict,
+        tost: verdict === 'equal within 5%' ? [c.tostCi[0] - 1, c.tostCi[1] - 1] : null,
+        measurable: verdict === 'overhead' || verdict === 'less',
+      });
+      continue;
+    }
     const r = ratio(base, v);
     const interval: [number, number] | null = r.interval ? [r.interval[0] - 1, r.interval[1] - 1] : null;
+    const measurable = r.kind === 'ci95' && interval !== null && (interval[0] > 0 || interval[1] < 0);
     out.push({
-      label: v.label,
-      base: base.label,
-      scenario: v.scenario,
-      profile: v.profile,
-      runId: v.runId,
+      ...head,
       overhead: r.figure - 1,
       interval,
       kind: r.kind,
-      measurable: r.kind === 'ci95' && interval !== null && (interval[0] > 0 || interval[1] < 0),
+      source: 'trials',
+      verdict: measurable ? (r.figure > 1 ? 'overhead' : 'less') : 'not resolved',
+      tost: null,
+      measurable,
     });
   }
   return out;
 }
 
-/** "+12.3% time per request (95% interval +8.1% … +16.5%)" or "no measurable overhead (…)". */
+/**
+ * "+12.3% time per request (95% interval +8.1% … +16.5%)", "equal within 5% (90% interval −2.0% …
+ * +3.1%)" or "not resolved, +1.0% (95% interval −4.0% … +6.2%)": the verdict of `variantOverheads`.
+ */
 export function describeOverhead(o: VariantOverhead): string {
   const s = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
-  const iv = o.interval
-    ? `${o.kind === 'ci95' ? '95% interval' : 'range'} ${s(o.interval[0])} … ${s(o.interval[1])}`
-    : 'no interval: one trial';
-  if (!o.measurable) return `no measurable overhead (${iv})`;
+  const name = o.kind === 'ci95' ? '95% interval' : 'range';
+  const iv = o.interval ? `${name} ${s(o.interval[0])} … ${s(o.interval[1])}` : 'no interval: one trial';
+  if (o.verdict === 'equal within 5%' && o.tost)
+    return `equal within 5% (90% interval ${s(o.tost[0])} … ${s(o.tost[1])})`;
+  if (o.verdict === 'not resolved') return `not resolved, ${s(o.overhead)} (${iv})`;
   return o.overhead > 0
     ? `${s(o.overhead)} time per request (${iv})`
     : `${s(-o.overhead)} less time per request than without the variant (${iv})`;

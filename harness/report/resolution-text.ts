@@ -1,7 +1,9 @@
 /**
  * The self-test's part of the report's how-sure line (issue 26, "One honest how-sure line"): this
  * machine's resolution as the newest `just selftest` record measured it (store/selftest-store.ts)
- * — its false-difference rate between identical copies with its 95% CI and pair count, its power
+ * — its false-difference rate between identical copies with its 95% CI (the one that counts the
+ * pairs' dependence when the summary has it, `clustered`; else the binomial one, said to be too
+ * narrow) and whether its upper end certifies ≤ 8%, its power
  * at a 10% difference, its median minimum detectable difference, its main run id and its age —
  * or, with no record, how to get one.
  */
@@ -18,7 +20,8 @@ export function ciText([lo, hi]: [number, number]): string {
   const step = (x: number) => (100 * x < 10 ? 0.1 : 1);
   const f = (x: number, round: (n: number) => number) => {
     const st = step(x);
-    const v = round((100 * x) / st) * st;
+    // 1e-9 absorbs binary error (100 × 0.14 = 14.000000000000002 must not round up to 15).
+    const v = round((100 * x) / st + (round === Math.ceil ? -1e-9 : 1e-9)) * st;
     return st < 1 ? v.toFixed(1) : v.toFixed(0);
   };
   return `${f(lo, Math.floor)}–${f(hi, Math.ceil)}%`;
@@ -51,10 +54,21 @@ export function selftestText(s: SelftestSummary | null, now: Date, tableHosts: s
     s.cpuModel && tableHosts.length && !tableHosts.includes(s.cpuModel)
       ? `, on another host than these tables: ${s.cpuModel}`
       : '';
-  const ci = (c: [number, number] | null) => (c ? `95% CI ${ciText(c)}, ` : '');
   const fd = s.falseDifference;
+  const k = fd.clustered;
+  const ci = (c: [number, number] | null) =>
+    k
+      ? `95% CI ${ciText(k.ci95)} over ${fd.pairs} pairs that share copies and tables${k.effectivePairs !== null ? ` (worth at least about ${Math.round(k.effectivePairs)} independent ones; a conservative cluster bootstrap)` : ''}; `
+      : c
+        ? `95% CI ${ciText(c)} over ${fd.pairs} pairs taken as independent, though they share copies and tables (too narrow); `
+        : `${fd.pairs} pairs; `;
+  const certified = k
+    ? k.ci95[1] <= 0.08
+      ? '; upper end ≤ 8%: met'
+      : `; upper end ≤ 8%: not met${k.runsToCertify8 !== null ? ` (about ${k.runsToCertify8} runs of this design would certify it at this rate)` : ''}`
+    : '';
   const age = ageText(now.getTime() - Date.parse(s.at));
   const mdd = s.medianMdd !== null ? `, median minimum detectable difference ${pctText(s.medianMdd)}` : '';
   const measured = s.measured10 !== null ? ` (measured ${pctText(s.measured10)})` : '';
-  return `self-test \`${s.mainRun}\` (${age} old${elsewhere}): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}${fd.pairs} pairs; target ≤ 5%), ${pctText(s.power10.rate)} power at a 10% difference${measured}${mdd}`;
+  return `self-test \`${s.mainRun}\` (${age} old${elsewhere}): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}target ≤ 5%${certified}), ${pctText(s.power10.rate)} power at a 10% difference${measured}${mdd}`;
 }

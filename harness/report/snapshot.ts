@@ -5,6 +5,7 @@
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
 import type { SelftestSummary } from '../store/selftest-store.ts';
+import type { ReferenceRecord } from '../store/reference-store.ts';
 import type { FoldedRead } from '../store/flame-store.ts';
 import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
@@ -47,9 +48,14 @@ export interface ReportSnapshot {
   readonly flames?: ReadonlyMap<string, FoldedRead>;
   /**
    * A one-run report's reference (`selectRun`): an older complete run of the same profile, from the
-   * store, shown beside the run as a reference only (report/reference.ts), never in its tables.
+   * store, shown beside the run as a reference only (report/reference-run.ts), never in its tables.
    */
-  readonly reference?: SnapshotRun;
+  readonly referenceRun?: SnapshotRun;
+  /**
+   * The newest steady-state reference record that meets the reference's minimums
+   * (store/reference-store.ts) for the how-sure line's second certificate; null or absent: none.
+   */
+  readonly reference?: ReferenceRecord | null;
 }
 
 /**
@@ -104,7 +110,7 @@ export function snapshotOfCells(
  * same profile that share a scenario with it, the one with the most cells (the newest on a tie);
  * null when there is none. On a fresh clone after `just bake-off` that is the committed bake-off.
  */
-export function referenceRun(runs: readonly SnapshotRun[], run: SnapshotRun): SnapshotRun | null {
+export function referenceRunOf(runs: readonly SnapshotRun[], run: SnapshotRun): SnapshotRun | null {
   const scenarios = new Set(run.cells.map((c) => c.scenario));
   const older = runs.filter(
     (r) =>
@@ -128,14 +134,14 @@ export function referenceRun(runs: readonly SnapshotRun[], run: SnapshotRun): Sn
 /**
  * The snapshot restricted to one run (`--run ID`; a unique prefix of the id is accepted).
  * Throws UserError naming the known runs when no run (or more than one) matches.
- * It carries the run's reference (`referenceRun`) and only its own `just why` records.
+ * It carries the run's reference run (`referenceRunOf`) and only its own `just why` records.
  */
 export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
   const exact = s.runs.filter((r) => r.meta.runId === runId);
   const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
   const [hit] = hits;
   if (hit && hits.length === 1) {
-    const reference = referenceRun(s.runs, hit);
+    const referenceRun = referenceRunOf(s.runs, hit);
     return {
       runs: hits,
       scenarios: s.scenarios,
@@ -143,7 +149,8 @@ export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
       ...(s.why ? { why: s.why.filter((w) => w.runId === hit.meta.runId) } : {}),
       ...(s.selftest !== undefined ? { selftest: s.selftest } : {}),
       ...(s.flames ? { flames: s.flames } : {}),
-      ...(reference ? { reference } : {}),
+      ...(s.reference ? { reference: s.reference } : {}),
+      ...(referenceRun ? { referenceRun } : {}),
     };
   }
   const known = s.runs

@@ -10,6 +10,9 @@ import { NATIVE_FALLBACK_NOTE } from '../drivers/driver-registry.ts';
 import { buildTables, type OtherRunRow, pairedRounds, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { median, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../analysis/stats.ts';
 import { formatRatioInterval } from '../analysis/table-model.ts';
+import type { EstimatorGap } from '../analysis/estimator-agreement.ts';
+import { compareWithReference, REFERENCE_TARGETS } from '../analysis/reference-stats.ts';
+import type { ReferenceRecord } from '../store/reference-store.ts';
 import { compareRankings, type DriverCeiling, driverCeilings, p99AtCapacity } from '../analysis/capacity.ts';
 import { OPEN_LOOP_BUSY_PCT, SETTLE_SHARE } from '../scheduler/capacity-round.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
@@ -46,7 +49,7 @@ import {
 } from './format.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
-import { referenceOf } from './reference.ts';
+import { referenceOf } from './reference-run.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
 import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
@@ -58,7 +61,7 @@ import type {
   CapacityRowView,
   ClaimView,
   MatrixView,
-  ReferenceView,
+  ReferenceRunView,
   ReportView,
   RowView,
   RunRatioView,
@@ -158,22 +161,25 @@ function capacityRowView(c: CellResult): CapacityRowView | null {
 
 function rowFlags(
   c: CellResult,
-  f: { clientBound: boolean; failed: string | null; servicesLost: string[] },
+  f: { clientBound: boolean; failed: string | null; servicesLost: string[]; estimatorGap?: EstimatorGap | null },
   trials: number,
 ): string[] {
   const k = c.capacity;
   return [
     f.failed ? 'failed' : '',
     k?.verdict === 'at-least'
-      ? k.bracketed === undefined
-        ? `${k.driver} at its limit (lower bound)`
-        : `no search bracketed its capacity (lower bound)`
+      ? k.heldAbove
+        ? `${k.heldAbove} of ${k.searches} searches held more than the bracketed figure: ≥ the mean over every search (lower bound)`
+        : k.bracketed === undefined
+          ? `${k.driver} at its limit (lower bound)`
+          : `no search bracketed its capacity (lower bound)`
       : '',
     k?.rps && k.never ? `${k.never} of ${k.searches} searches never held p99 ≤ ${fmtSlo(k.sloP99Ms)} ms` : '',
-    k?.boundsAbove
+    k?.boundsAbove && !k.heldAbove
       ? `${k.boundsAbove} of ${k.searches} searches held more without bracketing (lower bounds above the figure)`
       : '',
     f.clientBound ? 'client-bound (lower bound)' : '',
+    f.estimatorGap ? estimatorGapFlag(f.estimatorGap) : '',
     // Noisy rows are named once per table, in its measurement notes, not flagged on each row.
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
     // With interleaved rounds the ranks rest on them; the solo windows' count is no flag then.
@@ -181,6 +187,14 @@ function rowFlags(
     c.verification?.level === 'warn' ? 'verify warn' : '',
     c.target?.kind === 'external' ? 'external' : '',
   ].filter(Boolean);
+}
+
+/** "solo requests/s 6.1% of baseline (95% CI 5.5–6.8%) ≠ interleaved 9.0% (8.0–10%)": a row whose two estimators disagree. */
+function estimatorGapFlag(g: EstimatorGap): string {
+  const n = (x: number) => (100 * x).toFixed(x < 0.1 ? 1 : 0);
+  const p = (x: number) => `${n(x)}%`;
+  const iv = ([lo, hi]: [number, number]) => `${n(lo)}–${p(hi)}`;
+  return `solo requests/s ${p(g.solo.ratio)} of baseline (95% CI ${iv(g.solo.ci)}) ≠ interleaved ${p(g.interleaved.ratio)} (${iv(g.interleaved.ci)})`;
 }
 
 function rowView(r: TableRow): RowView {
@@ -298,6 +312,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'paused-failures': 'paused, not failed',
   'capacity-lower-bound': 'capacity lower bound',
   'closed-loop-tail': 'closed-loop tail',
+  'estimators-disagree': 'estimators disagree',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */
@@ -322,19 +337,26 @@ function notesOf(t: RankedTable, all: RankedTable[]): string[] {
   });
 }
 
-/** Variant overheads of a table's run and group (issues.ts `variantOverheads`), as sentences with their interval. */
+/** Variant overheads of a table's run and group (issues.ts `variantOverheads`, from the table's model), as sentences with their interval. */
 function variantLines(t: RankedTable): string[] {
   const cells = t.rows.map((r) => r.cell);
   const pct = (x: number) => `${x >= 0 ? '+' : '−'}${fmtStep(Math.abs(x * 100), 0.1)}%`;
-  return variantOverheads(cells).map((o) => {
+  return variantOverheads(cells, t.fit ?? null).map((o) => {
     const iv = o.interval ? outward([o.interval[0] * 100, o.interval[1] * 100], 0.1) : null;
-    const bounds = iv
-      ? ` (${intervalName({ kind: o.kind, n: cells.find((c) => c.label === o.label)?.stats?.trials ?? 0 })} ${pct(iv[0] / 100)} … ${pct(iv[1] / 100)})`
-      : ' (one trial: no interval)';
+    const name =
+      o.source === 'model'
+        ? '95% CI, table model'
+        : intervalName({ kind: o.kind, n: cells.find((c) => c.label === o.label)?.stats?.trials ?? 0 });
+    const bounds = iv ? ` (${name} ${pct(iv[0] / 100)} … ${pct(iv[1] / 100)})` : ' (one trial: no interval)';
     const fig = Math.round(o.overhead * 1000) / 1000;
-    return o.measurable
-      ? `\`${o.label}\` vs \`${o.base}\`: ${pct(fig)} time per request${bounds}.`
-      : `\`${o.label}\` vs \`${o.base}\`: no measurable overhead, ${pct(fig)}${bounds}.`;
+    const unit = o.source === 'model' && t.fit?.kind === 'two-way' ? 'CPU time per request' : 'time per request';
+    const head = `\`${o.label}\` vs \`${o.base}\``;
+    if (o.verdict === 'equal within 5%' && o.tost) {
+      const tv = outward([o.tost[0] * 100, o.tost[1] * 100], 0.1);
+      return `${head}: equal within 5%, ${pct(fig)} ${unit} (90% CI, table model ${pct(tv[0] / 100)} … ${pct(tv[1] / 100)}).`;
+    }
+    if (o.verdict === 'not resolved') return `${head}: not resolved, ${pct(fig)} ${unit}${bounds}.`;
+    return `${head}: ${pct(fig)} ${unit}${bounds}.`;
   });
 }
 
@@ -752,7 +774,13 @@ export function medianMddOf(
  * overview's tables when they have models, as for the MDD), client-bound cells
  * and the driver fidelity of the overview's run (else of the newest run that has one).
  */
-function certaintyOf(tables: TableView[], overview: TableView[], fidelity: string[], selftest: string | null): string {
+function certaintyOf(
+  tables: TableView[],
+  overview: TableView[],
+  fidelity: string[],
+  selftest: string | null,
+  reference: string | null = null,
+): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
   if (!rows.length) return selftest ? `No measured cell yet · ${selftest}.` : 'No measured cell yet.';
   const trials = rows.map((r) => r.trials);
@@ -775,6 +803,7 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
   const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
   const parts = [
     ...(selftest ? [selftest] : []),
+    ...(reference ? [reference] : []),
     ...(med !== null
       ? [
           `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'}${ofOverview ? ' of the overview' : ''})`,
@@ -794,6 +823,38 @@ function certaintyOf(tables: TableView[], overview: TableView[], fidelity: strin
       .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ') ?? 'driver fidelity: not measured',
   ];
   return `${parts.join(' · ')}.`;
+}
+
+/**
+ * The rank rule as the report prints it, from the table model (analysis/tables.ts `tableModel`:
+ * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, `compare`).
+ */
+export const RANK_RULE = `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model. With interleaved rounds it is a two-way model of each cell's log requests per CPU-second per round (per server process, the mean of its rounds, when a cell ran in several): a cell effect plus a round effect that absorbs the host's drift, the noise pooled over the table (a row much noisier than the others keeps its own variance, F test at 1%), and the baseline a noisy row like the others; with solo rounds only, each row's per-round log-ratio to the baseline of the same round, the noise pooled. "Significantly" = the pair's 95% CI excludes 1; "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`;
+
+/**
+ * The how-sure line's second certificate: the overview's ratios to their baselines against the
+ * newest steady-state reference (analysis/reference-stats.ts `compareWithReference`, its requests/s
+ * ratios): "reference `ID`: bias median 1.2%, max 4.0% over 12 rows; their 95% CIs cover the
+ * reference ratio in 11 of 12 (targets ≤ 2%, ≤ 5%, ≥ 90%: met)"; null without a record or a shared row.
+ */
+function referenceText(ref: ReferenceRecord | null, overview: TableView[]): string | null {
+  if (!ref) return null;
+  const rows = overview.flatMap((t) =>
+    t.rows
+      .filter((r) => !r.otherRun && !r.isBaseline && r.ratio)
+      .map((r) => ({
+        label: r.label,
+        scenario: t.scenario,
+        baseline: t.baseline,
+        ratio: r.ratio?.figure ?? Number.NaN,
+        ci95: r.ratio?.kind === 'ci95' ? r.ratio.interval : null,
+      })),
+  );
+  const c = compareWithReference(rows, ref.ratios);
+  if (!c.rows.length || c.medianBias === null || c.maxBias === null) return null;
+  const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const t = REFERENCE_TARGETS;
+  return `reference \`${ref.runId}\` (each contender alone, steady state): bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows; their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length} (targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'})`;
 }
 
 /** Fell back to autocannon for ranking: a `native` profile measured by autocannon. */
@@ -844,7 +905,7 @@ function capacityMethod(): string {
   const later = c.gallop
     ? `; later rounds start at the first bracketed round’s figure times a seeded factor in ${(2 ** -half).toFixed(2)}–${(2 ** half).toFixed(2)} and move by ×${c.gallop}, then its square, fourth power … (at most 4×), up or down until the capacity is bracketed`
     : '';
-  return `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step (open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded) and an open-loop search of ${c.stepS} s steps (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission). The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later}; the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far — until they are within ${Math.round(100 * (c.precision - 1))}%; a step holds when p99 ≤ the SLO (the scenario’s, or \`--slo-p99\`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail — while the search explores, one passing step holds a rate for now, and the held rate its result rests on is then confirmed by the majority (a flipped verdict searches on). A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”); with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as \`knee\`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before 2026-11-26T19 decided every rate by the majority of 3 and moved ×${c.gallop} at most twice before ÷4 and the cap, at precision 8%; runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit; runs before 2026-11-26T07 idled 0.5 s in place of the settle step.`;
+  return `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step (open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded) and an open-loop search of ${c.stepS} s steps (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission). The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later}; the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far — until they are within ${Math.round(100 * (c.precision - 1))}%; a step holds when p99 ≤ the SLO (the scenario’s, or \`--slo-p99\`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail — while the search explores, one passing step holds a rate for now, and the held rate its result rests on is then confirmed by the majority (a flipped verdict searches on). A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”) while the others agree — when another search held a rate above that interval, the cell is “≥” the geometric mean over every search (bracketed midpoints and highest held rates) with their min–max as its range, and its ranks and Spearman’s ρ use that figure; with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as \`knee\`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before 2026-11-26T19 decided every rate by the majority of 3 and moved ×${c.gallop} at most twice before ÷4 and the cap, at precision 8%; runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit; runs before 2026-11-26T07 idled 0.5 s in place of the settle step.`;
 }
 
 /**
@@ -883,10 +944,10 @@ function trialsOf(snapshot: ReportSnapshot): Map<string, CellResult[]> {
 /** The reference beside a one-run view: the reference run's own overview matrix against `yours`. */
 function referenceViewOf(
   snapshot: ReportSnapshot,
-  ref: NonNullable<ReportSnapshot['reference']>,
+  ref: NonNullable<ReportSnapshot["referenceRun"]>,
   yours: MatrixView,
   o: ViewOptions,
-): ReferenceView | null {
+): ReferenceRunView | null {
   const v = buildView({ runs: [ref], scenarios: snapshot.scenarios }, { runId: ref.meta.runId, now: o.now });
   return referenceOf({
     meta: ref.meta,
@@ -939,8 +1000,9 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
       snapshot.selftest === undefined
         ? null
         : selftestText(snapshot.selftest, o.now ?? new Date(), hostsOf(primary.length ? primary : tables, metas)),
+      referenceText(snapshot.reference ?? null, primary),
     ),
-    rankRule: `Rows are ordered by figure. A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model (each row's per-round log-ratio to the baseline of the same round, noise pooled over the table; "significantly" = the ratio's 95% CI excludes 1); "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved". Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
+    rankRule: RANK_RULE,
     fidelity,
     winners,
     matrix: matrixOf(primary, profile),
@@ -959,7 +1021,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
     why: whyView(snapshot),
-    reference: snapshot.reference ? referenceViewOf(snapshot, snapshot.reference, matrixOf(primary, profile), o) : null,
+    referenceRun: snapshot.referenceRun ? referenceViewOf(snapshot, snapshot.referenceRun, matrixOf(primary, profile), o) : null,
     medianMdd: medianMddOf(tables, primary).med,
     footprint: footprintViews(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId))),
   };

@@ -403,11 +403,11 @@ export interface DriverAgreementView {
 }
 
 /**
- * A one-run report's reference (report/reference.ts): the same scenarios' "% of baseline" in an
+ * A one-run report's reference (report/reference-run.ts): the same scenarios' "% of baseline" in an
  * older run (usually the committed bake-off of another machine) beside this run's own. Shown as a
  * reference only, never ranked with the run.
  */
-export interface ReferenceView {
+export interface ReferenceRunView {
   runId: string;
   /** ISO date-time the reference run started. */
   startedAt: string;
@@ -459,8 +459,8 @@ export interface ReportView {
   warnings: string[];
   /** The Why section from `just why` records (why-view.ts); null without any covering the report's contenders. */
   why?: WhyView | null;
-  /** A one-run report's reference run beside it (report/reference.ts); absent or null without one. */
-  reference?: ReferenceView | null;
+  /** A one-run report's reference run beside it (report/reference-run.ts); absent or null without one. */
+  referenceRun?: ReferenceRunView | null;
   /** The overview's median minimum detectable difference between two rows (a ratio − 1, e.g. 0.074), null without models. */
   medianMdd?: number | null;
   /** The Footprint table of each run the report shows (footprint-view.ts); empty when no run started a server. */

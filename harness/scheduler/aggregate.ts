@@ -4,6 +4,7 @@
  * description of a trial or cell for the progress log. Rates in requests/s, times in ms.
  */
 import { FAILED_REQUEST_SHARE, trialStats } from '../analysis/stats.ts';
+import { reconcileCapacity } from '../analysis/capacity.ts';
 import type { CellResult, CellStats, PairedWindow } from '../store/results.ts';
 import { capacityTrials, summarizeCapacity } from './capacity-round.ts';
 
@@ -27,11 +28,12 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   const { round: _round, capacitySearch: _search, paired: _paired, ...last } = lastTrial;
   const capacity = summarizeCapacity(list);
   if (capacity) {
-    // A capacity cell: the figure is over the searches that found a rate; the latency of the
-    // closed-loop windows is not the cell's (its curve is in capacity.steps).
+    // A capacity cell: the figure is over the searches that found a rate (a lower bound over every
+    // search when they disagree: reconcileCapacity); the latency of the closed-loop windows is not
+    // the cell's (its curve is in capacity.steps).
     const found = capacityTrials(list);
     const stats = found.length ? { ...trialStats(found), latencyMs: null } : undefined;
-    if (!failed) return { ...last, ...extra, capacity, ...(stats ? { stats } : {}) };
+    if (!failed) return reconcileCapacity({ ...last, ...extra, capacity, ...(stats ? { stats } : {}) });
   }
   if (!failed) {
     // A service that went away (the database) explains the errors: not the contender's failure.

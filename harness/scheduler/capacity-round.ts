@@ -242,6 +242,9 @@ export async function runCapacityRound(
  * search held a rate. Also the closed-loop peak over the same rounds, the share of the peak at the
  * SLO (`knee` = figure ÷ peak), how many searches bracketed, and every step. Searches stored
  * before issue 23 (no `bound`) count as bracketed when `met`. Null when no trial has a search.
+ * "met" holds only while the other searches agree: the cell's file goes through
+ * analysis/capacity.ts `reconcileCapacity` (scheduler/aggregate.ts), which makes a cell whose
+ * other searches held more than the figure's interval a lower bound over every search.
  */
 export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null {
   const searches = trials.map((t) => t.capacitySearch).filter((x): x is CapacitySearch => Boolean(x));

@@ -266,6 +266,12 @@ export interface CapacitySummary {
    * above it: the figure may understate the capacity); absent in older runs.
    */
   boundsAbove?: number;
+  /**
+   * Set when the searches disagreed (analysis/capacity.ts `reconcileCapacity`): the searches
+   * outside the bracketed figure that held a rate above its interval. The cell is then `at-least`
+   * and `rps` is over every search (geometric mean, range min–max). Absent otherwise.
+   */
+  heldAbove?: number;
   /** Searches that never held the SLO. */
   never: number;
   /** Every step of every search: the latency-versus-rate curve. */

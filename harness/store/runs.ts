@@ -430,10 +430,15 @@ export function writeCapacityTruth(resultsDir: string, id: string, record: unkno
   return writeRecord(resultsDir, 'capacity-truth', id, record);
 }
 
+/** Writes a steady-state reference record (cli/reference.ts) as `results/reference/<id>.json`; returns the file. StorageError when refused. */
+export function writeReferenceRecord(resultsDir: string, id: string, record: unknown): string {
+  return writeRecord(resultsDir, 'reference', id, record);
+}
+
 /** Writes `record` as `<resultsDir>/<kind>/<id>.json` (atomically); returns the file. StorageError when refused. */
 function writeRecord(
   resultsDir: string,
-  kind: 'selftest' | 'ab' | 'capacity-truth',
+  kind: 'selftest' | 'ab' | 'capacity-truth' | 'reference',
   id: string,
   record: unknown,
 ): string {

@@ -18,6 +18,21 @@ const Share = z.object({
   ci95: z.tuple([z.number(), z.number()]).nullable().optional(),
 });
 
+const Clustered = z.looseObject({
+  ci95: z.tuple([z.number(), z.number()]),
+  effectivePairs: z.number().nullable(),
+  runsToCertify8: z.number().nullable().optional(),
+});
+
+/** The false-difference rate's dependence-aware interval (pigeonhole bootstrap over tables and copies). */
+export interface ClusteredInterval {
+  ci95: [number, number];
+  /** What the pairs are worth as independent ones (null when the rate is 0 or 1). */
+  effectivePairs: number | null;
+  /** Runs of the record's design that would put the upper end at ≤ 8% at its rate (null: none would). */
+  runsToCertify8: number | null;
+}
+
 /** The fields of a self-test record (version ≥ 2) the report reads. */
 const SelftestRecordSchema = z.looseObject({
   version: z.number().int().min(2),
@@ -32,6 +47,8 @@ const SelftestRecordSchema = z.looseObject({
   medianMddPair: z.number().nullable().optional(),
   /** The slowdown the "10%" copies really had in the run (a share, e.g. 0.152). */
   measuredSlowdown: z.looseObject({ slow10: z.number().nullable().optional() }).optional(),
+  /** The false-difference rate's interval counting the pairs' dependence (analysis/cluster-bootstrap.ts); absent in older records. */
+  falseDifferenceClustered: Clustered.nullable().optional(),
 });
 
 /** The newest self-test as the report shows it (rates are shares 0–1; `medianMdd` a ratio − 1). */
@@ -42,7 +59,14 @@ export interface SelftestSummary {
   at: string;
   /** The id of its main run (the run judged pair by pair). */
   mainRun: string;
-  falseDifference: { rate: number; ci95: [number, number] | null; pairs: number };
+  falseDifference: {
+    rate: number;
+    /** Clopper–Pearson over the pairs as if independent (too narrow: the pairs share copies and tables). */
+    ci95: [number, number] | null;
+    pairs: number;
+    /** The interval that counts the dependence: from the record, or recomputed from its main run (cli/selftest.ts); null when neither has it. */
+    clustered?: ClusteredInterval | null;
+  };
   power10: { rate: number; ci95: [number, number] | null; pairs: number };
   /** The slowdown the "10%" copies had as measured in the run (a share), when recorded. */
   measured10: number | null;
@@ -78,6 +102,13 @@ export function readNewestSelftest(resultsDir: string): { selftest: SelftestSumm
         rate: r.falseDifference.rate,
         ci95: r.falseDifference.ci95 ?? null,
         pairs: r.falseDifference.pairs,
+        clustered: r.falseDifferenceClustered
+          ? {
+              ci95: r.falseDifferenceClustered.ci95,
+              effectivePairs: r.falseDifferenceClustered.effectivePairs,
+              runsToCertify8: r.falseDifferenceClustered.runsToCertify8 ?? null,
+            }
+          : null,
       },
       power10: { rate: r.power10.rate, ci95: r.power10.ci95 ?? null, pairs: r.power10.pairs },
       measured10: r.measuredSlowdown?.slow10 ?? null,

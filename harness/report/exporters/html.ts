@@ -44,8 +44,8 @@ import {
 } from '../capacity-text.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
-import type { ReferenceView, ReportView, RowView, TableView } from '../view.ts';
-import { pairText } from '../reference.ts';
+import type { ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
+import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
 import { FOOTPRINT_SCRIPT, footprintSectionHtml } from './footprint-html.ts';
@@ -289,12 +289,12 @@ ${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driver
 <div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); † not ranked (few trials); ‡ from another run, not ranked; ~ after a scenario: its table has noisy rows (its notes name them)</span></div></div>
 </div>
 ${v.capacity ? capacityOverview(v.capacity) : ''}
-${v.reference ? referenceHtml(v.reference) : ''}
+${v.referenceRun ? referenceHtml(v.referenceRun) : ''}
 </section>`;
 }
 
-/** A one-run report's reference run (report/reference.ts): its note, then "% of baseline there → here" per family. */
-function referenceHtml(r: ReferenceView): string {
+/** A one-run report's reference run (report/reference-run.ts): its note, then "% of baseline there → here" per family. */
+function referenceHtml(r: ReferenceRunView): string {
   const tables = r.families.map((f) => {
     const head = `<tr><th class="who">% of <code>${esc(f.baseline)}</code></th>${f.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
     const body = f.contenders

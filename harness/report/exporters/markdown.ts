@@ -26,8 +26,8 @@ import {
   tableRows,
 } from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
-import type { CapacityMatrixView, ReferenceView, ReportView, RowView, TableView } from '../view.ts';
-import { pairText } from '../reference.ts';
+import type { CapacityMatrixView, ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
+import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
@@ -73,12 +73,12 @@ export function overviewMarkdown(v: ReportView): string[] {
   if (m.joinedNote) out.push('', m.joinedNote);
   out.push('');
   if (v.capacity) out.push(...capacityOverview(v.capacity));
-  if (v.reference) out.push(...referenceMarkdown(v.reference));
+  if (v.referenceRun) out.push(...referenceMarkdown(v.referenceRun));
   return out;
 }
 
-/** A one-run report's reference run (report/reference.ts): its note, then "there → here" per family. */
-function referenceMarkdown(r: ReferenceView): string[] {
+/** A one-run report's reference run (report/reference-run.ts): its note, then "there → here" per family. */
+function referenceMarkdown(r: ReferenceRunView): string[] {
   const out = ['### Reference run', '', r.note];
   for (const f of r.families) {
     out.push(

@@ -31,8 +31,8 @@ import {
 } from '../capacity-text.ts';
 import { type ColumnSpec, fitTable, matrixBlocks, type Paint, truncate, wrap } from '../term-layout.ts';
 import { buildView } from '../view-build.ts';
-import type { CapacityMatrixCell, MatrixView, ReferenceView, ReportView, RowView, TableView } from '../view.ts';
-import { pairText } from '../reference.ts';
+import type { CapacityMatrixCell, MatrixView, ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
+import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
@@ -178,8 +178,8 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>, x: Ctx): strin
   return out;
 }
 
-/** A one-run report's reference beside it (report/reference.ts): one matrix per family, "there → here". */
-function referenceLines(r: ReferenceView, x: Ctx): string[] {
+/** A one-run report's reference beside it (report/reference-run.ts): one matrix per family, "there → here". */
+function referenceLines(r: ReferenceRunView, x: Ctx): string[] {
   const out = ['', ...wrap(plain(r.note), x.width, '  ').map((l) => x.c.yellow(l))];
   for (const f of r.families) {
     const rows = [
@@ -198,7 +198,7 @@ function overview(v: ReportView, x: Ctx): string[] {
   if (!v.winners.length) return [...out, '  No ranked table yet.', ''];
   out.push('', ...winnerLines(v, x), ...familyMatrices(v, x));
   if (v.capacity) out.push(...capacityOverview(v.capacity, x));
-  if (v.reference) out.push(...referenceLines(v.reference, x));
+  if (v.referenceRun) out.push(...referenceLines(v.referenceRun, x));
   out.push('');
   return out;
 }
@@ -377,7 +377,7 @@ function rhoRange(v: ReportView): string {
 
 /** "Source claims (19): 4 refuted, 4 inconclusive, 11 not measured; 8 provisional …": the verdict counts of the claims table. */
 function claimsLine(v: ReportView): string {
-  const kinds = ['confirmed', 'refuted', 'inconclusive', 'not measured'];
+  const kinds = ['confirmed', 'consistent, not resolved', 'refuted', 'inconclusive', 'not measured'];
   const counts = kinds
     .map((k) => [k, v.claims.filter((c) => c.verdict.startsWith(k)).length] as const)
     .filter(([, n]) => n > 0)

@@ -1,5 +1,5 @@
 /**
- * A one-run report's reference (snapshot.ts `referenceRun`): the same scenarios' "% of baseline"
+ * A one-run report's reference (snapshot.ts `referenceRunOf`): the same scenarios' "% of baseline"
  * in an older run — on a fresh clone, the committed bake-off of another machine — beside this
  * run's own, so a reader sees where their machine's answer differs from the one they may have
  * read. It is a reference only: figures of two machines, drivers or days are never one table,
@@ -7,7 +7,7 @@
  */
 import type { Estimate } from '../analysis/stats.ts';
 import type { RunMeta } from '../store/results.ts';
-import type { MatrixView, ReferenceView } from './view.ts';
+import type { MatrixView, ReferenceRunView } from './view.ts';
 
 /** The run's and the reference's matrices and metas, as view-build.ts has them. */
 export interface ReferenceInputs {
@@ -35,9 +35,9 @@ function ratioOf(m: MatrixView, scenario: string, label: string): Estimate | nul
  * every non-baseline contender either has a ratio for, with the reference's and the run's "% of
  * baseline" side by side; null when the two share no scenario.
  */
-export function referenceOf(x: ReferenceInputs): ReferenceView | null {
-  const families: ReferenceView['families'] = [];
-  const pairs: ReferenceView['pairs'] = {};
+export function referenceOf(x: ReferenceInputs): ReferenceRunView | null {
+  const families: ReferenceRunView['families'] = [];
+  const pairs: ReferenceRunView['pairs'] = {};
   for (const f of x.yourMatrix.families) {
     const scenarios = f.scenarios.filter((s) => x.matrix.scenarios.includes(s));
     if (!scenarios.length) continue;

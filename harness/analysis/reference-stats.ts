@@ -1,0 +1,213 @@
+/**
+ * The steady-state reference (`just reference`, cli/reference.ts) and the bake-off's agreement
+ * with it. A reference measures each contender ALONE on the server core with wrk: a long warm-up,
+ * then long windows, in several fresh server processes per contender (ABBA order). Its units are
+ * the processes: a process's figure is the mean over its windows, and intervals are between
+ * processes (the variation a restarted server really has), never between windows of one process.
+ *
+ * - `referenceFigure`: geometric mean over processes of requests/s (or requests per server
+ *   CPU-second) with the Student-t 95% interval on the logs (df = processes − 1).
+ * - `referenceRatios`: each contender's ratio to the scenario's baseline: exp(mean log_c − mean
+ *   log_B) over processes, Welch's t interval on the logs (Welch–Satterthwaite df).
+ * - `compareWithReference`: per bake-off row (a ranked table's ratio to its baseline, with its
+ *   95% CI), the bias |bake-off ratio ÷ reference ratio − 1| and whether the row's CI covers the
+ *   reference ratio; over the rows their median and max bias and the rows covered. The targets
+ *   of the design (bias ≤ 5% in every row, median ≤ 2%, ≥ 90% of rows covered) are REFERENCE_TARGETS.
+ *
+ * Rates in requests/s; efficiencies in requests per server CPU-second; ratios unitless.
+ */
+import { UserError } from '../core/errors.ts';
+import { tQuantile } from './stats.ts';
+
+/** The targets a bake-off design must meet against the reference. */
+export const REFERENCE_TARGETS = { maxBias: 0.05, medianBias: 0.02, covered: 0.9 } as const;
+
+/** The reference's minimums (the defaults of `just reference`): shorter runs are marked as such. */
+export const REFERENCE_MINIMUMS = { warmupS: 20, windows: 3, windowS: 10, processes: 3 } as const;
+
+/** One measured window of a reference process. */
+export interface ReferenceWindow {
+  /** Requests completed ÷ window seconds. */
+  rps: number;
+  /** Requests ÷ the server's CPU-seconds in the window (null when the CPU time could not be read). */
+  efficiency: number | null;
+  requests: number;
+  durationS: number;
+  serverCpuS: number | null;
+  errors: number;
+}
+
+/** One fresh server process of a contender: its windows after the warm-up. */
+export interface ReferenceProcess {
+  contender: string;
+  scenario: string;
+  /** 1-based position in the run's ABBA order. */
+  order: number;
+  windows: ReferenceWindow[];
+  /** Mean of the windows' requests/s and of their efficiencies (the process's figures). */
+  rps: number;
+  efficiency: number | null;
+}
+
+/** A figure over processes with its 95% interval (t on the logs, df = n − 1; null with 1 process). */
+export interface ReferenceFigure {
+  figure: number;
+  ci95: [number, number] | null;
+  n: number;
+}
+
+/** A contender's ratio to the scenario's baseline in the reference, with its 95% interval. */
+export interface ReferenceRatio {
+  contender: string;
+  scenario: string;
+  baseline: string;
+  rps: ReferenceFigure;
+  efficiency: ReferenceFigure | null;
+}
+
+const logs = (xs: number[]) => xs.filter((x) => x > 0).map(Math.log);
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+const variance = (xs: number[]) => {
+  const m = mean(xs);
+  return xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
+};
+
+/** The process's figures: the mean of its windows (requests/s; efficiency when every window has one). */
+export function processFigures(windows: ReferenceWindow[]): { rps: number; efficiency: number | null } {
+  if (!windows.length) throw new UserError('reference: a process without measured windows');
+  const eff = windows.map((w) => w.efficiency);
+  return {
+    rps: mean(windows.map((w) => w.rps)),
+    efficiency: eff.every((e): e is number => e !== null && e > 0) ? mean(eff) : null,
+  };
+}
+
+/** Geometric mean over processes with the t interval on the logs (see the module docstring). */
+export function referenceFigure(values: number[]): ReferenceFigure {
+  const l = logs(values);
+  if (!l.length) throw new UserError('reference: no positive figure to summarise');
+  const m = mean(l);
+  if (l.length < 2) return { figure: Math.exp(m), ci95: null, n: l.length };
+  const h = (tQuantile(0.975, l.length - 1) * Math.sqrt(variance(l))) / Math.sqrt(l.length);
+  return { figure: Math.exp(m), ci95: [Math.exp(m - h), Math.exp(m + h)], n: l.length };
+}
+
+/** Ratio of two sets of process figures: exp(Δ mean log) with Welch's t interval; null interval with < 2 processes a side. */
+export function ratioOfProcesses(a: number[], b: number[]): ReferenceFigure {
+  const la = logs(a);
+  const lb = logs(b);
+  if (!la.length || !lb.length) throw new UserError('reference: a ratio needs figures on both sides');
+  const d = mean(la) - mean(lb);
+  if (la.length < 2 || lb.length < 2) return { figure: Math.exp(d), ci95: null, n: Math.min(la.length, lb.length) };
+  const va = variance(la) / la.length;
+  const vb = variance(lb) / lb.length;
+  const se = Math.sqrt(va + vb);
+  const df = se > 0 ? (va + vb) ** 2 / (va ** 2 / (la.length - 1) + vb ** 2 / (lb.length - 1)) : 1e9;
+  const h = tQuantile(0.975, df) * se;
+  return { figure: Math.exp(d), ci95: [Math.exp(d - h), Math.exp(d + h)], n: Math.min(la.length, lb.length) };
+}
+
+/**
+ * Every contender's ratio to its scenario's baseline (`baselineOf(scenario)`) from a reference's
+ * processes; scenarios without processes of their baseline give no ratios.
+ */
+export function referenceRatios(
+  processes: ReferenceProcess[],
+  baselineOf: (scenario: string) => string,
+): ReferenceRatio[] {
+  const out: ReferenceRatio[] = [];
+  for (const scenario of [...new Set(processes.map((p) => p.scenario))]) {
+    const baseline = baselineOf(scenario);
+    const of = (c: string) => processes.filter((p) => p.scenario === scenario && p.contender === c);
+    const base = of(baseline);
+    if (!base.length) continue;
+    for (const contender of [...new Set(processes.filter((p) => p.scenario === scenario).map((p) => p.contender))]) {
+      if (contender === baseline) continue;
+      const mine = of(contender);
+      const eff = (ps: ReferenceProcess[]) => ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
+      const effOk = eff(mine).length === mine.length && eff(base).length === base.length;
+      out.push({
+        contender,
+        scenario,
+        baseline,
+        rps: ratioOfProcesses(
+          mine.map((p) => p.rps),
+          base.map((p) => p.rps),
+        ),
+        efficiency: effOk ? ratioOfProcesses(eff(mine), eff(base)) : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** One bake-off row to compare: its ratio to the table's baseline with the 95% CI the report prints. */
+export interface BakeoffRatio {
+  label: string;
+  scenario: string;
+  baseline: string;
+  ratio: number;
+  ci95: [number, number] | null;
+}
+
+/** A bake-off row against the reference. */
+export interface ReferenceRowCheck {
+  label: string;
+  scenario: string;
+  bakeoff: number;
+  reference: number;
+  /** |bake-off ÷ reference − 1|. */
+  bias: number;
+  /** The bake-off's 95% CI contains the reference ratio (false without a CI). */
+  covered: boolean;
+}
+
+/** The bake-off against the reference over the rows both have. */
+export interface ReferenceCheck {
+  unit: 'rps' | 'efficiency';
+  rows: ReferenceRowCheck[];
+  medianBias: number | null;
+  maxBias: number | null;
+  covered: number;
+  /** Whether the targets (REFERENCE_TARGETS) hold; null without rows. */
+  met: boolean | null;
+}
+
+/**
+ * The bake-off's rows against the reference ratios (same contender label, scenario and baseline),
+ * in `unit` ('rps': the reference's requests/s ratio, what a user deploying the stack on a core
+ * of its own gets; 'efficiency': its requests per CPU-second ratio). Rows the reference lacks are
+ * left out.
+ */
+export function compareWithReference(
+  rows: BakeoffRatio[],
+  ref: ReferenceRatio[],
+  unit: 'rps' | 'efficiency' = 'rps',
+): ReferenceCheck {
+  const checks: ReferenceRowCheck[] = [];
+  for (const r of rows) {
+    const x = ref.find((q) => q.contender === r.label && q.scenario === r.scenario && q.baseline === r.baseline);
+    const f = unit === 'rps' ? x?.rps.figure : x?.efficiency?.figure;
+    if (!x || f === undefined || !(f > 0) || !(r.ratio > 0)) continue;
+    checks.push({
+      label: r.label,
+      scenario: r.scenario,
+      bakeoff: r.ratio,
+      reference: f,
+      bias: Math.abs(r.ratio / f - 1),
+      covered: r.ci95 !== null && r.ci95[0] <= f && f <= r.ci95[1],
+    });
+  }
+  const biases = checks.map((c) => c.bias).sort((a, b) => a - b);
+  const n = biases.length;
+  const medianBias = n ? ((biases[(n - 1) >> 1] ?? 0) + (biases[n >> 1] ?? 0)) / 2 : null;
+  const maxBias = n ? (biases[n - 1] ?? null) : null;
+  const covered = checks.filter((c) => c.covered).length;
+  const met =
+    n && medianBias !== null && maxBias !== null
+      ? maxBias <= REFERENCE_TARGETS.maxBias &&
+        medianBias <= REFERENCE_TARGETS.medianBias &&
+        covered / n >= REFERENCE_TARGETS.covered
+      : null;
+  return { unit, rows: checks, medianBias, maxBias, covered, met };
+}

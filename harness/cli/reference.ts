@@ -1,0 +1,367 @@
+/**
+ * `just reference` (the `reference` command): the steady-state reference of the bake-off's
+ * figures (analysis/reference-stats.ts). Each chosen contender is measured ALONE on the server core of
+ * the CPU plan with wrk on the client cores: per fresh server process a warm-up (default 20 s),
+ * then windows (default 3 × 10 s), each window's requests/s and requests per server CPU-second
+ * (lifecycle/processes.ts `cpuUsageUs`, the server's cgroup or process tree); ≥ 3 processes per
+ * contender (default 3) in ABBA order (the contenders in order, then reversed, and so on), so a
+ * slow drift of the host does not favour one contender. The record (design, machine, every
+ * process and window, the figures and the ratios to each scenario's baseline with intervals
+ * between processes) goes to `<results>/reference/<run-id>.json`. Shorter runs (for tests) are
+ * allowed through the options and are marked `meetsMinimums: false` in the record.
+ *
+ * `reference-compare --reference <id|file> --run <bake-off run>`: per row of the run's ranked
+ * tables, |bake-off ratio ÷ reference ratio − 1| and whether the row's 95% CI covers the
+ * reference ratio; then the median and max bias and the rows covered (exit 0; the targets are
+ * printed, never enforced by the exit code).
+ *
+ * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running: every server, the upstream
+ * mock and the database are stopped in `finally` blocks, also on Ctrl-C.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildTables } from '../analysis/tables.ts';
+import {
+  type BakeoffRatio,
+  compareWithReference,
+  processFigures,
+  REFERENCE_MINIMUMS,
+  REFERENCE_TARGETS,
+  type ReferenceProcess,
+  type ReferenceWindow,
+  referenceFigure,
+  referenceRatios,
+} from '../analysis/reference-stats.ts';
+import { loadSharedSchemas, type Scenario } from '../contract/scenarios.ts';
+import type { Manifest } from '../core/manifest.ts';
+import { getProfile, type Profile } from '../core/profiles.ts';
+import { UserError } from '../core/errors.ts';
+import { EXIT } from '../core/exit-codes.ts';
+import { findWrk, wrkDriver } from '../drivers/wrk.ts';
+import { buildContender } from '../lifecycle/build.ts';
+import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
+import { resolveNode } from '../lifecycle/node-runtime.ts';
+import { freePort } from '../lifecycle/ports.ts';
+import { cpuUsageUs } from '../lifecycle/processes.ts';
+import { type ServerHandle, startServer } from '../lifecycle/server.ts';
+import { loadJob, needsDatabase } from '../scheduler/jobs.ts';
+import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
+import { openDatabase, type RunDatabase } from '../services/database.ts';
+import { startUpstream, type Upstream } from '../services/upstream.ts';
+import { machineInfo, newRunId } from '../store/results.ts';
+import { readRun } from '../store/runs.ts';
+import { readReference, writeReference } from '../store/reference-store.ts';
+import { type Globals, load } from './bench.ts';
+
+/** Options of `reference` (strings as the CLI gives them). */
+export interface ReferenceOpts {
+  scenario?: string[];
+  /** Warm-up seconds per process (default REFERENCE_MINIMUMS.warmupS). */
+  warmup?: string;
+  /** Measured windows per process. */
+  windows?: string;
+  /** Seconds per window. */
+  window?: string;
+  /** Fresh server processes per contender. */
+  processes?: string;
+  /** wrk connections (default: the quick profile's). */
+  connections?: string;
+  quiet?: boolean;
+}
+
+/** The validated design of a reference run. Seconds, counts. */
+export interface ReferenceDesign {
+  warmupS: number;
+  windows: number;
+  windowS: number;
+  processes: number;
+  connections: number;
+  order: 'ABBA';
+}
+
+function num(flag: string, v: string | undefined, dflt: number, min: number, max: number, int = true): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n)))
+    throw new UserError(`${flag} must be ${int ? 'a whole number' : 'a number'} from ${min} to ${max}, got '${v}'`);
+  return n;
+}
+
+/** The design from the options (defaults: REFERENCE_MINIMUMS, the quick profile's connections). Throws UserError. */
+export function referenceDesign(o: ReferenceOpts): ReferenceDesign {
+  const quick = getProfile('quick');
+  const conns = 'connections' in quick ? quick.connections : 100;
+  return {
+    warmupS: num('--warmup', o.warmup, REFERENCE_MINIMUMS.warmupS, 0, 600, false),
+    windows: num('--windows', o.windows, REFERENCE_MINIMUMS.windows, 1, 50),
+    windowS: num('--window', o.window, REFERENCE_MINIMUMS.windowS, 1, 600),
+    processes: num('--processes', o.processes, REFERENCE_MINIMUMS.processes, 1, 20),
+    connections: num('--connections', o.connections, conns, 1, 10_000),
+    order: 'ABBA',
+  };
+}
+
+/** Whether a design meets the reference's minimums (≥ 20 s warm-up, ≥ 3 × 10 s windows, ≥ 3 processes). */
+export function meetsMinimums(d: ReferenceDesign): boolean {
+  const m = REFERENCE_MINIMUMS;
+  return d.warmupS >= m.warmupS && d.windows >= m.windows && d.windowS >= m.windowS && d.processes >= m.processes;
+}
+
+/** The ABBA order of `items` over `rounds` rounds: round 1 in order, round 2 reversed, … ([A,B] × 3 → A B B A A B). */
+export function abbaOrder<T>(items: readonly T[], rounds: number): T[] {
+  const out: T[] = [];
+  for (let r = 0; r < rounds; r++) out.push(...(r % 2 ? [...items].reverse() : items));
+  return out;
+}
+
+/** Checks of `reference`'s names and options before the machine lock (cli.ts preAction). Throws UserError. */
+export function precheckReference(g: Globals, names: string[], o: ReferenceOpts): void {
+  referenceDesign(o);
+  const { manifests, scenarios } = load(g);
+  if (!names.length) throw new UserError('name the contenders to measure, e.g. `just reference node-http fastify`');
+  selectContenders(manifests, names);
+  selectScenarios(scenarios, o.scenario ?? ['json']);
+}
+
+/** The shared services of the cells: the upstream mock (fan-out scenarios) and the database, when needed. */
+async function startServices(
+  cells: { manifest: Manifest; scenario: Scenario }[],
+  cpus: string | null,
+  signal: AbortSignal,
+  log: (l: string) => void,
+): Promise<{ upstream: Upstream | null; db: RunDatabase | null }> {
+  const upstream = cells.some((c) => c.scenario.needs.includes('upstream'))
+    ? await startUpstream({ host: '127.0.0.1', cpus, delayMs: 0 })
+    : null;
+  const wantsDb = cells.some((c) => needsDatabase({ ...c, variant: null } as Parameters<typeof needsDatabase>[0]));
+  const db = wantsDb ? await openDatabase({ cpus, log, external: false, signal }) : null;
+  if (db && !db.ready) throw new UserError(`the reference needs PostgreSQL for these cells: ${db.error}`);
+  return { upstream, db };
+}
+
+interface RunCtx {
+  g: Globals;
+  design: ReferenceDesign;
+  profile: Profile;
+  cpus: { server: string | null; client: string | null; threads: number };
+  upstream: Upstream | null;
+  db: RunDatabase | null;
+  sharedSchemas: object[];
+  logsDir: string;
+  signal: AbortSignal;
+  log: (l: string) => void;
+}
+
+/** One fresh server process of `m` on `scenario`: warm-up, then the measured windows; the server is always stopped. */
+async function measureProcess(m: Manifest, scenario: Scenario, order: number, x: RunCtx): Promise<ReferenceProcess> {
+  const node = resolveNode(Number(process.versions.node.split('.')[0]));
+  const cell = { manifest: m, variant: null, scenario, profile: x.profile, node };
+  let server: ServerHandle | null = null;
+  try {
+    server = await startServer(m, {
+      host: '127.0.0.1',
+      port: await freePort('127.0.0.1'),
+      upstreamUrl: x.upstream?.url ?? 'http://127.0.0.1:9',
+      env: needsDatabase(cell) && x.db?.url ? { DATABASE_URL: x.db.url } : {},
+      cpus: x.cpus.server,
+      logFile: path.join(x.logsDir, `${m.name}__${scenario.name}__p${order}.log`),
+      nodePath: node.path,
+    });
+    const job = loadJob(cell, x.g.scenariosDir, x.db ?? undefined, server.baseUrl);
+    const common = {
+      cpus: x.cpus.client,
+      threads: x.cpus.threads,
+      signal: x.signal,
+      scenario,
+      sharedSchemas: x.sharedSchemas,
+    };
+    if (x.design.warmupS > 0)
+      await wrkDriver.window(x.profile, job, { ...common, durationS: x.design.warmupS, warmup: true, latency: false });
+    const windows: ReferenceWindow[] = [];
+    for (let w = 0; w < x.design.windows; w++) {
+      const pid = server.pid;
+      const c0 = cpuUsageUs(pid);
+      const out = await wrkDriver.window(x.profile, job, { ...common, durationS: x.design.windowS, warmup: false });
+      const c1 = cpuUsageUs(pid);
+      const cpuS = c0 !== null && c1 !== null ? (c1 - c0) / 1e6 : null;
+      const requests = out.requests.total;
+      windows.push({
+        rps: out.durationS > 0 ? requests / out.durationS : 0,
+        efficiency: cpuS && cpuS > 0 ? requests / cpuS : null,
+        requests,
+        durationS: out.durationS,
+        serverCpuS: cpuS,
+        errors: out.errors + out.timeouts + out.non2xx,
+      });
+    }
+    return { contender: m.name, scenario: scenario.name, order, windows, ...processFigures(windows) };
+  } finally {
+    await server?.stop();
+  }
+}
+
+/** Runs the reference; returns the exit code. See the module docstring. */
+export async function reference(g: Globals, names: string[], o: ReferenceOpts, signal: AbortSignal): Promise<number> {
+  const design = referenceDesign(o);
+  const { manifests, scenarios: all } = load(g);
+  const chosen = selectContenders(manifests, names);
+  const scenarios = selectScenarios(all, o.scenario ?? ['json']);
+  const wrk = findWrk();
+  if (!wrk)
+    throw new UserError(
+      'the reference measures with wrk, which is not installed: run `npx just tools` (as root) or `apt-get install -y wrk`',
+    );
+  const log = (l: string) => {
+    if (!o.quiet) process.stderr.write(`reference: ${l}\n`);
+  };
+  const plan = makeCpuPlan();
+  const runId = newRunId();
+  const dir = path.join(g.resultsDir, 'reference');
+  const x: RunCtx = {
+    g,
+    design,
+    profile: { ...getProfile('quick'), driver: 'wrk', connections: design.connections } as Profile,
+    cpus: { server: plan.server, client: plan.client, threads: plan.clientThreads },
+    upstream: null,
+    db: null,
+    sharedSchemas: loadSharedSchemas(g.scenariosDir),
+    logsDir: path.join(dir, 'logs', runId),
+    signal,
+    log,
+  };
+  const t0 = performance.now();
+  const processes: ReferenceProcess[] = [];
+  try {
+    const cells = scenarios.flatMap((s) =>
+      chosen.filter((m) => m.scenarios.includes(s.name)).map((m) => ({ manifest: m, scenario: s })),
+    );
+    if (!cells.length)
+      throw new UserError(`none of ${names.join(', ')} serves ${scenarios.map((s) => s.name).join(', ')}`);
+    Object.assign(x, await startServices(cells, plan.services, signal, log));
+    for (const m of chosen) {
+      const b = await buildContender(m, signal);
+      if (!b.ok) throw new UserError(`${m.name} did not build: ${b.output.slice(-400)}`);
+    }
+    log(
+      `${cells.length} cells, ${design.processes} processes each (ABBA), warm-up ${design.warmupS} s, ${design.windows} × ${design.windowS} s windows; ${plan.note}`,
+    );
+    for (const s of scenarios) {
+      const ms = chosen.filter((m) => m.scenarios.includes(s.name));
+      for (const [i, m] of abbaOrder(ms, design.processes).entries()) {
+        if (signal.aborted) return EXIT.interrupted;
+        const p = await measureProcess(m, s, i + 1, x);
+        processes.push(p);
+        log(
+          `${s.name} · ${m.name} · process ${i + 1}: ${Math.round(p.rps).toLocaleString('en-US')} requests/s, ${p.efficiency ? Math.round(p.efficiency).toLocaleString('en-US') : '–'} requests per CPU-second`,
+        );
+      }
+    }
+  } finally {
+    await x.upstream?.stop();
+    await x.db?.close();
+  }
+  const baselineOf = (s: string) => all.find((q) => q.name === s)?.baseline ?? 'node-http';
+  const figures = [...new Set(processes.map((p) => `${p.scenario}|${p.contender}`))].map((k) => {
+    const [scenario = '', contender = ''] = k.split('|');
+    const ps = processes.filter((p) => p.scenario === scenario && p.contender === contender);
+    const eff = ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
+    return {
+      contender,
+      scenario,
+      rps: referenceFigure(ps.map((p) => p.rps)),
+      efficiency: eff.length === ps.length ? referenceFigure(eff) : null,
+    };
+  });
+  const record = {
+    kind: 'bakeoff-reference',
+    version: 1,
+    runId,
+    at: new Date().toISOString(),
+    design,
+    meetsMinimums: meetsMinimums(design),
+    driver: { name: 'wrk', version: wrk.version },
+    machine: machineInfo(),
+    cpuPlan: plan,
+    node: process.version,
+    contenders: chosen.map((m) => m.name),
+    scenarios: scenarios.map((s) => s.name),
+    processes,
+    figures,
+    ratios: referenceRatios(processes, baselineOf),
+    wallMs: performance.now() - t0,
+  };
+  const file = writeReference(g.resultsDir, runId, record);
+  process.stdout.write(`${referenceSummary(record)}\nrecord: ${file}\n`);
+  return EXIT.ok;
+}
+
+/** The figures of a reference record as lines: per cell requests/s and requests per CPU-second with their 95% CI between processes. */
+function referenceSummary(r: {
+  figures: {
+    contender: string;
+    scenario: string;
+    rps: ReturnType<typeof referenceFigure>;
+    efficiency: ReturnType<typeof referenceFigure> | null;
+  }[];
+  meetsMinimums: boolean;
+}): string {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const iv = (f: ReturnType<typeof referenceFigure>) =>
+    f.ci95 ? ` (95% CI ${n(f.ci95[0])}–${n(f.ci95[1])}, ${f.n} processes)` : ` (${f.n} process)`;
+  return [
+    ...(r.meetsMinimums
+      ? []
+      : [
+          'note: shorter than the reference minimums (20 s warm-up, 3 × 10 s windows, 3 processes): not a reference for the bake-off',
+        ]),
+    ...r.figures.map(
+      (f) =>
+        `${f.scenario} · ${f.contender}: ${n(f.rps.figure)} requests/s${iv(f.rps)}; ${f.efficiency ? `${n(f.efficiency.figure)} requests per CPU-second${iv(f.efficiency)}` : 'no CPU time'}`,
+    ),
+  ].join('\n');
+}
+
+/** Options of `reference-compare`. */
+export interface ReferenceCompareOpts {
+  reference: string;
+  run: string;
+  unit?: string;
+}
+
+/** The ranked rows of a bake-off run as ratios to their table's baseline with their 95% CI (the report's "% of baseline"). */
+export function bakeoffRatios(resultsDir: string, runId: string): BakeoffRatio[] {
+  const run = readRun(resultsDir, runId, 'run', true);
+  return buildTables([{ meta: run.meta, cells: run.cells }], { runId }).flatMap((t) =>
+    t.rows
+      .filter((r) => r.status === 'ranked' && !r.isBaseline && r.vsBaseline)
+      .map((r) => ({
+        label: r.label,
+        scenario: t.key.scenario,
+        baseline: t.baseline,
+        ratio: r.vsBaseline?.figure ?? Number.NaN,
+        ci95: r.vsBaseline?.kind === 'ci95' ? r.vsBaseline.interval : null,
+      })),
+  );
+}
+
+/** `reference-compare`: prints the bake-off run's rows against the reference; returns the exit code. */
+export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
+  const unit = o.unit ?? 'rps';
+  if (unit !== 'rps' && unit !== 'efficiency') throw new UserError(`--unit must be rps or efficiency, got '${unit}'`);
+  const file = fs.existsSync(o.reference) ? o.reference : path.join(g.resultsDir, 'reference', `${o.reference}.json`);
+  const ref = readReference(file);
+  const check = compareWithReference(bakeoffRatios(g.resultsDir, o.run), ref.ratios, unit);
+  const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
+  const lines = check.rows.map(
+    (r) =>
+      `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: bias ${pct(r.bias)}${r.covered ? ', covered' : ', NOT covered by its 95% CI'}`,
+  );
+  const t = REFERENCE_TARGETS;
+  lines.push(
+    check.rows.length
+      ? `bias median ${pct(check.medianBias)}, max ${pct(check.maxBias)}; the 95% CI covers the reference ratio in ${check.covered} of ${check.rows.length} rows (targets: every row ≤ ${pct(t.maxBias)}, median ≤ ${pct(t.medianBias)}, ≥ ${Math.round(100 * t.covered)}% covered: ${check.met ? 'met' : 'not met'}; reference ${ref.runId}, unit ${unit === 'rps' ? 'requests/s' : 'requests per CPU-second'})`
+      : `no row of run ${o.run} has a reference ratio in ${ref.runId}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,77 @@
+/**
+ * Steady-state reference records (`just reference`, cli/reference.ts): written as
+ * `results/reference/<run-id>.json` through store/runs.ts, read back here for `reference-compare`
+ * and for the report's how-sure line (the newest record by `at`). Only the fields those read are
+ * validated (zod; other fields pass). Ratios are unitless; intervals are 95% between processes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../core/errors.ts';
+import { readValidated } from './results.ts';
+import { writeReferenceRecord } from './runs.ts';
+
+const Figure = z.looseObject({
+  figure: z.number(),
+  ci95: z.tuple([z.number(), z.number()]).nullable(),
+  n: z.number().int().nonnegative(),
+});
+
+const RecordSchema = z.looseObject({
+  kind: z.literal('bakeoff-reference'),
+  version: z.number().int().min(1),
+  runId: z.string().min(1),
+  at: z.string().min(1),
+  meetsMinimums: z.boolean(),
+  ratios: z.array(
+    z.looseObject({
+      contender: z.string(),
+      scenario: z.string(),
+      baseline: z.string(),
+      rps: Figure,
+      efficiency: Figure.nullable(),
+    }),
+  ),
+});
+
+/** A reference record as read (the validated fields). */
+export type ReferenceRecord = z.output<typeof RecordSchema>;
+
+/** Writes a reference record; returns the file (store/runs.ts `writeReferenceRecord`). */
+export function writeReference(resultsDir: string, runId: string, record: unknown): string {
+  return writeReferenceRecord(resultsDir, runId, record);
+}
+
+/** Reads one reference record. Throws UserError (exit 2) when the file is missing or not a reference record. */
+export function readReference(file: string): ReferenceRecord {
+  const acc = { skipped: [] as string[], warnings: [] as string[] };
+  if (!fs.existsSync(file))
+    throw new UserError(
+      `no reference record at ${file}: run \`just reference <contenders>\` or name a file of results/reference/`,
+    );
+  const r = readValidated(file, RecordSchema, acc);
+  if (!r)
+    throw new UserError(`${file} is not a reference record: ${acc.warnings.join('; ') || 'it failed the schema'}`);
+  return r;
+}
+
+/**
+ * The newest valid reference record under `<resultsDir>/reference/` that meets the reference's
+ * minimums (a shortened run is no reference), or null; warnings name the files skipped as bad.
+ */
+export function readNewestReference(resultsDir: string): { reference: ReferenceRecord | null; warnings: string[] } {
+  const dir = path.join(resultsDir, 'reference');
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return { reference: null, warnings: [] };
+  }
+  const acc = { skipped: [] as string[], warnings: [] as string[] };
+  let best: ReferenceRecord | null = null;
+  for (const name of names.sort()) {
+    const r = readValidated(path.join(dir, name), RecordSchema, acc);
+    if (r?.meetsMinimums && (!best || r.at > best.at)) best = r;
+  }
+  return { reference: best, warnings: acc.warnings };
+}

@@ -1,0 +1,206 @@
+// The steady-state reference (`just reference`, harness/cli/reference.ts; arithmetic in
+// harness/analysis/reference-stats.ts): ABBA order, intervals between processes, the bake-off's bias
+// against it, the how-sure line's second certificate, and a real short run on two contenders
+// (real servers on 127.0.0.1, wrk) whose record the compare step reads.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { mulberry32 } from '../harness/core/prng.ts';
+import {
+  compareWithReference,
+  ratioOfProcesses,
+  referenceFigure,
+  referenceRatios,
+  type ReferenceProcess,
+} from '../harness/analysis/reference-stats.ts';
+import { abbaOrder, meetsMinimums, referenceDesign } from '../harness/cli/reference.ts';
+import { findWrk } from '../harness/drivers/wrk.ts';
+import type { ReportSnapshot } from '../harness/report/snapshot.ts';
+import { buildView } from '../harness/report/view-build.ts';
+import type { ReferenceRecord } from '../harness/store/reference-store.ts';
+import type { CellResult } from '../harness/store/results.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
+import { runCli, tmpDir } from './helpers.ts';
+
+const proc = (contender: string, rps: number, eff: number, order: number): ReferenceProcess => ({
+  contender,
+  scenario: 'json',
+  order,
+  windows: [{ rps, efficiency: eff, requests: rps * 10, durationS: 10, serverCpuS: (rps * 10) / eff, errors: 0 }],
+  rps,
+  efficiency: eff,
+});
+
+test('ABBA order, figures and ratios with intervals between processes; the design minimums', () => {
+  assert.deepEqual(abbaOrder(['A', 'B'], 3), ['A', 'B', 'B', 'A', 'A', 'B']);
+  assert.deepEqual(abbaOrder(['A', 'B', 'C'], 2), ['A', 'B', 'C', 'C', 'B', 'A']);
+  const f = referenceFigure([10_000, 11_000, 10_500]);
+  assert.ok(f.ci95 && f.ci95[0] < f.figure && f.figure < f.ci95[1] && f.n === 3);
+  assert.equal(referenceFigure([5]).ci95, null);
+  const r = ratioOfProcesses([5_000, 5_100, 4_950], [10_000, 10_100, 9_900]);
+  assert.ok(Math.abs(r.figure - 0.5) < 0.01 && r.ci95 && r.ci95[0] < 0.5 && r.ci95[1] > 0.5);
+  const ps = [
+    proc('node-http', 20_000, 40_000, 1),
+    proc('hono', 10_000, 22_000, 2),
+    proc('hono', 10_200, 22_400, 3),
+    proc('node-http', 20_400, 40_500, 4),
+  ];
+  const [ratio] = referenceRatios(ps, () => 'node-http');
+  assert.equal(ratio?.contender, 'hono');
+  assert.ok(
+    ratio && Math.abs(ratio.rps.figure - 0.5) < 0.01 && Math.abs((ratio.efficiency?.figure ?? 0) - 0.55) < 0.01,
+  );
+  assert.equal(meetsMinimums(referenceDesign({})), true, 'the defaults are the minimums');
+  assert.equal(meetsMinimums(referenceDesign({ warmup: '1', windows: '2', window: '1', processes: '2' })), false);
+  assert.throws(() => referenceDesign({ windows: '0' }), /--windows must be a whole number from 1/);
+});
+
+test('the bake-off against the reference: bias per row, median and max, rows whose 95% CI covers the reference ratio', () => {
+  const ref = [
+    {
+      contender: 'a',
+      scenario: 'json',
+      baseline: 'node-http',
+      rps: { figure: 0.5, ci95: null, n: 3 },
+      efficiency: null,
+    },
+    {
+      contender: 'b',
+      scenario: 'json',
+      baseline: 'node-http',
+      rps: { figure: 0.2, ci95: null, n: 3 },
+      efficiency: null,
+    },
+    {
+      contender: 'c',
+      scenario: 'json',
+      baseline: 'node-http',
+      rps: { figure: 0.8, ci95: null, n: 3 },
+      efficiency: null,
+    },
+  ];
+  const rows = [
+    { label: 'a', scenario: 'json', baseline: 'node-http', ratio: 0.505, ci95: [0.48, 0.54] as [number, number] },
+    { label: 'b', scenario: 'json', baseline: 'node-http', ratio: 0.24, ci95: [0.22, 0.26] as [number, number] },
+    { label: 'c', scenario: 'json', baseline: 'node-http', ratio: 0.8, ci95: null },
+    { label: 'z', scenario: 'json', baseline: 'node-http', ratio: 0.8, ci95: null },
+  ];
+  const c = compareWithReference(rows, ref);
+  assert.deepEqual(
+    c.rows.map((r) => [r.label, Number(r.bias.toFixed(3)), r.covered]),
+    [
+      ['a', 0.01, true],
+      ['b', 0.2, false],
+      ['c', 0, false],
+    ],
+  );
+  assert.ok(Math.abs((c.medianBias ?? 0) - 0.01) < 1e-9 && Math.abs((c.maxBias ?? 0) - 0.2) < 1e-9);
+  assert.equal(c.covered, 1);
+  assert.equal(c.met, false);
+  assert.equal(compareWithReference(rows.slice(0, 1), ref).met, true);
+});
+
+/** A bake-off cell on json of run `ra` with 6 interleaved rounds of efficiency `eff` (σ about 2%). */
+function cell(label: string, eff: number, seed: number, runId = 'ra'): CellResult {
+  const rnd = mulberry32(seed);
+  const efficiency = [1, 0.8, 1.2, 0.9, 1.1, 1].map((s) => eff * s * Math.exp(0.04 * (rnd() + rnd() + rnd() - 1.5)));
+  const c = makeCell({ runId, label, scenario: 'json', trials: [eff, eff * 1.01], rounds: [1, 2] });
+  return c.stats ? { ...c, stats: { ...c.stats, paired: { rounds: [1, 2, 3, 4, 5, 6], efficiency } } } : c;
+}
+
+test('the how-sure line gains the reference certificate when a record exists', () => {
+  const cells = [cell('node-http', 10_000, 1), cell('hono', 5_200, 2), cell('fastify', 7_000, 3)];
+  const reference = {
+    kind: 'bakeoff-reference',
+    version: 1,
+    runId: 'ref1',
+    at: '2026-11-27T00:00:00Z',
+    meetsMinimums: true,
+    ratios: [
+      {
+        contender: 'hono',
+        scenario: 'json',
+        baseline: 'node-http',
+        rps: { figure: 0.5, ci95: [0.48, 0.52], n: 3 },
+        efficiency: null,
+      },
+      {
+        contender: 'fastify',
+        scenario: 'json',
+        baseline: 'node-http',
+        rps: { figure: 0.7, ci95: [0.68, 0.72], n: 3 },
+        efficiency: null,
+      },
+    ],
+  } as ReferenceRecord;
+  const snap = {
+    runs: [{ meta: makeMeta({ runId: 'ra' }), cells }],
+    scenarios: [],
+    reference,
+  } as unknown as ReportSnapshot;
+  const v = buildView(snap, { now: new Date('2026-11-27T01:00:00Z') });
+  assert.match(
+    v.certainty,
+    /reference `ref1` \(each contender alone, steady state\): bias median \d+\.\d%, max \d+\.\d% over 2 rows; their 95% CIs cover the reference ratio in [0-2] of 2 \(targets ≤ 2\.0%, ≤ 5\.0%, ≥ 90%: (met|not met)\)/,
+  );
+  const without = buildView({ ...snap, reference: null } as ReportSnapshot, { now: new Date('2026-11-27T01:00:00Z') });
+  assert.doesNotMatch(without.certainty, /reference `/);
+});
+
+test('`reference` on two contenders (short options): ABBA processes, a record, and reference-compare against a bake-off run', {
+  skip: findWrk() ? false : 'wrk is not installed (npx just tools)',
+}, async () => {
+  const results = tmpDir('reference');
+  const r = await runCli([
+    '--results-dir',
+    results,
+    'reference',
+    'node-http',
+    'hono',
+    '--scenario',
+    'json',
+    '--warmup',
+    '1',
+    '--windows',
+    '2',
+    '--window',
+    '1',
+    '--processes',
+    '2',
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const [file] = fs.readdirSync(path.join(results, 'reference')).filter((n) => n.endsWith('.json'));
+  assert.ok(file, 'a record');
+  const rec = JSON.parse(fs.readFileSync(path.join(results, 'reference', file), 'utf8'));
+  assert.equal(rec.meetsMinimums, false);
+  assert.deepEqual(
+    rec.processes.map((p: ReferenceProcess) => p.contender),
+    ['node-http', 'hono', 'hono', 'node-http'],
+  );
+  for (const p of rec.processes as ReferenceProcess[])
+    for (const w of p.windows) assert.ok(w.rps > 0 && (w.efficiency ?? 0) > 0 && w.errors === 0, JSON.stringify(w));
+  assert.equal(rec.ratios[0]?.contender, 'hono');
+  assert.ok(rec.ratios[0].rps.ci95, 'an interval between the 2 processes');
+  assert.match(r.stdout, /json · hono: [\d,]+ requests\/s \(95% CI/);
+  // A bake-off run beside it, then the comparison.
+  const runDir = path.join(results, 'runs', 'ra');
+  fs.mkdirSync(path.join(runDir, 'cells'), { recursive: true });
+  fs.writeFileSync(path.join(runDir, 'meta.json'), JSON.stringify(makeMeta({ runId: 'ra' })));
+  for (const c of [cell('node-http', 10_000, 1), cell('hono', 7_000, 2)])
+    fs.writeFileSync(path.join(runDir, 'cells', `${c.cellId}.json`), JSON.stringify(c));
+  const cmp = await runCli(['--results-dir', results, 'reference-compare', '--reference', rec.runId, '--run', 'ra']);
+  assert.equal(cmp.code, 0, cmp.stderr);
+  assert.match(cmp.stdout, /^json · hono: bake-off 0\.\d{3} vs reference 0\.\d{3}: bias \d+\.\d%/m);
+  assert.match(
+    cmp.stdout,
+    /bias median \d+\.\d%, max \d+\.\d%; the 95% CI covers the reference ratio in [01] of 1 rows/,
+  );
+  // Bad input: exit 2, never a stack.
+  const bad = await runCli(['--results-dir', results, 'reference', 'no-such-stack']);
+  assert.equal(bad.code, 2);
+  const missing = await runCli(['--results-dir', results, 'reference-compare', '--reference', 'nope', '--run', 'ra']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /no reference record/);
+});

@@ -121,7 +121,8 @@ unit_tests := (
     "test/analysis.test.ts test/capacity-truth.test.ts test/check-function-length.test.ts " +
     "test/check-layout.test.ts test/claims.test.ts test/cli.test.ts test/compare.test.ts " +
     "test/compose.test.ts test/cpu-plan.test.ts test/docs-cli.test.ts test/driver-agreement.test.ts " +
-    "test/eta-replay.test.ts test/leak.test.ts test/native-driver.test.ts " +
+    "test/eta-replay.test.ts test/leak.test.ts test/native-driver.test.ts test/accuracy.test.ts " +
+    "test/accuracy-claims.test.ts test/cluster-bootstrap.test.ts " +
     "test/export.test.ts test/how-sure.test.ts test/manifest.test.ts test/node-matrix.test.ts " +
     "test/progress.test.ts test/report-capacity.test.ts test/report.test.ts test/scheduler.test.ts " +
     "test/selftest.test.ts test/stats-property.test.ts test/store.test.ts test/table-model.test.ts " +
@@ -132,7 +133,7 @@ unit_tests := (
 integration_tests := (
     "test/ab.test.ts test/capacity.test.ts test/claims-command.test.ts test/cli-progress.test.ts " +
     "test/client-bound.test.ts test/faults-deadline.test.ts test/faults-paths.test.ts " +
-    "test/faults-services.test.ts test/footprint.test.ts " +
+    "test/faults-services.test.ts test/footprint.test.ts test/reference.test.ts " +
     "test/contenders.test.ts test/cpu-profile.test.ts test/e2e.test.ts test/extending.test.ts " +
     "test/external.test.ts test/faults.test.ts test/faults-cells.test.ts " +
     "test/faults-orphans.test.ts test/faults-store.test.ts test/fidelity.test.ts test/flame.test.ts " +

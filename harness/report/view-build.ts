@@ -944,7 +944,7 @@ function trialsOf(snapshot: ReportSnapshot): Map<string, CellResult[]> {
 /** The reference beside a one-run view: the reference run's own overview matrix against `yours`. */
 function referenceViewOf(
   snapshot: ReportSnapshot,
-  ref: NonNullable<ReportSnapshot["referenceRun"]>,
+  ref: NonNullable<ReportSnapshot['referenceRun']>,
   yours: MatrixView,
   o: ViewOptions,
 ): ReferenceRunView | null {
@@ -1021,7 +1021,9 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
     why: whyView(snapshot),
-    referenceRun: snapshot.referenceRun ? referenceViewOf(snapshot, snapshot.referenceRun, matrixOf(primary, profile), o) : null,
+    referenceRun: snapshot.referenceRun
+      ? referenceViewOf(snapshot, snapshot.referenceRun, matrixOf(primary, profile), o)
+      : null,
     medianMdd: medianMddOf(tables, primary).med,
     footprint: footprintViews(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId))),
   };

@@ -351,7 +351,21 @@ test('a healthy set of cells has no findings; client-bound and noisy cells are m
       ['noisy', ['n']],
     ],
   );
-  assert.match(notes[0]!.detail, /node-http 97%.*lower bounds/);
+  assert.match(notes[0]!.detail, /node-http: the load driver used 97% of its core \(≥ 90%\).*lower bounds/);
+  // The other reason: the server idled in a closed-loop window (lifecycle/sampler.ts clientBoundRule).
+  const idle = cell('node-http', 'json', 9_000, {
+    resources: {
+      clientBound: true,
+      clientBoundBy: 'server-idle',
+      client: { cpuPctAvg: 60 },
+      server: { cpuPctAvg: 28 },
+    },
+  });
+  const [t2] = buildTables([{ meta: makeMeta(), cells: [idle] }]);
+  assert.match(
+    measurementNotes(t2!)[0]?.detail ?? '',
+    /node-http: the server used 28% of its core \(below 85%\) while the driver kept every connection busy \(driver 60%\)/,
+  );
 });
 
 test('a new contender joins the bake-off: the run with the most contenders is ranked, a later one-contender run adds a marked row', () => {

@@ -201,7 +201,7 @@ export async function bench(
       let closing = '';
       const text = leaderboardCommand(
         g,
-        { run: summary.runId, ...terminalSettings(stream, process.env) },
+        { run: summary.runId, referenceRun: true, ...terminalSettings(stream, process.env) },
         log,
         (v, files) => {
           closing = closingLine(summary, v, files.html, performance.now() - t0);

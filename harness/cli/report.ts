@@ -68,10 +68,15 @@ interface Dirs {
   scenariosDir: string;
 }
 
-function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void): ReportSnapshot {
+function snapshotFor(
+  g: Dirs,
+  run: string | undefined,
+  log: (l: string) => void,
+  withReferenceRun = false,
+): ReportSnapshot {
   const { snapshot, warnings } = readSnapshot(g.resultsDir, g.scenariosDir);
   for (const w of warnings) log(`warning: ${w}`);
-  return run ? selectRun(snapshot, run) : snapshot;
+  return run ? selectRun(snapshot, run, { withReferenceRun }) : snapshot;
 }
 
 /**
@@ -79,11 +84,12 @@ function snapshotFor(g: Dirs, run: string | undefined, log: (l: string) => void)
  * Plain `leaderboard` writes results/LEADERBOARD.md and results/leaderboard.html; with `--run` the
  * files go to `out` (default results/reports/<run-id>/, created), never over the committed report.
  * UserError (exit 2) for `--out` without `--run`; StorageError (exit 2) when the folder refuses the write.
+ * `referenceRun` (with `run`; the bake-off's own report): an older run beside it as a reference.
  * `onView` gets the report's view and files (the bake-off's closing line reads its median MDD).
  */
 export function leaderboardCommand(
   g: Dirs,
-  opts: { run?: string; out?: string } & Pick<ExportOptions, 'details' | 'width' | 'color'>,
+  opts: { run?: string; out?: string; referenceRun?: boolean } & Pick<ExportOptions, 'details' | 'width' | 'color'>,
   log: (l: string) => void,
   onView?: (v: ReportView, files: { markdown: string; html: string }) => void,
 ): string {
@@ -91,7 +97,7 @@ export function leaderboardCommand(
     throw new UserError(
       '--out is for a one-run report (--run ID); plain `leaderboard` writes results/LEADERBOARD.md and results/leaderboard.html',
     );
-  const snapshot = snapshotFor(g, opts.run, log);
+  const snapshot = snapshotFor(g, opts.run, log, opts.referenceRun);
   const runId = opts.run ? snapshot.runs[0]?.meta.runId : undefined;
   const dir = runId ? path.resolve(opts.out ?? runReportDir(g.resultsDir, runId)) : g.resultsDir;
   const out = reportFiles(dir);

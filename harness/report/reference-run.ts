@@ -32,7 +32,7 @@ function ratioOf(m: MatrixView, scenario: string, label: string): Estimate | nul
 
 /**
  * The reference view: per baseline family of the run's matrix, the scenarios both runs ranked and
- * every non-baseline contender either has a ratio for, with the reference's and the run's "% of
+ * this run's non-baseline contenders, with the reference's and the run's "% of
  * baseline" side by side; null when the two share no scenario.
  */
 export function referenceOf(x: ReferenceInputs): ReferenceRunView | null {
@@ -41,8 +41,8 @@ export function referenceOf(x: ReferenceInputs): ReferenceRunView | null {
   for (const f of x.yourMatrix.families) {
     const scenarios = f.scenarios.filter((s) => x.matrix.scenarios.includes(s));
     if (!scenarios.length) continue;
-    const theirs = x.matrix.families.find((g) => g.baseline === f.baseline)?.contenders ?? [];
-    const contenders = [...new Set([...f.contenders, ...theirs])].filter((c) =>
+    // This run's contenders only: the reference is there to read this run's answer against.
+    const contenders = f.contenders.filter((c) =>
       scenarios.some((s) => !x.yourMatrix.cells[s]?.[c]?.isBaseline && !x.matrix.cells[s]?.[c]?.isBaseline),
     );
     for (const s of scenarios) {

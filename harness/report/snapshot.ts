@@ -134,14 +134,15 @@ export function referenceRunOf(runs: readonly SnapshotRun[], run: SnapshotRun): 
 /**
  * The snapshot restricted to one run (`--run ID`; a unique prefix of the id is accepted).
  * Throws UserError naming the known runs when no run (or more than one) matches.
- * It carries the run's reference run (`referenceRunOf`) and only its own `just why` records.
+ * It carries only the run's own `just why` records and, with `withReferenceRun` (the bake-off's own
+ * report), its reference run (`referenceRunOf`).
  */
-export function selectRun(s: ReportSnapshot, runId: string): ReportSnapshot {
+export function selectRun(s: ReportSnapshot, runId: string, o: { withReferenceRun?: boolean } = {}): ReportSnapshot {
   const exact = s.runs.filter((r) => r.meta.runId === runId);
   const hits = exact.length ? exact : s.runs.filter((r) => r.meta.runId.startsWith(runId));
   const [hit] = hits;
   if (hit && hits.length === 1) {
-    const referenceRun = referenceRunOf(s.runs, hit);
+    const referenceRun = o.withReferenceRun ? referenceRunOf(s.runs, hit) : null;
     return {
       runs: hits,
       scenarios: s.scenarios,

@@ -1,5 +1,5 @@
 /**
- * The why data of the report's view (issue 25, "Why a stack is slow"), from the snapshot's
+ * The why data of the report's view (`just why`), from the snapshot's
  * `just why` records and flame graphs: the latest profiled cell per (contender, scenario) with its
  * top buckets and its flame graph tree (or why there is none), the latest difference from the
  * baseline per contender, the "Issues found" findings and the notes of the detail tables' rows.

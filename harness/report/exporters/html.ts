@@ -4,25 +4,25 @@
  * type-checked through JSDoc), read and inlined at render time with Apache ECharts' minified
  * build and the page data (a JSON block), so the file opens offline.
  *
- * Layout (issue 14): a table of contents; the overview first (how sure, the winners per scenario
+ * Layout: a table of contents; the overview first (how sure, the winners per scenario
  * with ties, a heatmap of "% of baseline" with intervals); the reader's controls (contender
  * filter and highlight, scenario/profile/driver/Node filters); per table the summary sentence,
  * measurement notes, charts (requests/s bars with interval whiskers, client-bound bars hatched
  * and marked ≥, failed rows marked ✕, each value label right of its whisker; a p50/p99 latency
- * dot plot on a log axis; requests per server CPU-second (issue 26: the median of the interleaved
+ * dot plot on a log axis; requests per server CPU-second (the median of the interleaved
  * rounds, else the solo windows' requests/s ÷ server CPU, instead of a CPU chart flat at 100%);
  * RSS) and a sortable table (scrolling inside its own box, the rank and contender columns sticky); issues found with chips that
  * count what the filters leave; claims; the Node version matrix; a compare view of two runs;
  * runs and method. Tables and text are plain HTML (readable without JavaScript and in print).
  *
- * Capacity (issue 15): the overview adds the matrix of sustainable requests/s at p99 ≤ each
+ * Capacity: the overview adds the matrix of sustainable requests/s at p99 ≤ each
  * scenario's SLO and the lines comparing that ranking with the closed-loop one; a capacity table
  * has the capacity column set (capacity-text.ts), sustainable-rate bars (≥ hatched when the
  * open-loop driver reached its limit) and a latency-versus-rate chart: small multiples, one panel
  * per contender on shared axes, p99 (log axis) against the offered rate as its median curve
  * (analysis/capacity.ts `medianCurve`), the SLO dashed, no legend.
  *
- * Why (issue 25): after "Issues found", the "Why (CPU profiles)" section of `just why` runs with a
+ * Why: after "Findings", the "Why (CPU profiles)" section of `just why` runs with a
  * flame graph per profiled cell (exporters/why-html.ts); a row with a why finding links to it.
  */
 import fs from 'node:fs';

@@ -1,12 +1,12 @@
 /**
  * The Markdown exporter (`results/LEADERBOARD.md`, `export --format md`). The first screen is
- * the answer (issue 14.1): the overview (winners per scenario with ties, the scenario ×
+ * the answer: the overview (winners per scenario with ties, the scenario ×
  * contender matrix of "% of baseline" with intervals, one line on how sure the numbers are),
  * then per-table details with their measurement notes, issues found, claims, the Node version
  * matrix and notes on method. Every interval is printed with its kind ("95% CI" or "range (N
  * trials)") and rounded outward, so it contains its printed figure.
  *
- * Capacity (issue 15): when the snapshot has capacity cells the overview adds the matrix of
+ * Capacity: when the snapshot has capacity cells the overview adds the matrix of
  * sustainable requests/s at p99 ≤ each scenario's SLO and, per scenario, how far that ranking
  * differs from the closed-loop one; a capacity table prints the capacity column set
  * (capacity-text.ts) instead of the closed-loop one.

@@ -1,5 +1,5 @@
 /**
- * The findings analysis: "Findings" lists contender problems only,
+ * The findings analysis: the report's "Findings" lists contender problems only,
  * worst first (severity, then RULE_ORDER), each with the evidence in numbers and a concrete hint
  * (what to check in `contenders/<name>/`, the command that reproduces the cell, its server log). The
  * Nexus/Express/Fastify report's analysis of the POST failure (910 timeouts, 8 requests/s, root

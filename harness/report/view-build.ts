@@ -130,7 +130,7 @@ function errorsOf(c: CellResult): number | null {
 function notRankedText(r: TableRow): string | null {
   const n = r.notRanked;
   if (!n) return null;
-  if (n.reason === 'failed') return `failed: ${n.detail ?? 'see the issues'}`;
+  if (n.reason === 'failed') return `failed: ${n.detail ?? 'see the findings'}`;
   if (n.reason === 'services-lost') return n.detail ?? 'a service went away';
   if (n.reason === 'skipped') return `${r.cell.status}: ${n.detail ?? 'not measured'}`;
   const e = estimateOf({ figure: r.figure, interval: r.interval, kind: r.kind, n: r.trials });

@@ -585,7 +585,7 @@
       c.textContent = `${n} ${c.dataset.severity}`;
       c.classList.toggle('hidden', n === 0);
     }
-    const none = document.getElementById('issues-filtered');
+    const none = document.getElementById('findings-filtered');
     if (none) none.classList.toggle('hidden', visible.length > 0 || all('tr.finding').length === 0);
     document.getElementById('empty')?.classList.toggle('hidden', shown > 0);
     const counter = document.getElementById('shown');

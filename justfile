@@ -105,7 +105,7 @@ list:
 new name:
     @exec {{harness}} new "$1"
 
-# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser), no two harness/ files with one base name, no harness/ function over 100 lines.
+# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser), no two harness/ files with one base name, no harness/ function over 100 lines, no tracker references or run ids in harness/ and no harness/ file over 500 lines outside its exception list.
 check:
     tsc -p tsconfig.json
     tsc -p harness/report/exporters/html/tsconfig.json
@@ -113,12 +113,13 @@ check:
     depcruise harness compose test --config .dependency-cruiser.cjs
     node scripts/checks/check-layout.ts
     node scripts/checks/check-function-length.ts
+    node scripts/checks/check-comments.ts
 
 # The test tiers. Every file in test/ is in exactly one list (test/tiers.test.ts checks it).
 # Unit: analysis, report, store, the scheduler with fakes, the CLI's parsing and help, the docs'
 # commands, the checks: no contender server, no load driver, no browser, no database.
 unit_tests := (
-    "test/analysis.test.ts test/capacity-truth.test.ts test/check-function-length.test.ts " +
+    "test/analysis.test.ts test/capacity-truth.test.ts test/check-comments.test.ts test/check-function-length.test.ts " +
     "test/check-layout.test.ts test/claims.test.ts test/cli.test.ts test/compare.test.ts " +
     "test/compose.test.ts test/cpu-plan.test.ts test/docs-cli.test.ts test/driver-agreement.test.ts " +
     "test/eta-replay.test.ts test/leak.test.ts test/native-driver.test.ts test/accuracy.test.ts " +

@@ -59,8 +59,8 @@ test('smoke bench of node-http and fastify → 12 cells, metadata and a leaderbo
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
   assert.match(md, /^# Leaderboard/);
   assert.match(md, /\*\*Machine:\*\* .+ cores/);
-  const issuesAt = md.indexOf('## Issues found');
-  assert.ok(issuesAt > 0, 'the leaderboard has an Issues found section');
+  const issuesAt = md.indexOf('## Findings');
+  assert.ok(issuesAt > 0, 'the leaderboard has a Findings section');
   const issues = md.slice(
     issuesAt,
     md.indexOf('\n## ', issuesAt + 5) > 0 ? md.indexOf('\n## ', issuesAt + 5) : undefined,

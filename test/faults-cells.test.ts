@@ -65,7 +65,7 @@ test("a leaking server (4 KiB kept per request) is reported in the quick profile
   const lb = await runCli([...args, 'leaderboard']);
   assert.equal(lb.code, 0, lb.stderr);
   const md = fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8');
-  const issues = md.slice(md.indexOf('## Issues found'), md.indexOf('## Claims'));
+  const issues = md.slice(md.indexOf('## Findings'), md.indexOf('## Claims'));
   // On failure, say what the rounds measured: RSS (MiB) and requests of each solo round, in order.
   const [run] = listRuns(results);
   const rounds = readRunAt(run?.dir ?? results)

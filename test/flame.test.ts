@@ -1,7 +1,7 @@
 /**
  * Flame graphs and the why data in the report (issue 25): analysis/flame.ts (the window's call
  * tree as trimmed folded stacks, back to a tree), store/flame-store.ts (the folded file, whose
- * truncation is a reason, never a throw), report/why-view.ts (the "Issues found" finding with the
+ * truncation is a reason, never a throw), report/why-view.ts (the "Findings" entry with the
  * packages and the why run id, the row note) and the HTML report's Why section in headless
  * Chromium (the flame graph drawn offline by the inlined d3-flame-graph; a missing and a
  * truncated flame file shown as their reasons).

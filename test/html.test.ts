@@ -130,14 +130,14 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     assert.ok(fs.statSync(SCREENSHOT).size < 400_000, 'the screenshot stays small');
 
     // 2. Table of contents: keyboard to the "Issues" link, Enter jumps there.
-    await page.focus('nav.toc a[href="#issues"]');
+    await page.focus('nav.toc a[href="#findings"]');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => location.hash === '#issues');
-    const issuesTop = await page.$eval('#issues', (el) => el.getBoundingClientRect().top);
+    await page.waitForFunction(() => location.hash === '#findings');
+    const issuesTop = await page.$eval('#findings', (el) => el.getBoundingClientRect().top);
     const navBottom = await page.$eval('nav.toc', (el) => el.getBoundingClientRect().bottom);
     assert.ok(
       issuesTop >= navBottom && issuesTop < 200,
-      `#issues below the sticky contents bar (top ${issuesTop}, bar ${navBottom})`,
+      `#findings below the sticky contents bar (top ${issuesTop}, bar ${navBottom})`,
     );
 
     // 3. Every table's charts drew; client-bound bars are marked ≥ and failed rows ✕ on the bars.
@@ -241,7 +241,7 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     assert.equal((await page.textContent('.chips [data-severity="critical"]'))?.trim(), '1 critical');
     await page.uncheck('input[name="contender"][value="broken"]');
     assert.equal(await page.isVisible('.chips [data-severity="critical"]'), false);
-    assert.equal(await page.isVisible('#issues-filtered'), true);
+    assert.equal(await page.isVisible('#findings-filtered'), true);
     await page.click('#f-all');
     assert.equal(await page.isVisible('.chips [data-severity="critical"]'), true);
 

@@ -172,7 +172,7 @@ test('markdown: a capacity table has the capacity columns with its SLO, ≥ for 
     /- capacity lower bound \(`hono`\): no search bracketed the capacity \(the open-loop driver \(oha\) at its limit, or no failure up to 1\.5 × the median peak\): these capacities are lower bounds\./,
   );
   // 3 searches per cell: the capacity figures are still in the table, unranked.
-  const json = md.slice(md.indexOf('### <a id="t-json-capacity'), md.indexOf('## Issues found'));
+  const json = md.slice(md.indexOf('### <a id="t-json-capacity'), md.indexOf('## Findings'));
   assert.match(
     json,
     /\| – \| `express` \| 7,1\d\d \| range \(3 trials\) 7,000–7,300 \| 64% .* \| 8,100 \| 88% \| 4\.00 \| 3 searches, 9 steps \| 3 trials \|/,

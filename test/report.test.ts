@@ -46,7 +46,7 @@ test('markdown: overview first, then details, issues, claims, Node matrix, metho
     '**How sure:**',
     '% of each scenario',
     '## Details',
-    '## Issues found',
+    '## Findings',
     '## Claims',
     '## Node.js version matrix',
     '## Method',
@@ -328,7 +328,7 @@ test('a new contender joins the bake-off: after a one-contender run the overview
   const term = EXPORTERS.terminal.render(s, { now: NOW, width: 100 });
   assert.match(term, /^ {2}newbie\s+60 \(\d\d–\d\d\)‡\s+60 \(\d\d–\d\d\)‡/m);
   assert.match(term, /‡ measured in another run than its scenario's table \(r2\): newbie \(run r3: ping, json\)/);
-  assert.doesNotMatch(term.slice(0, term.indexOf('Issues found')), /stress/, 'one profile on the first screen');
+  assert.doesNotMatch(term.slice(0, term.indexOf('Findings:')), /stress/, 'one profile on the first screen');
 });
 
 test('a table’s resolution line names its model’s units (rounds or server processes) and prints df to one decimal', () => {

@@ -1,5 +1,5 @@
 /**
- * The numbers of the capacity report (issue 15), computed once for every exporter: the p99 of a
+ * The numbers of the capacity report, computed once for every exporter: the p99 of a
  * cell at its capacity, the step that shows where the SLO breaks, and how far the ranking by
  * capacity (sustainable open-loop requests/s at p99 ≤ the SLO) differs from the ranking by the
  * closed-loop peak of the SAME cells (`capacity.peakRps`: the same run and rounds).
@@ -72,7 +72,7 @@ export function orderRanks(figures: number[]): number[] {
 
 /**
  * The p99 at a cell's capacity, ms: in each search, the passing steps at that search's highest
- * held rate (a rate whose steps' majority held, `ratePass`; in runs before issue 23, any passing
+ * held rate (a rate whose steps' majority held, `ratePass`; in runs without `ratePass`, any passing
  * step); the median of their p99 over all searches. Null when no step passed.
  */
 export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
@@ -91,7 +91,7 @@ export function p99AtCapacity(steps: readonly CapacityStep[]): number | null {
 /**
  * Where the objective breaks: the failing step with the lowest rate whose p99 exceeded the SLO
  * (over every search), else the lowest failing step for another reason (errors, achieved rate),
- * else null (no step failed). A failing step outvoted at a rate that held (`ratePass`, issue 23)
+ * else null (no step failed). A failing step outvoted at a rate that held (`ratePass`)
  * is not where the objective breaks.
  */
 export function firstBreak(steps: readonly CapacityStep[], sloP99Ms: number): CapacityStep | null {
@@ -174,7 +174,7 @@ export interface MedianCurvePoint {
 export const CURVE_BIN_RATIO = 1.15;
 
 /**
- * A cell's latency-versus-rate curve as one line (issue 26: the report's capacity chart drew every
+ * A cell's latency-versus-rate curve as one line (the report's capacity chart once drew every
  * step of every search as one zig-zag line per contender): the steps of all its searches binned on
  * a log scale of the offered rate (bins `CURVE_BIN_RATIO` wide, anchored at 1 requests/s so every
  * cell shares the grid), each bin giving the median rate, the median p99 and how many steps held.
@@ -217,8 +217,7 @@ export interface DriverCeiling {
 }
 
 /**
- * The open-loop driver's ceiling as measured in one run (issue 23: "the driver's ceiling, measured
- * per run and stated with its run id"), per driver from every step of the run's capacity cells:
+ * The open-loop driver's ceiling as measured in one run (stated in the report with its run id), per driver from every step of the run's capacity cells:
  * the highest clean delivered rate (a lower bound on the ceiling, since the driver produced it)
  * and the steps at its limit (an upper region: from there on a failure may be the driver's).
  * Steps follow the rules of scheduler/capacity-search.ts `judgeStep` (0.1% failed, 95% achieved).

@@ -1,5 +1,5 @@
 /**
- * Flame graphs of a profiled window (issue 25, "Why a stack is slow"): a cell's V8 call tree, cut
+ * Flame graphs of a profiled window (`just why`): a cell's V8 call tree, cut
  * to the measured window, as folded stacks small enough to commit (`flameStacks`), and folded
  * stacks back into the nested tree that d3-flame-graph draws (`flameTree`).
  *

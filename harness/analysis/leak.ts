@@ -21,11 +21,11 @@
  *
  * Calibration (the committed trial files, 282 cells with 3 or more solo rounds): the rising,
  * persistent cells over at least 30,000 requests keep at most 539 KiB per 1,000 requests
- * (nestjs-express-axios users, run 2026-11-25T12-18-04Z-b72b); under 30,000 requests warm-up
+ * (nestjs-express-axios users; docs/measurements.md); under 30,000 requests warm-up
  * growth of heavy scenarios reaches 21,561 KiB per 1,000 (nestjs-graphql-apollo
- * graphql-introspection at 3,784 requests, run 12-50-17Z-6641), so fewer requests are not judged
+ * graphql-introspection at 3,784 requests), so fewer requests are not judged
  * per request. The `leaky` fixture keeps 4 KiB per request: about 4,200 KiB per 1,000.
- * The 50% rule: calibrated on runs 2026-11-22T06-52-56Z-77a7, 05-55-55Z-f499 and 04-32-20Z-3518
+ * The 50% rule: calibrated on three bake-offs (docs/decisions/0009-leak-rule-per-request.md)
  * (the largest steady real rise was +39%, flattening).
  */
 

@@ -1,5 +1,5 @@
 /**
- * One estimator per figure (issue 11; hyperfine and criterion.rs are the models). Rates in
+ * One estimator per figure (docs/decisions/0011-one-model-per-table.md; hyperfine and criterion.rs are the models). Rates in
  * requests/s, latencies in ms.
  *
  * - A trial's figure = requests completed ÷ window seconds (`load.requests.total / load.durationS`).
@@ -108,7 +108,7 @@ export function tQuantile(p: number, df: number): number {
  * window length is unknown; for a capacity trial the sustainable rate its search found (0 when none).
  */
 export function trialFigure(t: CellResult): number {
-  // A capacity trial (issue 15): the highest open-loop rate that held the SLO.
+  // A capacity trial: the highest open-loop rate that held the SLO.
   if (t.capacitySearch) return t.capacitySearch.rps ?? 0;
   const l = t.load;
   if (!l) return 0;

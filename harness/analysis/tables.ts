@@ -1,6 +1,6 @@
 /**
- * The table model of the leaderboard (numbers only; report/ writes the sentences). Issue 11,
- * "ranks without chains" and "same-run tables":
+ * The table model of the leaderboard (numbers only; report/ writes the sentences): ranks
+ * without chains, and same-run tables:
  *
  * - A ranked table is ONE run × scenario × profile × driver × Node major on one machine. Its
  *   rows' figures, intervals, ranks, ratios and summary data all come from that run.
@@ -317,7 +317,7 @@ const byTime = (a: RunMeta, b: RunMeta) =>
  * with its ratio to that run's own baseline cell when both are ok. Highest ratio first.
  */
 /**
- * The run a group is ranked in (issue 26: a new contender joins the bake-off, it does not replace
+ * The run a group is ranked in (a new contender joins the bake-off, it does not replace
  * it): the run with the most contenders (labels) in the group, the latest of those on a tie.
  * `ordered` is oldest first.
  */

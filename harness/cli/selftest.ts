@@ -24,7 +24,7 @@
  *   slowdown s, inside the probes' range. Work, not wall time, scales with the host's speed like the
  *   server's own work, and the pilot measures the same figure the main run judges, so the planted
  *   slowdown is the one named (the wall-time burn calibrated from the pilot's fastest round
- *   planted 15.2% and 7.9% for "10%" and "5%" in record 2026-11-25T13-36-56Z-4553).
+ *   planted 15.2% and 7.9% for "10%" and "5%"; docs/decisions/0006-planted-slowdown-in-work.md).
  *
  * Runs go to `<results>/selftest/runs/` (never shadowing the bake-off's tables); the record, with
  * the run ids, counts, rates, intervals, the run's median minimum detectable difference and the
@@ -71,9 +71,9 @@ export interface SelftestOpts {
  * that plant 5–10% on the fixture's scenarios here (about 700–2,100), so the slowed copies' burns
  * are interpolated, not extrapolated. The cost of an iteration is not constant: beside the
  * fixture in interleaved rounds, 64,000 iterations cost 4–5× what 200 did per iteration on ping
- * (record 2026-11-26T06-08-11Z-11f4: probes of 16,000–64,000 iterations, a line through the
+ * (docs/decisions/0006-planted-slowdown-in-work.md: probes of 16,000–64,000 iterations, a line through the
  * origin, planted 2.5% and 1.1% for "10%" and "5%"), and the curve differs by scenario (x ∝ n^1.6
- * on ping, n^0.84 on users between 400 and 6,400 iterations, pilot 2026-11-26T06-35-51Z-5313).
+ * on ping, n^0.84 on users between 400 and 6,400 iterations, in a pilot run).
  */
 export const PROBE_ITERS = [1_000, 2_000, 4_000, 8_000] as const;
 

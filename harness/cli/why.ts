@@ -1,5 +1,5 @@
 /**
- * `why <contender…> [--scenario s[,s]] [--profile quick]` (issue 25, "Why a stack is slow"): for
+ * `why <contender…> [--scenario s[,s]] [--profile quick]` ("why a stack is slow"): for
  * each contender and scenario, plus the scenario's baseline contender as bench adds it, one
  * profiled window: the bench machinery (cli/bench.ts → scheduler/run.ts: build, start, verify
  * with the contract check and burst, warm-up, then ONE measured window in the profile's load
@@ -255,7 +255,7 @@ export function profileCpuOf(opts: Partial<ProfileCpuOpts>): { intervalUs: numbe
 }
 
 /**
- * `--profile-cpu` (issue 25): the scheduler ran, after each group's ranked windows, the group's
+ * `--profile-cpu`: the scheduler ran, after each group's ranked windows, the group's
  * cells once more under V8's CPU profiler (scheduler/run.ts `profileCpu`, scheduler/profiled.ts)
  * into a run of its own under `results/why/runs/<id>/`. This attributes them like `just why`
  * (recordWhy) and writes its why.json with `rankedRunId` = the ranked run. The ranked run's files

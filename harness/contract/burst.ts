@@ -1,5 +1,5 @@
 /**
- * The concurrency verification burst (issue 11, item 6): before a cell is measured, send a short
+ * The concurrency verification burst: before a cell is measured, send a short
  * burst (default 2,000 requests) over `connections` keep-alive connections and check EVERY
  * response against the contract with the same ContractChecker as the verifier. It catches what a
  * single request cannot: a POST that hangs on a reused connection (the Nexus/Express/Fastify

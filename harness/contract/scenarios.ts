@@ -78,7 +78,7 @@ export const ScenarioSchema = z.object({
    */
   baseline: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a contender name (lower-case letters, digits and dashes)'),
   /**
-   * The default latency objective of the capacity search (issue 15): p99 ≤ this many ms at the
+   * The default latency objective of the capacity search: p99 ≤ this many ms at the
    * sustained rate (`--slo-p99` overrides). Simple REST routes 10 ms, the fan-out and the database
    * health check 25 ms, GraphQL 50 ms, introspection 100 ms (scenarios/README.md says why).
    */

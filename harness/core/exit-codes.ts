@@ -1,5 +1,5 @@
 /**
- * Exit codes of the harness CLI, the contract a CI script relies on (issue 13, item 6):
+ * Exit codes of the harness CLI, the contract a CI script relies on:
  *
  * | code | meaning |
  * |---:|---|

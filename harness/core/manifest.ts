@@ -8,7 +8,7 @@
  * they keep every server on loopback, on the port the harness chose, talking to the harness's own
  * upstream mock and database, on the pinned Node with the harness's flags only (NODE_OPTIONS could
  * preload code or change the runtime's flags unseen). A manifest `env` or variant `env` that sets one is a manifest error naming
- * the field (issue 13: `"env": {"HOST": "0.0.0.0"}` once made a server listen on every interface).
+ * the field (`"env": {"HOST": "0.0.0.0"}` once made a server listen on every interface).
  */
 import fs from 'node:fs';
 import path from 'node:path';

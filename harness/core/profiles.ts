@@ -138,7 +138,7 @@ export interface InterleaveShape {
 }
 
 /**
- * The shape of a capacity search (issues 15 and 23; scheduler/capacity-search.ts). Per round: one
+ * The shape of a capacity search (scheduler/capacity-search.ts; docs/decisions/0005-capacity-search-majority-of-three.md). Per round: one
  * closed-loop window of `durationS` at `connections` (the peak P), a `settleS` settle step, then
  * open-loop steps of `stepS` seconds, starting at `startShare` × P times a seeded factor in
  * [2^−½, 2^½] (the first round; later rounds start near the cell's first bracketed search and
@@ -166,7 +166,7 @@ export interface CapacityShape {
   /**
    * Seconds of the settle step between the saturating peak window and the first step: an
    * unrecorded open-loop step at half the first rate (capacity-round.ts `SETTLE_SHARE`), one step
-   * long. Idle time did not settle: with 0.5 s idle (run 2026-11-26T03-06-24Z-f007) a search's
+   * long. Idle time did not settle: with 0.5 s idle (docs/decisions/0007-capacity-settle-step.md) a search's
    * first step failed more often than later steps at the same share of the result
    * (scripts/studies/capacity-audit.ts, "first tries by rate").
    */

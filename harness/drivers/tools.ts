@@ -1,5 +1,5 @@
 /**
- * The optional tools (issue 12.4): what is installed, what a missing one costs, and installing
+ * The optional tools: what is installed, what a missing one costs, and installing
  * what can be installed (`just tools`, `just doctor`, and the `test` recipe before the tests).
  *
  * - k6: built from its Go module into the tool cache outside the clone (drivers/k6.ts `cacheBin`).

@@ -2,7 +2,7 @@
  * The CPU plan: which core the server gets and which cores the load driver and the services
  * (upstream mock, database) share, so they do not compete. Recorded with every result.
  *
- * Rule (issue 12.5; the one-server-core rule): with `taskset` available and at least 2 allowed
+ * Rule (the one-server-core rule): with `taskset` available and at least 2 allowed
  * cores, the server gets ONE core (the highest allowed) and the client and services all the
  * others; the load driver runs `clientThreads` = client cores threads/workers (wrk -t,
  * autocannon workers; k6 schedules its own). 2 cores: server 1, client 0; 8 cores: server 7,
@@ -114,7 +114,7 @@ export interface DuetLane {
 }
 
 /**
- * The plan of a duet on separate cores (issue 22, "on machines with ≥ 4 cores: two contenders
+ * The plan of a duet on separate cores ("on machines with ≥ 4 cores: two contenders
  * with their own clients, measured at the same time on separate core pairs"): `lanes` is null
  * below 4 physical cores, where the duet shares the one server core (scheduler/interleave.ts).
  */

@@ -102,8 +102,8 @@ export function findCpuProfile(dir: string, pid?: number): FoundProfile {
 /**
  * The default sampling interval of `why` and `bench --profile-cpu`, µs: 5 ms, not V8's 1 ms. Chosen from data (docs/why.md,
  * "The profiler's overhead"): at 1 ms LoopBack 4's deep stacks cost 1,396 µs of CPU per request
- * under the profiler (run 2026-11-25T03-16-37Z-eccb) against 540–730 unprofiled (ad hoc) and 454 at
- * 5 ms (run 2026-11-25T03-33-42Z-f8cf), with the same shares; node-http showed no cost at 1 ms.
+ * under the profiler against 540–730 unprofiled (ad hoc) and 454 at
+ * 5 ms, with the same shares (docs/decisions/0010-cpu-profile-every-5-ms.md); node-http showed no cost at 1 ms.
  * A 5 s window still gives ~1,000 busy samples.
  */
 export const WHY_INTERVAL_US = 5000;

@@ -1,5 +1,5 @@
 /**
- * One run at a time per machine (issue 13, item 7). Two harness runs on one machine pin to the
+ * One run at a time per machine. Two harness runs on one machine pin to the
  * same cores and spoil each other's figures, so a run first takes a machine-wide lock file,
  * `os.tmpdir()/node-http-bakeoff.lock` (BENCH_LOCK_FILE overrides the path), recording the
  * holder's pid, its process start time (so a reused pid is not mistaken for the holder), the run

@@ -1,5 +1,5 @@
 /**
- * Size limit of server logs (issue 13, item 3): a contender that prints 100 MB must not leave a
+ * Size limit of server logs: a contender that prints 100 MB must not leave a
  * 100 MB file in `results/` (GitHub refuses files over 100 MB). `capLog` keeps the first
  * `maxHeadBytes` and the last bytes of the file, joined by one line that says how many bytes were
  * cut. The result is never larger than `maxHeadBytes + maxTailBytes`, so capping twice changes

@@ -7,7 +7,7 @@
  * exits early or is not ready within the manifest's `readyTimeoutMs`, and UserError when the
  * port is busy.
  *
- * Loopback only (issue 13, item 2): HOST, PORT, UPSTREAM_URL and NODE_ENV are set by the harness
+ * Loopback only: HOST, PORT, UPSTREAM_URL and NODE_ENV are set by the harness
  * after the manifest's and the caller's env (manifest.ts already refuses them in a manifest), and
  * once the server is ready the listening sockets of all its processes (its cgroup, else its
  * process tree and token carriers: processes.ts `trackedProcesses`) are read from /proc (ports.ts

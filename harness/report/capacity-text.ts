@@ -1,5 +1,5 @@
 /**
- * The capacity table's column set and texts (issue 15), shared by the Markdown, terminal and HTML
+ * The capacity table's column set and texts, shared by the Markdown, terminal and HTML
  * exporters so the three print the same columns and the same figures: rank, contender,
  * "sustainable req/s at p99 ≤ X ms" ("≥" when the open-loop driver reached its limit: a lower
  * bound), interval, % of baseline, closed-loop peak req/s, share of peak at SLO (sustainable ÷
@@ -53,9 +53,8 @@ export function p99CapText(ms: number | null): string {
 export const SHARE_OF_PEAK_HEADER = 'share of peak at SLO';
 
 /**
- * The searches and steps of a cell: `4 of 5 bracketed, 61 steps` (issue 23: how many searches
- * bracketed their capacity, the ones the figure comes from); runs before issue 23, which did not
- * record it: `5 searches, 21 steps`.
+ * The searches and steps of a cell: `4 of 5 bracketed, 61 steps` (how many searches
+ * bracketed their capacity, the ones the figure comes from); runs that did not record it: `5 searches, 21 steps`.
  */
 export function stepsText(c: { steps: number; searches: number; bracketed?: number | null }): string {
   const steps = `${c.steps} step${c.steps === 1 ? '' : 's'}`;

@@ -1,6 +1,5 @@
 /**
- * The sources' claims (docs/sources.md), judged in each source's own load shape (issue 11 item 5,
- * issue 16 item 3, issue 24). Data: `claims.json` beside this file (one entry per claim; ids are stable).
+ * The sources' claims (docs/sources.md), judged in each source's own load shape. Data: `claims.json` beside this file (one entry per claim; ids are stable).
  *
  * The rule (also `claimsRule()`, printed by the report):
  * - Each claim names its profile(s): the source's load shape (pipelined for the Nexus/Express/
@@ -34,7 +33,7 @@
  *   and the override is named ("5 × 2 s, source 5 × 12 s").
  * - not measured: no run has both cells in the profile with ≥ 5 trials (or one failed); the
  *   result carries the exact command that measures it.
- * - A second line under a driver with headroom (issue 24): for an "inconclusive (client-bound)"
+ * - A second line under a driver with headroom: for an "inconclusive (client-bound)"
  *   verdict, the same comparison from the newest run that has both cells on the scenario, in any
  *   other profile, with ≥ 5 trials each and neither side client-bound nor failed (`headroom`).
  *   It is labelled as ours, not the source's shape, and never changes the verdict.

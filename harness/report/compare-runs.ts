@@ -1,6 +1,6 @@
 /**
  * Comparing two runs (criterion.rs style), per cell present and ok in both: "improved",
- * "regressed" or "no change" (issue 11 item 3).
+ * "regressed" or "no change".
  *
  * - The change of a cell is the change in its ratio to its OWN run's baseline contender
  *   (node-http for REST; the scenario's `baseline` for GraphQL): host drift between the runs

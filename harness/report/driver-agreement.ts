@@ -1,5 +1,5 @@
 /**
- * Do the load generators agree? (issue 24: "per scenario, a line says whether the drivers agree on
+ * Do the load generators agree? ("per scenario, a line says whether the drivers agree on
  * the order (Spearman's ρ between the wrk, autocannon and k6 rankings of the same contenders) and
  * names the contenders that move. A driver that was the bottleneck says so.")
  *

@@ -5,8 +5,8 @@
  *
  * Intervals are rounded OUTWARD (the low bound floored, the high bound ceiled, at the printed
  * precision) and figures to the nearest: a printed interval therefore always contains its printed
- * figure whenever the unrounded interval contains the unrounded figure (issue 11, "no printed
- * interval excludes its figure").
+ * figure whenever the unrounded interval contains the unrounded figure: no printed
+ * interval excludes its figure.
  */
 
 import type { Estimate } from '../analysis/stats.ts';

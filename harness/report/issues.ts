@@ -1,5 +1,5 @@
 /**
- * The issue analysis (issue 11 item 6, issue 26): "Issues found" lists contender problems only,
+ * The findings analysis: the report's "Findings" lists contender problems only,
  * worst first (severity, then RULE_ORDER), each with the evidence in numbers and a concrete hint
  * (what to check in `contenders/<name>/`, the command that reproduces the cell, its server log). The
  * Nexus/Express/Fastify report's analysis of the POST failure (910 timeouts, 8 requests/s, root
@@ -19,7 +19,7 @@
  *   AND that p99/p50 ≥ 3 × the median of at least 3 peers at the same load (same table). A long
  *   tail under closed-loop load at saturation alone is coordinated omission: a measurement note
  *   (`closed-loop-tail`), never a finding; open-loop tails are judged by the capacity rules;
- * - capacity cells (issue 15): major when not even the lowest rate held the SLO (verdict never);
+ * - capacity cells: major when not even the lowest rate held the SLO (verdict never);
  *   minor for a low share of peak at SLO (rule `early-knee`; verdict met and the capacity < 50% of the closed-loop peak), with
  *   the step where p99 passes the SLO. A capacity that is a lower bound (verdict at-least: the
  *   open-loop driver at its limit) is a measurement note, never a finding.
@@ -282,7 +282,7 @@ function neverFinding(c: CellResult, add: Add, hint: string): void {
 }
 
 /**
- * A low share of peak at SLO (rule id `early-knee`, its name before issue 23): capacity at the SLO
+ * A low share of peak at SLO (rule id `early-knee`, after the measure's earlier name): capacity at the SLO
  * under RULES.earlyKnee of the closed-loop peak (minor).
  */
 function earlyKneeFinding(c: CellResult, add: Add, hint: string): void {
@@ -653,7 +653,7 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
     notes.push({
       kind: 'capacity-lower-bound',
       labels: atLeast.map((r) => r.label),
-      // Since issue 23 a cell is "≥" only when no search bracketed its capacity (older runs: any search at the driver's limit).
+      // A cell is "≥" only when no search bracketed its capacity (runs without `bracketed`: any search at the driver's limit).
       detail: atLeast.every((r) => r.cell.capacity?.bracketed === undefined)
         ? `the open-loop driver (${drivers}) reached its limit: these capacities are lower bounds`
         : atLeast.every((r) => r.cell.capacity?.heldAbove)

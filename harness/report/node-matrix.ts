@@ -1,11 +1,11 @@
 /**
- * The Node.js version matrix (issue 24: "each major as a % of the same contender on Node 24, with
- * intervals, from the same run"; "unsupported cells say why").
+ * The Node.js version matrix: each major as a % of the same contender on Node 24, with
+ * intervals, from the same run; unsupported cells say why.
  *
  * Per run × profile × driver with two or more Node majors: the reference major is the harness's
  * pinned one (24) when measured, else the highest. Per scenario, when every cell of the run's
  * tables has interleaved rounds (scheduler/run.ts `groupCells` puts a `--node` matrix's majors in
- * one group since issue 24, so they are paired by round), one two-way model is fitted over all of
+ * one group, so they are paired by round), one two-way model is fitted over all of
  * them as rows `label@major` (analysis/table-model.ts `fitTwoWay`, units as the tables' own:
  * analysis/tables.ts `pairedUnits`), and each cell is compared with the same contender on the
  * reference major (`compare`: ratio, 95% CI, verdict). Cells without interleaved rounds fall back

@@ -1,5 +1,5 @@
 /**
- * The self-test's part of the report's how-sure line (issue 26, "One honest how-sure line"): this
+ * The self-test's part of the report's how-sure line: this
  * machine's resolution as the newest `just selftest` record measured it (store/selftest-store.ts)
  * — its false-difference rate between identical copies with its 95% CI (the one that counts the
  * pairs' dependence when the summary has it, `clustered`; else the binomial one, said to be too

@@ -130,7 +130,7 @@ function errorsOf(c: CellResult): number | null {
 function notRankedText(r: TableRow): string | null {
   const n = r.notRanked;
   if (!n) return null;
-  if (n.reason === 'failed') return `failed: ${n.detail ?? 'see the issues'}`;
+  if (n.reason === 'failed') return `failed: ${n.detail ?? 'see the findings'}`;
   if (n.reason === 'services-lost') return n.detail ?? 'a service went away';
   if (n.reason === 'skipped') return `${r.cell.status}: ${n.detail ?? 'not measured'}`;
   const e = estimateOf({ figure: r.figure, interval: r.interval, kind: r.kind, n: r.trials });
@@ -438,7 +438,7 @@ function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle
 }
 
 /**
- * The one profile of the overview's closed-loop tables (issue 26: one first screen never mixes
+ * The one profile of the overview's closed-loop tables (one first screen never mixes
  * load shapes): the default profile when a closed-loop table has it, else the profile with the
  * most closed-loop tables (the first in PROFILES order on a tie); null without closed-loop tables.
  */
@@ -893,7 +893,7 @@ const METHOD = [
   'CPU % is of one core (100 = one core); charts end at the pinned cores × 100. Compare runs with `npx just compare A B` (change of the ratio to each run’s own baseline, threshold 5%, interval must exclude 0).',
 ];
 
-/** The method line of the capacity profile (issue 15), added when the snapshot has capacity cells. */
+/** The method line of the capacity profile, added when the snapshot has capacity cells. */
 const CAPACITY_METHOD = capacityMethod();
 
 /** The capacity method line, from the `capacity` profile's shape (profiles.ts `CapacityShape`), the one source of its numbers. */
@@ -905,7 +905,7 @@ function capacityMethod(): string {
   const later = c.gallop
     ? `; later rounds start at the first bracketed round’s figure times a seeded factor in ${(2 ** -half).toFixed(2)}–${(2 ** half).toFixed(2)} and move by ×${c.gallop}, then its square, fourth power … (at most 4×), up or down until the capacity is bracketed`
     : '';
-  return `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step (open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded) and an open-loop search of ${c.stepS} s steps (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission). The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later}; the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far — until they are within ${Math.round(100 * (c.precision - 1))}%; a step holds when p99 ≤ the SLO (the scenario’s, or \`--slo-p99\`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail — while the search explores, one passing step holds a rate for now, and the held rate its result rests on is then confirmed by the majority (a flipped verdict searches on). A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”) while the others agree — when another search held a rate above that interval, the cell is “≥” the geometric mean over every search (bracketed midpoints and highest held rates) with their min–max as its range, and its ranks and Spearman’s ρ use that figure; with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as \`knee\`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before 2026-11-26T19 decided every rate by the majority of 3 and moved ×${c.gallop} at most twice before ÷4 and the cap, at precision 8%; runs before issue 23 used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit; runs before 2026-11-26T07 idled 0.5 s in place of the settle step.`;
+  return `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step (open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded) and an open-loop search of ${c.stepS} s steps (oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission). The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later}; the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one — or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far — until they are within ${Math.round(100 * (c.precision - 1))}%; a step holds when p99 ≤ the SLO (the scenario’s, or \`--slo-p99\`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved, and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail — while the search explores, one passing step holds a rate for now, and the held rate its result rests on is then confirmed by the majority (a flipped verdict searches on). A search that bracketed its capacity gives the geometric midpoint of its bracket; the sustainable rate’s figure and interval are over those searches only (“4 of 5 bracketed”) while the others agree — when another search held a rate above that interval, the cell is “≥” the geometric mean over every search (bracketed midpoints and highest held rates) with their min–max as its range, and its ranks and Spearman’s ρ use that figure; with none, the cell is “≥” the highest held rates (the open-loop driver at its limit, or no failure up to the cap), a lower bound; “never”: not even the lowest rate held, not ranked. Share of peak at SLO = sustainable ÷ closed-loop peak (stored as \`knee\`); p99 at capacity = the median over the searches of the p99 of their highest held rate. Runs before 2026-11-26T19 decided every rate by the majority of 3 and moved ×${c.gallop} at most twice before ÷4 and the cap, at precision 8%; older runs, which stored no bracket per search, used a best-of-two rule (a failing step repeated, the better kept) and marked a cell “≥” when any search hit the driver’s limit; runs before 2026-11-26T07 idled 0.5 s in place of the settle step.`;
 }
 
 /**

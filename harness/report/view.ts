@@ -46,7 +46,7 @@ export interface CurvePoint {
 }
 
 /**
- * What a capacity row adds (issue 15; the cell's `capacity` summary). The sustainable requests/s
+ * What a capacity row adds (the cell's `capacity` summary). The sustainable requests/s
  * at p99 ≤ `sloP99Ms` is the row's `rps` (the ranked figure). Rates in requests/s, ms.
  */
 export interface CapacityRowView {
@@ -63,7 +63,7 @@ export interface CapacityRowView {
   peakRps: Estimate;
   /**
    * Share of the closed-loop peak sustained at the SLO: sustainable ÷ peak (0.35 = 35%), or null
-   * without a sustainable rate. Named `knee` in stored cells and exports (its name before issue 23).
+   * without a sustainable rate. Named `knee` in stored cells and exports (its earlier name).
    */
   knee: number | null;
   /** Median p99 of the highest passing step of each search (analysis/capacity.ts `p99AtCapacity`), ms. */
@@ -71,7 +71,7 @@ export interface CapacityRowView {
   /** Steps of all searches. */
   steps: number;
   searches: number;
-  /** Searches that bracketed their capacity (the figure's searches; issue 23), null in older runs. */
+  /** Searches that bracketed their capacity (the figure's searches), null in runs that did not record it. */
   bracketed: number | null;
   /** Searches that never held the SLO. */
   never: number;
@@ -302,7 +302,7 @@ export interface CapacityRankingView {
 }
 
 /**
- * The overview's capacity matrix (issue 15): scenarios × contenders, sustainable requests/s at
+ * The overview's capacity matrix: scenarios × contenders, sustainable requests/s at
  * p99 ≤ each scenario's SLO, from each scenario's primary capacity table; then per scenario how
  * far the capacity ranking differs from the closed-loop one.
  */
@@ -319,7 +319,7 @@ export interface CapacityMatrixView {
   rankings: CapacityRankingView[];
   /**
    * Per run of the matrix and open-loop driver, one Markdown sentence on the driver's ceiling as
-   * measured in that run (analysis/capacity.ts `driverCeilings`; issue 23), with the run id.
+   * measured in that run (analysis/capacity.ts `driverCeilings`), with the run id.
    */
   driverLines: string[];
 }
@@ -386,13 +386,13 @@ export interface WhyDiffView {
   restNs: number;
 }
 
-/** The report's Why section (issue 25). */
+/** The report's Why section: the profiled cells of `just why` (report/why-view.ts). */
 export interface WhyView {
   cells: WhyCellView[];
   diffs: WhyDiffView[];
 }
 
-/** Whether the load drivers agree on one scenario's order (report/driver-agreement.ts; issue 24). */
+/** Whether the load drivers agree on one scenario's order (report/driver-agreement.ts). */
 export interface DriverAgreementView {
   scenario: string;
   nodeMajor: number;

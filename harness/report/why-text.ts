@@ -1,5 +1,5 @@
 /**
- * The words and tables of "why a stack is slow" (issue 25), from the attribution records of
+ * The words and tables of "why a stack is slow", from the attribution records of
  * `just why` runs (store/why-store.ts): the per-cell attribution (bucket → µs of CPU per request and
  * share of busy CPU), the difference of a contender from its scenario's baseline in µs of CPU per
  * request by bucket (the listed parts plus the remainder add up to the difference), and the

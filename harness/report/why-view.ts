@@ -1,8 +1,8 @@
 /**
- * The why data of the report's view (issue 25, "Why a stack is slow"), from the snapshot's
+ * The why data of the report's view (`just why`), from the snapshot's
  * `just why` records and flame graphs: the latest profiled cell per (contender, scenario) with its
  * top buckets and its flame graph tree (or why there is none), the latest difference from the
- * baseline per contender, the "Issues found" findings and the notes of the detail tables' rows.
+ * baseline per contender, the "Findings" entries and the notes of the detail tables' rows.
  *
  * Finding rule (why-text.ts `FAR_BELOW`, 1.5): in the newest why run that profiled a contender and
  * its reference (the scenario's baseline, or `--against`) in one scenario, the contender's CPU per
@@ -85,7 +85,7 @@ export function whyView(s: ReportSnapshot): WhyView | null {
   };
 }
 
-/** The "Issues found" findings of the why data (module comment): one per contender and scenario. */
+/** The "Findings" entries of the why data (module comment): one per contender and scenario. */
 export function whyIssueFindings(s: ReportSnapshot): FindingView[] {
   return farBelow(s).map(({ d, record, a, b }) => ({
     severity: 'info',

@@ -1,11 +1,11 @@
 /**
- * One round of a `capacity` cell (issue 15) and the summary of a capacity cell's rounds.
+ * One round of a `capacity` cell and the summary of a capacity cell's rounds.
  *
  * A round = one closed-loop window of the profile's shape (the native driver, e.g. 1 s at 100
  * connections: the peak P of this server in this round) and then one open-loop search
  * (scheduler/capacity-search.ts) with the open-loop driver (drivers/open-loop.ts: oha, else k6),
  * after a `settleS` settle step (unrecorded, at SETTLE_SHARE of the first rate), from a seeded start near P/2 (`searchStart`; later rounds near the cell's
- * first bracketed search, `searchPrior`) up to a cap above P (`searchCap`; issue 23). Each step is sampled like a window (lifecycle/sampler.ts), so a step
+ * first bracketed search, `searchPrior`) up to a cap above P (`searchCap`). Each step is sampled like a window (lifecycle/sampler.ts), so a step
  * whose driver used ≥ OPEN_LOOP_BUSY_PCT of its core is marked client-bound. Steps are logged as they finish
  * and returned even when the search stops early (Ctrl-C, a crash), so the trial file keeps them.
  *
@@ -26,8 +26,8 @@ import type { CellSpec } from './plan.ts';
 
 /**
  * The settle step's rate as a share of the search's first rate: well below it, so that the settle
- * itself cannot overload the server. Why a step and not idle time (issue 23): in run
- * 2026-11-26T03-06-24Z-f007 (0.5 s idle), a search's first step failed at every rate below the
+ * itself cannot overload the server. Why a step and not idle time
+ * (docs/decisions/0007-capacity-settle-step.md): with 0.5 s idle, a search's first step failed at every rate below the
  * search's result more often than a later step's first try at the same share of it (30% vs 17%
  * below ½ of it, 30% vs 22% at 0.8–0.95); Node does no garbage collection while idle, so the
  * saturating peak window's debt was paid in the first step (scripts/studies/capacity-audit.ts).
@@ -85,7 +85,7 @@ function seededUnit(key: string): number {
 }
 
 /**
- * The prior of a later round's search, requests/s (issue 23: "the first round's bracket"): the
+ * The prior of a later round's search, requests/s (the first round's bracket): the
  * figure of the cell's first search that bracketed its capacity, when the profile gallops
  * (`gallop` > 1); null for that search's own round and before it. Every later round depends on
  * that one search only, never on each other, and a seeded factor dithers each start.
@@ -105,10 +105,10 @@ export function priorStart(prior: number, cap: number, shape: CapacityShape, key
 }
 
 /**
- * The highest rate a round's search may offer, requests/s (issue 23): `capShare` × the median of
+ * The highest rate a round's search may offer, requests/s: `capShare` × the median of
  * the cell's closed-loop peaks so far (`peaks`, this round's included), and at least this round's
- * peak. A 1 s closed-loop peak varied 2× between one cell's rounds (median; run
- * 2026-11-22T05-55-55Z-f499), so the round's own peak would cap searches on a low reading.
+ * peak. A 1 s closed-loop peak varied 2× between one cell's rounds (median;
+ * docs/measurements.md, "Capacity at a latency SLO"), so the round's own peak would cap searches on a low reading.
  */
 export function searchCap(peakRps: number, peaks: number[], shape: CapacityShape): number {
   return Math.max(peakRps, shape.capShare * median(peaks.length ? peaks : [peakRps]));
@@ -144,7 +144,7 @@ export async function runCapacityRound(
   const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
   const signal = AbortSignal.any([ctx.signal, s.died]);
   let steps: readonly CapacityStep[] = []; // the search's steps so far (kept when it throws)
-  // Independent of earlier rounds' results (issue 23): the start depends on this round's peak and
+  // Independent of earlier rounds' results: the start depends on this round's peak and
   // a seeded factor only; the cap on the peaks measured so far (the median, not any result).
   const capRps = searchCap(peakRps, [...e.trials.flatMap((t) => t.capacitySearch?.peakRps ?? []), peakRps], shape);
   // Rounds after the first bracketed search start near its figure and gallop (fewer steps).
@@ -191,7 +191,7 @@ export async function runCapacityRound(
   };
   const base = { sloP99Ms: slo, driver: openLoop.name, peakRps, capRps };
   // The settle: an unrecorded open-loop step at SETTLE_SHARE of the first rate, so the first
-  // recorded step follows an open-loop step, as every later step does (issue 23). A failure here
+  // recorded step follows an open-loop step, as every later step does. A failure here
   // (a dead server) shows in the first step; an abort in the search.
   if (shape.settleS > 0) {
     const rate = Math.max(1, Math.round(start * SETTLE_SHARE));
@@ -236,12 +236,12 @@ export async function runCapacityRound(
 }
 
 /**
- * A capacity cell's searches summarised (issue 23): the figure over the searches that bracketed
+ * A capacity cell's searches summarised: the figure over the searches that bracketed
  * their capacity (the one estimator of analysis/stats.ts; verdict `met`); when none did, over the
  * lower bounds (verdict `at-least`: driver-limit or no failure up to the cap); `never` when no
  * search held a rate. Also the closed-loop peak over the same rounds, the share of the peak at the
  * SLO (`knee` = figure ÷ peak), how many searches bracketed, and every step. Searches stored
- * before issue 23 (no `bound`) count as bracketed when `met`. Null when no trial has a search.
+ * without `bound` count as bracketed when `met`. Null when no trial has a search.
  * "met" holds only while the other searches agree: the cell's file goes through
  * analysis/capacity.ts `reconcileCapacity` (scheduler/aggregate.ts), which makes a cell whose
  * other searches held more than the figure's interval a lower bound over every search.
@@ -272,7 +272,7 @@ export function summarizeCapacity(trials: CellResult[]): CapacitySummary | null 
   };
 }
 
-/** A search that bracketed its capacity: verdict `met` (since issue 23, `bound` = bracketed). */
+/** A search that bracketed its capacity: verdict `met` and, where recorded, `bound` = bracketed. */
 function isBracketed(x: CapacitySearch): boolean {
   return x.rps !== null && x.verdict === 'met';
 }

@@ -1,5 +1,5 @@
 /**
- * The capacity search of one round (issues 15 and 23), over an injected step function so the
+ * The capacity search of one round, over an injected step function so the
  * tests run it with a model server and the scheduler with a real open-loop driver
  * (scheduler/capacity-round.ts).
  *
@@ -18,7 +18,7 @@
  * 3. confirm the held rate of that bracket by the majority (below; a failing rate took it
  *    already); when it flips, the bracket changes and the search goes on from step 2 (from
  *    step 1's downward moves when no held rate is left).
- * A rate's final verdict is the majority of 3 steps (issue 23: `decideRate`, a second step and a
+ * A rate's final verdict is the majority of 3 steps (docs/decisions/0005-capacity-search-majority-of-three.md; `decideRate`, a second step and a
  * third only when they disagree), for a pass as for a fail. While exploring (steps 1 and 2) one
  * passing step holds a rate for now (`exploreRate`), and a failing one takes the majority; step
  * 3 then confirms the held rate the result rests on, so its verdict, like every failing rate's,
@@ -26,8 +26,8 @@
  * p·p(2 − p) + (1 − p)·p² = p²(3 − 2p), ½ exactly at p = ½. (The earlier rule repeated only
  * failures and kept the better of the two, 1 − (1 − p)²: the search converged where p ≈ 29%,
  * above the rate that holds half the time. One step for every rate is unbiased but derailed by
- * every stall: real stacks failed 18% of their steps below their search's result in run
- * 2026-11-26T15-38-24Z-6659. The majority for every rate cost 12.5–13.6 steps a search there,
+ * every stall: real stacks failed 18% of their steps below their search's result in one
+ * run (docs/measurements.md, "The history of the search rules"). The majority for every rate cost 12.5–13.6 steps a search there,
  * mostly a second step that only agreed at a held rate far below the capacity.) A failing step
  * at the driver's own limit (client-bound) decides the rate at once: more steps would measure
  * the driver. Every step is kept in `steps` (the latency-versus-rate curve) with the rate's
@@ -104,7 +104,7 @@ interface RateVerdict {
 export const RATE_VOTES = 3;
 
 /**
- * Decides one rate from its steps so far (issue 23): a client-bound failing step decides "fail"
+ * Decides one rate from its steps so far: a client-bound failing step decides "fail"
  * at once; otherwise the majority of RATE_VOTES steps, decided as soon as it cannot change (2 of 3
  * agree). Null: more steps are needed.
  */
@@ -174,7 +174,7 @@ export async function searchCapacity(o: {
  * The exploring rule (see `RateBook`): one passing step holds a rate for now; a failing step is
  * not enough — the majority of 3 (`decideRate`) decides it, and a client-bound failure fails it
  * at once. On real stacks a step fails below the capacity often (18% of steps at rates under
- * their search's result in run 2026-11-26T15-38-24Z-6659: GC pauses, the host's stalls), and one
+ * their search's result in one run, docs/measurements.md: GC pauses, the host's stalls), and one
  * failing step would send the search far down; a lucky pass above the capacity is rarer, and the
  * confirmation of the held rate catches it. A held rate's final verdict is then exactly the
  * majority of 3, as is every failing one's.
@@ -202,7 +202,7 @@ type FirstPhase = 'held' | 'stopped' | 'floor-failed';
 const WIDEST_MOVE = 4;
 
 /**
- * The steps of one search by rate, and each rate's verdict so far (issue 23). Exploring rates
+ * The steps of one search by rate, and each rate's verdict so far. Exploring rates
  * (the moves and the bisection) are decided by `exploreRule` (default `exploreRate`: one pass
  * holds for now, a failure takes the majority); the held rate the result rests on is then
  * confirmed by `confirmRule` (default the majority of 3, `decideRate`), which adds steps at that
@@ -314,8 +314,8 @@ async function downFrom(from: number, factor: number, shape: CapacityShape, s: R
 /**
  * With a prior, up from the held rate `from`: by `g`, then g², g⁴ … (at most ×4 a move) until a
  * rate fails or the next would reach `cap` (the bisection then goes up to the cap). A later
- * round's capacity here differs from the first round's by up to 2× (run
- * 2026-11-26T15-38-24Z-6659), so fixed moves of `g` often ran out and fell back to ÷4 and the cap,
+ * round's capacity here differs from the first round's by up to 2×
+ * (docs/measurements.md, "The history of the search rules"), so fixed moves of `g` often ran out and fell back to ÷4 and the cap,
  * a bracket of 4× that costs five bisections; growing moves bracket a 2× miss in three rates.
  */
 async function gallopUp(from: number, g: number, cap: number, s: RateBook): Promise<FirstPhase> {

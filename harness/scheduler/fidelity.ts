@@ -1,5 +1,5 @@
 /**
- * Driver fidelity, once per run (issue 12.3; replaces the autocannon-vs-wrk cross-check): is the
+ * Driver fidelity, once per run (docs/decisions/0008-wrk-ranks.md): is the
  * load driver the bottleneck? On the run's fastest ok connection-profile cell without pipelining
  * (`fidelityCell`), a fresh server gets the same request (and request variants) over the same
  * connections from each driver of the run, autocannon and the native driver (wrk), all pinned to
@@ -20,7 +20,7 @@ import type { CellResult, DriverFidelity } from '../store/results.ts';
 
 export type { DriverFidelity };
 
-/** Below this fidelity a driver is the bottleneck at the run's fastest load (issue 12's target: ≥ 0.95× the native driver). */
+/** Below this fidelity a driver is the bottleneck at the run's fastest load (the target: ≥ 0.95× the native driver). */
 export const FIDELITY_TARGET = 0.95;
 
 /** The run's fastest ok connection-profile cell without pipelining (wrk sends one request at a time per connection), or null. */

@@ -370,7 +370,7 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
  * Warms each restarted server (server process `instance`, before interleaved round `round`) alone,
  * for `seconds` of solo load: the warm-up the first process had. An interleaved warm-up of the same
  * length left the first round of processes 2 and 3 9.0% and 6.7% below their second (± 1.7–1.8%)
- * in bake-off 2026-11-25T07-19-07Z-a6ae, against 2.4% (± 2.0%) for process 1 after its solo load
+ * in one bake-off (docs/noise.md, "Process instances"), against 2.4% (± 2.0%) for process 1 after its solo load
  * (scripts/studies/warmup-audit.ts). A crash, an off-loopback socket or a driver failure writes an error
  * trial (numbered `round`) and stops that server. Returns early on an abort.
  */
@@ -400,7 +400,7 @@ async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, 
  * Seconds of solo load per server in the warm-up of a restarted process: the load the first
  * process had before its first interleaved round (the warm-up and the `soloRounds` solo windows;
  * 3 s in `quick`), so no process starts its rounds colder than another. With only the 1 s warm-up,
- * run 2026-11-25T06-45-25Z-e821 found the first round of restarted processes 10–15% below their
+ * one run found the first round of restarted processes 10–15% below their
  * second, by amounts that differed between contenders (docs/noise.md, "Process instances").
  */
 export function restartWarmupS(p: Profile, soloRounds: number): number {

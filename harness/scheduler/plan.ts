@@ -98,9 +98,8 @@ export function baselineOf(s: Scenario): string {
 
 /**
  * Adds each scenario's baseline contender (no variants) to the plan when it is not already in
- * it, for the same profile and Node runtimes, so that every ratio is taken within one run
- * (issue 11, item 4). A baseline missing from `all` (a fixture folder) or not supporting the
- * scenario is left out and listed in `missing`. `added`: baseline → the scenarios it was added for.
+ * it, for the same profile and Node runtimes, so that every ratio is taken within one run. A baseline missing from `all` (a fixture
+ * folder) or not supporting the scenario is left out and listed in `missing`. `added`: baseline → the scenarios it was added for.
  */
 export function withBaselines(
   cells: CellSpec[],

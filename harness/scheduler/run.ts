@@ -72,7 +72,7 @@ export interface RunOptions {
   /** Where progress events and notes go (scheduler/progress-sink.ts); default: plain lines through `log`. */
   progress?: ProgressSink;
   /**
-   * `--profile-cpu` (issue 25): after each group's ranked windows, the same cells once more, one
+   * `--profile-cpu` (`just why`): after each group's ranked windows, the same cells once more, one
    * window each, under V8's CPU profiler (scheduler/profiled.ts), written to a run of its own under
    * `<resultsDir>/why/` (store/why-store.ts); `intervalUs` is V8's sampling interval. Bench mode only.
    */
@@ -480,7 +480,7 @@ function manifestsOf(cells: CellSpec[]): CellSpec['manifest'][] {
 
 /**
  * Cells grouped by scenario × profile (one driver per run), in plan order of first appearance.
- * The Node majors of a `--node` matrix share their group (issue 24): their rounds are interleaved,
+ * The Node majors of a `--node` matrix share their group: their rounds are interleaved,
  * so a contender on Node 20 and on Node 24 are paired by round like two rows of one table.
  */
 export function groupCells(cells: CellSpec[]): CellSpec[][] {

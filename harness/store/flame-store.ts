@@ -1,5 +1,5 @@
 /**
- * The flame graph files of `just why` (issue 25, "Why a stack is slow"): the small, committed
+ * The flame graph files of `just why` ("why a stack is slow"): the small, committed
  * form of a cell's CPU profile, cut to its measured window, that the HTML report draws. Layout
  * (known only to harness/store/):
  *

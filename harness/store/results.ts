@@ -46,7 +46,7 @@ export interface DriverCrossCheck {
 
 /**
  * The driver fidelity check of a run as meta.json records it (`RunMeta.fidelity`, written by
- * scheduler/fidelity.ts; issue 12.3). On the run's fastest ok connection-profile cell without
+ * scheduler/fidelity.ts). On the run's fastest ok connection-profile cell without
  * pipelining, a fresh server got the same request over the same connections from each driver of
  * the run, autocannon and the native driver (wrk), in ABBA order (A B … B A), `runS` seconds
  * each, every driver pinned to the client cores with `threads` threads. A driver's `fidelity` =
@@ -165,7 +165,7 @@ export interface ServerStart {
 }
 
 /**
- * One open-loop step of a capacity search (issue 15): `rate` requests/s offered for `durationS`
+ * One open-loop step of a capacity search: `rate` requests/s offered for `durationS`
  * seconds, latency measured from each request's scheduled send time. Latencies in ms.
  */
 export interface CapacityStep {
@@ -187,9 +187,9 @@ export interface CapacityStep {
   /** Why the step failed ('' when it passed). */
   reason: string;
   /**
-   * The verdict of the rate this step belongs to (issue 23: 2 of up to 3 steps at one rate decide,
+   * The verdict of the rate this step belongs to (2 of up to 3 steps at one rate decide,
    * scheduler/capacity-search.ts), which may differ from this step's own `pass`. Absent in runs
-   * before issue 23 (one step, or a failure confirmed by a second).
+   * of the earlier best-of-two rule (one step, or a failure confirmed by a second).
    */
   ratePass?: boolean;
 }
@@ -204,7 +204,7 @@ export interface CapacityStep {
 export type CapacityVerdict = 'met' | 'at-least' | 'never' | 'interrupted';
 
 /**
- * What a search that held some rate learned about its capacity (issue 23). `bracketed`: a rate
+ * What a search that held some rate learned about its capacity. `bracketed`: a rate
  * above its highest held rate failed, not at the driver's limit, so the capacity lies between
  * them; `driver-limit`: the lowest failing rate was client-bound (a lower bound); `no-failure`:
  * no rate failed up to the search's cap ("≥ its highest held rate", never a measured figure).
@@ -219,19 +219,19 @@ export interface CapacitySearch {
   /** The closed-loop requests/s measured just before the search on the same server (the search's upper bound). */
   peakRps: number;
   /**
-   * The search's capacity, or null when no rate held. Since issue 23: for a bracketed search
+   * The search's capacity, or null when no rate held. For a bracketed search
    * (verdict met) the geometric midpoint of `heldRps` and `failRps`, else the highest held rate
    * (a lower bound). Older runs: the highest rate that held.
    */
   rps: number | null;
   verdict: CapacityVerdict;
   steps: CapacityStep[];
-  /** The highest rate whose steps held and the lowest whose steps failed (issue 23; absent in older runs). */
+  /** The highest rate whose steps held and the lowest whose steps failed (absent in older runs). */
   heldRps?: number;
   failRps?: number;
-  /** What the search learned (issue 23); absent in older runs and when no rate held. */
+  /** What the search learned; absent in older runs and when no rate held. */
   bound?: CapacityBound;
-  /** The highest rate the search could offer (issue 23: above a noisy peak, up to a cap), requests/s; absent in older runs. */
+  /** The highest rate the search could offer (above a noisy peak, up to a cap), requests/s; absent in older runs. */
   capRps?: number;
 }
 
@@ -240,7 +240,7 @@ export interface CapacitySummary {
   sloP99Ms: number;
   driver: string;
   /**
-   * Since issue 23: `met` when at least one search bracketed its capacity (the figure is over
+   * `met` when at least one search bracketed its capacity (the figure is over
    * those only); `at-least` when none did but some held a rate (a lower bound); `never` when every
    * search never held the SLO. Older runs: `at-least` when any search was client-bound.
    */
@@ -255,11 +255,11 @@ export interface CapacitySummary {
   peakRps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' };
   /**
    * rps.figure ÷ peakRps.figure: the share of the closed-loop peak sustained at the SLO (null
-   * without rps). Stored as `knee` (its name before issue 23); reports call it "share of peak at SLO".
+   * without rps). Stored as `knee` (its earlier name); reports call it "share of peak at SLO".
    */
   knee: number | null;
   searches: number;
-  /** Searches that bracketed their capacity (issue 23: the ones the figure comes from); absent in older runs. */
+  /** Searches that bracketed their capacity (the ones the figure comes from); absent in older runs. */
   bracketed?: number;
   /**
    * Searches that did not bracket their capacity but held a rate above the figure (lower bounds

@@ -273,7 +273,7 @@ export interface RunRead {
 }
 
 /**
- * The store's naming scheme of run ids (results.ts `newRunId`: `2026-01-01T00-00-00Z-ab12`) and
+ * The store's naming scheme of run ids (results.ts `newRunId`: `<UTC time>Z-<4 hex digits>`, e.g. `2026-01-01T00-00-00Z-ab12`) and
  * baseline names: one folder name of letters, digits, '.', '_' and '-', not starting with '.'
  * (so never `.`, `..` or a path).
  */

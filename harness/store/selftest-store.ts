@@ -1,6 +1,6 @@
 /**
  * Reading `just selftest` records (`results/selftest/<id>.json`, written by store/runs.ts
- * `writeSelftest` from cli/selftest.ts) for the report's how-sure line (issue 26): this machine's
+ * `writeSelftest` from cli/selftest.ts) for the report's how-sure line: this machine's
  * resolution as the self-test measured it.
  *
  * Only the fields the report uses are validated (zod; other fields pass). Records of the first

@@ -2,7 +2,7 @@
 // The variant a response answered is known only without pipelining: autocannon gives the hook the
 // context of the connection's latest request (with one request in its list it even starts a fresh
 // context per request), so with pipelining > 1 the latest request is not the one answered (in run
-// 2026-11-25T12-18-04Z-b72b every graphql-node body was checked against another user's id).
+// one run (docs/measurements.md) every graphql-node body was checked against another user's id).
 // Pipelined samples carry no variant, and the checker accepts an answer to any of the variants
 // (drivers/checks.ts checkSamples).
 'use strict';

@@ -4,25 +4,25 @@
  * type-checked through JSDoc), read and inlined at render time with Apache ECharts' minified
  * build and the page data (a JSON block), so the file opens offline.
  *
- * Layout (issue 14): a table of contents; the overview first (how sure, the winners per scenario
+ * Layout: a table of contents; the overview first (how sure, the winners per scenario
  * with ties, a heatmap of "% of baseline" with intervals); the reader's controls (contender
  * filter and highlight, scenario/profile/driver/Node filters); per table the summary sentence,
  * measurement notes, charts (requests/s bars with interval whiskers, client-bound bars hatched
  * and marked ≥, failed rows marked ✕, each value label right of its whisker; a p50/p99 latency
- * dot plot on a log axis; requests per server CPU-second (issue 26: the median of the interleaved
+ * dot plot on a log axis; requests per server CPU-second (the median of the interleaved
  * rounds, else the solo windows' requests/s ÷ server CPU, instead of a CPU chart flat at 100%);
- * RSS) and a sortable table (scrolling inside its own box, the rank and contender columns sticky); issues found with chips that
+ * RSS) and a sortable table (scrolling inside its own box, the rank and contender columns sticky); findings with chips that
  * count what the filters leave; claims; the Node version matrix; a compare view of two runs;
  * runs and method. Tables and text are plain HTML (readable without JavaScript and in print).
  *
- * Capacity (issue 15): the overview adds the matrix of sustainable requests/s at p99 ≤ each
+ * Capacity: the overview adds the matrix of sustainable requests/s at p99 ≤ each
  * scenario's SLO and the lines comparing that ranking with the closed-loop one; a capacity table
  * has the capacity column set (capacity-text.ts), sustainable-rate bars (≥ hatched when the
  * open-loop driver reached its limit) and a latency-versus-rate chart: small multiples, one panel
  * per contender on shared axes, p99 (log axis) against the offered rate as its median curve
  * (analysis/capacity.ts `medianCurve`), the SLO dashed, no legend.
  *
- * Why (issue 25): after "Issues found", the "Why (CPU profiles)" section of `just why` runs with a
+ * Why: after "Findings", the "Why (CPU profiles)" section of `just why` runs with a
  * flame graph per profiled cell (exporters/why-html.ts); a row with a why finding links to it.
  */
 import fs from 'node:fs';
@@ -514,8 +514,8 @@ function issuesSection(v: ReportView): string {
   const count = (s: string) => v.findings.filter((f) => f.severity === s).length;
   const leak = v.leakCheck ? `<p class="note" id="leak-check">${md(v.leakCheck)}</p>` : '';
   if (!v.findings.length)
-    return `<section id="issues" class="card"><h2>Issues found</h2><p>None: no contender problem (failures, errors, wrong bodies, collapses${v.leakCheck ? '' : ', leaks'}) was found.</p>${leak}</section>`;
-  return `<section id="issues" class="card"><h2>Issues found</h2>
+    return `<section id="findings" class="card"><h2>Findings</h2><p>None: no contender problem (failures, errors, wrong bodies, collapses${v.leakCheck ? '' : ', leaks'}) was found.</p>${leak}</section>`;
+  return `<section id="findings" class="card"><h2>Findings</h2>
 <p class="note">Contender problems only, worst first; conditions of the measurement are in each table’s measurement notes. The counts follow the filters.</p>
 <div class="chips">${sevs
     .filter((s) => count(s) > 0)
@@ -528,7 +528,7 @@ ${v.findings
       `<tr class="finding" data-label="${esc(f.label)}" data-scenario="${esc(f.scenario === '(all)' ? '' : f.scenario)}" data-severity="${esc(f.severity)}"><td data-v="${sevs.indexOf(f.severity)}"><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><td><code>${esc(f.label)}</code></td><td>${esc(f.scenario)}</td><td>${esc(f.profile)}</td><td><strong>${esc(f.title)}</strong>. ${md(f.evidence)}</td></tr>`,
   )
   .join('\n')}
-</tbody></table></div><p class="note hidden" id="issues-filtered">No findings for the selected contenders and scenario.</p>${leak}</section>`;
+</tbody></table></div><p class="note hidden" id="findings-filtered">No findings for the selected contenders and scenario.</p>${leak}</section>`;
 }
 
 function claimsSection(v: ReportView): string {
@@ -607,7 +607,7 @@ function toc(v: ReportView): string {
     .map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`)
     .join(
       '',
-    )}<a href="#issues">Issues</a>${v.why ? '<a href="#why">Why</a>' : ''}${v.footprint?.length ? '<a href="#footprint">Footprint</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
+    )}<a href="#findings">Findings</a>${v.why ? '<a href="#why">Why</a>' : ''}${v.footprint?.length ? '<a href="#footprint">Footprint</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
 }
 
 /**

@@ -1,12 +1,12 @@
 /**
  * The Markdown exporter (`results/LEADERBOARD.md`, `export --format md`). The first screen is
- * the answer (issue 14.1): the overview (winners per scenario with ties, the scenario ×
+ * the answer: the overview (winners per scenario with ties, the scenario ×
  * contender matrix of "% of baseline" with intervals, one line on how sure the numbers are),
- * then per-table details with their measurement notes, issues found, claims, the Node version
+ * then per-table details with their measurement notes, findings, claims, the Node version
  * matrix and notes on method. Every interval is printed with its kind ("95% CI" or "range (N
  * trials)") and rounded outward, so it contains its printed figure.
  *
- * Capacity (issue 15): when the snapshot has capacity cells the overview adds the matrix of
+ * Capacity: when the snapshot has capacity cells the overview adds the matrix of
  * sustainable requests/s at p99 ≤ each scenario's SLO and, per scenario, how far that ranking
  * differs from the closed-loop one; a capacity table prints the capacity column set
  * (capacity-text.ts) instead of the closed-loop one.
@@ -224,14 +224,14 @@ export function renderMarkdownView(v: ReportView): string {
   for (const w of v.warnings) lines.push('', `> ${escapeMd(w)}`);
   lines.push(
     '',
-    'Contents: [Overview](#overview) · [Details](#details) · [Issues found](#issues-found) · [Claims](#claims) · [Node.js version matrix](#nodejs-version-matrix) · [Do the drivers agree?](#do-the-drivers-agree) · [Method](#method)',
+    'Contents: [Overview](#overview) · [Details](#details) · [Findings](#findings) · [Claims](#claims) · [Node.js version matrix](#nodejs-version-matrix) · [Do the drivers agree?](#do-the-drivers-agree) · [Method](#method)',
     '',
   );
   lines.push(...overviewMarkdown(v));
   lines.push('## Details', '');
   for (const t of v.tables) lines.push(...tableMarkdown(t));
 
-  lines.push('## Issues found', '');
+  lines.push('## Findings', '');
   if (!v.findings.length)
     lines.push(
       `None: no contender problem (failures, errors, wrong bodies, collapses${v.leakCheck ? '' : ', leaks'}) was found.`,
@@ -344,7 +344,7 @@ export function summaryMarkdown(v: ReportView): string {
 
 export const markdownExporter: Exporter = {
   format: 'md',
-  description: 'LEADERBOARD.md: overview, details, issues, claims, Node matrix, method',
+  description: 'LEADERBOARD.md: overview, details, findings, claims, Node matrix, method',
   extension: 'md',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
     const v = buildView(snapshot, options);

@@ -17,13 +17,13 @@
  * - errors: `errors` (errors + timeouts + non-2xx + wrong bodies), `timeouts`, `non2xx`, `body_mismatches`;
  * - resources: `server_cpu_pct` (average, 100 = one core), `server_cpu_max_pct` (pinned cores × 100),
  *   `server_rss_peak_mib`, `rps_per_cpu_second`;
- * - capacity (issue 15; null on other rows): `slo_p99_ms` (the objective), `sustainable_rps`,
+ * - capacity (null on other rows): `slo_p99_ms` (the objective), `sustainable_rps`,
  *   `sustainable_rps_low`, `sustainable_rps_high` (the highest open-loop rate with p99 ≤ the SLO:
  *   the row's `rps` and interval; a lower bound when `verdict` is at-least), `peak_rps` (closed-loop
  *   peak of the same rounds), `knee` (the share of peak at SLO: sustainable ÷ peak, a fraction to
- *   0.001; the name predates issue 23), `p99_at_capacity_ms`, `verdict` (met | at-least | never |
+ *   0.001; an earlier name of the measure), `p99_at_capacity_ms`, `verdict` (met | at-least | never |
  *   interrupted), `steps` (open-loop steps of all searches), `searches`, `searches_bracketed` (the
- *   searches the figure comes from, issue 23; null in older runs); a capacity row's p50…max are null (its latency is the curve of its steps);
+ *   searches the figure comes from; null in runs that did not record it); a capacity row's p50…max are null (its latency is the curve of its steps);
  * - flags: `client_bound`, `noisy`, `failed`, `flags` (the report's flags, `; `-separated);
  * - context: `startup_ms`, `failure`, `framework`, `adapter`, `http_client`, `finished_at`;
  * - footprint (the contender's row of the run's Footprint table, report/footprint-view.ts

@@ -3,7 +3,7 @@
  * terminal's width. By default only the overview: how sure, the winners per scenario with a single
  * winner's lead, one "% of baseline" matrix per baseline family (REST vs `node-http`; database and
  * GraphQL vs `postgraphile-express`), the capacity matrix when there are capacity cells, then one
- * line on the issues found and where the rest is. With `details` (`--details`) the rank rule, the
+ * line on the findings and where the rest is. With `details` (`--details`) the rank rule, the
  * capacity rankings and every table follow: rank, contender, requests/s, interval ("95% CI" or
  * "range (N trials)"), p99 ms, flags, then the summary sentence and the measurement notes; a
  * capacity table prints the capacity column set (capacity-text.ts: sustainable req/s at p99 ≤ the
@@ -322,8 +322,8 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
   out.push(
     ...wrap(
       v.findings.length
-        ? `Issues found: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
-        : `Issues found: none${v.leakCheck ? ' (leaks not judged in every cell: see the report)' : ''}.`,
+        ? `Findings: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
+        : `Findings: none${v.leakCheck ? ' (leaks not judged in every cell: see the report)' : ''}.`,
       x.width,
     ).map((l) => (crit ? x.c.red(l) : l)),
   );

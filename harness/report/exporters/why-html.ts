@@ -1,5 +1,5 @@
 /**
- * The HTML report's "Why (CPU profiles)" section (issue 25, "Why a stack is slow"), from the
+ * The HTML report's "Why (CPU profiles)" section (`just why`), from the
  * view's `why` (report/why-view.ts): per profiled cell its CPU per request and top packages, the
  * differences from the reference by package (µs of CPU per request, adding up with the rest), and
  * its flame graph, drawn in the browser by d3-flame-graph (Apache-2.0, on d3 v7, ISC; both pinned

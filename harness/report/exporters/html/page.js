@@ -6,7 +6,7 @@
  * the charts of the visible tables, and wires the reader's controls: contender filter and
  * highlight, scenario/profile/driver/Node filters (kept in the URL hash), sortable tables
  * (buttons in the headers: mouse or keyboard), issue chips that count the visible findings, and
- * the compare view of two runs. A capacity table (issue 15) also gets a latency-versus-rate
+ * the compare view of two runs. A capacity table also gets a latency-versus-rate
  * chart: small multiples, one panel per contender on shared axes, p99 (log axis) against the
  * offered open-loop rate as its median curve (its steps binned by rate), the SLO dashed. Sets body[data-ready="1"] when done.
  */
@@ -585,7 +585,7 @@
       c.textContent = `${n} ${c.dataset.severity}`;
       c.classList.toggle('hidden', n === 0);
     }
-    const none = document.getElementById('issues-filtered');
+    const none = document.getElementById('findings-filtered');
     if (none) none.classList.toggle('hidden', visible.length > 0 || all('tr.finding').length === 0);
     document.getElementById('empty')?.classList.toggle('hidden', shown > 0);
     const counter = document.getElementById('shown');

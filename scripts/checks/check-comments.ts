@@ -1,0 +1,132 @@
+/**
+ * Comment and file-size check of `harness/`: comments say what the code does now, and files stay small.
+ *
+ * - No tracker reference: a bare "issue N" (also "issue N.M", "issue #N", "issues N") in any file
+ *   under `harness/`, comments and strings alike. The reason for a rule goes in a decision record
+ *   (docs/decisions/) or docs/measurements.md, linked from the comment.
+ * - No run id (`2026-11-26T21-34-58Z-d078`, the store's naming scheme): runs and their figures
+ *   belong in docs/measurements.md. A placeholder at midnight (`…T00-00-00Z-…`) is an example, not a
+ *   run, and is allowed (help texts and docstrings show the format with one).
+ * - At most MAX_FILE_LINES lines per file under `harness/`, unless the file is in LONG_FILES with
+ *   its reason. An entry whose file is no longer over the limit (or gone) is printed as stale but
+ *   does not fail the check.
+ *
+ * Prints each finding as `file:line  what`; exit 0 when there is none, 1 when there is any.
+ *
+ * Run: `node scripts/checks/check-comments.ts [root]` (part of `just check`; `root` defaults to the
+ * repository, the tests pass a temporary one).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The most lines a file under `harness/` may have without an entry in LONG_FILES. */
+export const MAX_FILE_LINES = 500;
+
+/** Files under `harness/` allowed over MAX_FILE_LINES (repository-relative path → why, and what would split it). */
+export const LONG_FILES: Readonly<Record<string, string>> = {
+  'harness/report/view-build.ts': 'builds every section of the report view; to be split by section',
+  'harness/cli.ts': 'the wiring of every command; to become one module per command under cli/',
+  'harness/report/issues.ts': 'every finding rule with its evidence text; the leak arithmetic is to move to analysis/',
+  'harness/lifecycle/processes.ts':
+    'process groups, their signals and orphan cleanup, kept together so every exit path is in one file',
+  'harness/report/exporters/html/page.js': 'the HTML report script, shipped as one file inlined into the page',
+  'harness/store/results.ts': 'the stored result types with their docstrings, the schema of every trial file',
+  'harness/report/exporters/html.ts': 'the HTML report page, one function per section',
+  'harness/analysis/table-model.ts': 'the two-way model of a table and its intervals, one piece of arithmetic',
+  'harness/analysis/tables.ts': 'the table model of the leaderboard: grouping, ranks and ratios of one run',
+  'harness/report/claims.ts': "the sources' claims and their verdicts, one judging rule per claim shape",
+  'harness/report/exporters/html/page.css': 'the HTML report stylesheet, shipped as one file inlined into the page',
+  'harness/scheduler/group.ts': 'one group of interleaved rounds: its processes, warm-ups and windows in order',
+  'harness/scheduler/run.ts': 'the run: plan, groups, the fidelity check and the profiled windows in order',
+};
+
+/** One finding: repository-relative file, 1-based line (0 for the whole file), and what is wrong. */
+export interface CommentFinding {
+  file: string;
+  line: number;
+  what: string;
+}
+
+const ISSUE_REF = /\b[Ii]ssues? #?[0-9]+/;
+const RUN_ID = /[0-9]{4}-[0-9]{2}-[0-9]{2}T([0-9]{2}-[0-9]{2}-[0-9]{2})Z-[0-9a-f]{4}/g;
+
+/** Every file under `dir` (recursive, absolute paths, sorted), skipping `node_modules`. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out.sort();
+}
+
+/** Line count as `wc -l` gives it, plus a last line without its newline. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const newlines = text.split('\n').length - 1;
+  return text.endsWith('\n') ? newlines : newlines + 1;
+}
+
+/** The tracker references and run ids in one file's text (see the module docstring for the rules). */
+export function commentFindings(file: string, text: string): CommentFinding[] {
+  const out: CommentFinding[] = [];
+  text.split('\n').forEach((line, i) => {
+    const issue = ISSUE_REF.exec(line);
+    if (issue) {
+      out.push({
+        file,
+        line: i + 1,
+        what: `tracker reference '${issue[0]}': say what the code does, link docs/decisions/`,
+      });
+    }
+    for (const m of line.matchAll(RUN_ID)) {
+      if (m[1] === '00-00-00') continue;
+      out.push({ file, line: i + 1, what: `run id '${m[0]}': the run and its figures belong in docs/measurements.md` });
+    }
+  });
+  return out;
+}
+
+/** Findings of every file under `root/harness`, with the line-count rule; `stale`: LONG_FILES entries no longer needed. */
+export function checkHarness(root = ROOT): { findings: CommentFinding[]; stale: string[]; files: number } {
+  const findings: CommentFinding[] = [];
+  const seen = new Set<string>();
+  const paths = filesUnder(join(root, 'harness'));
+  for (const path of paths) {
+    const file = relative(root, path).split('\\').join('/');
+    const text = readFileSync(path, 'utf8');
+    findings.push(...commentFindings(file, text));
+    const lines = lineCount(text);
+    if (lines <= MAX_FILE_LINES) continue;
+    if (file in LONG_FILES) seen.add(file);
+    else {
+      findings.push({
+        file,
+        line: 0,
+        what: `${lines} lines, over ${MAX_FILE_LINES}: split it by what its parts do, or add it to LONG_FILES in scripts/checks/check-comments.ts with the reason`,
+      });
+    }
+  }
+  const stale = Object.keys(LONG_FILES).filter((f) => !seen.has(f));
+  return { findings, stale, files: paths.length };
+}
+
+function main(root = ROOT): number {
+  const { findings, stale, files } = checkHarness(root);
+  for (const f of stale) console.log(`note: ${f} is no longer over ${MAX_FILE_LINES} lines; remove it from LONG_FILES`);
+  if (findings.length === 0) {
+    console.log(
+      `ok: no tracker references or run ids in harness/, and no file over ${MAX_FILE_LINES} lines outside LONG_FILES (${files} files)`,
+    );
+    return 0;
+  }
+  for (const f of findings) console.log(`${`${f.file}:${f.line}`.padEnd(48)} ${f.what}`);
+  console.log(`${findings.length} finding(s) in harness/`);
+  return 1;
+}
+
+if (import.meta.main) process.exitCode = main(process.argv[2] ?? ROOT);

@@ -107,27 +107,25 @@ export function snapshotOfCells(
 
 /**
  * The reference of a one-run report: among the runs started before `run`, the complete ones of the
- * same profile that share a scenario with it, the one with the most cells (the newest on a tie);
- * null when there is none. On a fresh clone after `just bake-off` that is the committed bake-off.
+ * same profile, the one that measured the most of `run`'s cells (contender × scenario; the newest
+ * on a tie); null when none shares a cell. On a fresh clone after `just bake-off` that is the
+ * committed bake-off.
  */
 export function referenceRunOf(runs: readonly SnapshotRun[], run: SnapshotRun): SnapshotRun | null {
-  const scenarios = new Set(run.cells.map((c) => c.scenario));
-  const older = runs.filter(
-    (r) =>
-      r !== run &&
-      r.meta.state === 'complete' &&
-      r.meta.profile === run.meta.profile &&
-      r.meta.startedAt < run.meta.startedAt &&
-      r.cells.some((c) => scenarios.has(c.scenario)),
-  );
+  const key = (c: { label: string; scenario: string }) => `${c.label}\u0000${c.scenario}`;
+  const mine = new Set(run.cells.map(key));
+  const shared = (r: SnapshotRun) => r.cells.filter((c) => mine.has(key(c))).length;
   let best: SnapshotRun | null = null;
-  for (const r of older)
-    if (
-      !best ||
-      r.cells.length > best.cells.length ||
-      (r.cells.length === best.cells.length && r.meta.startedAt >= best.meta.startedAt)
-    )
+  let bestShared = 0;
+  for (const r of runs) {
+    if (r === run || r.meta.state !== 'complete' || r.meta.profile !== run.meta.profile) continue;
+    if (r.meta.startedAt >= run.meta.startedAt) continue;
+    const n = shared(r);
+    if (n > bestShared || (n === bestShared && n > 0 && best && r.meta.startedAt >= best.meta.startedAt)) {
       best = r;
+      bestShared = n;
+    }
+  }
   return best;
 }
 

@@ -70,7 +70,8 @@ function cgroupsOf(pid: number): string[] {
 
 const CGROUPS = containmentInfo().kind === 'cgroup';
 /** A load driver's command line (autocannon's worker, wrk or k6: whichever the profile resolved to). */
-const DRIVER = /autocannon-worker|(^|\/)wrk |(^|\/)k6 /;
+// A load window's driver (not `wrk -v`, the version probe before a run).
+const DRIVER = /autocannon-worker|(^|\/)wrk (?!-v\s*$)|(^|\/)k6 /;
 
 for (const mode of ['cgroup', 'environ'] as const) {
   test(`no orphans (${mode}): a server's detached and setsid double-forked children die after verify`, {

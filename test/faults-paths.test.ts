@@ -300,6 +300,8 @@ const SWEEP: Record<string, { args: string[]; writes: boolean }> = {
   ab: { args: ['ab', 'late-wrong', '--ref', 'HEAD'], writes: true },
   claims: { args: ['claims'], writes: true },
   why: { args: ['why', 'late-wrong', '--scenario', 'ping'], writes: true },
+  reference: { args: ['reference', 'late-wrong', '--scenario', 'ping'], writes: true },
+  'reference-compare': { args: ['reference-compare', '--reference', 'ref-a', '--run', 'run-a'], writes: false },
 };
 
 test('the sweep: every command × a --results-dir that is a regular file, /dev/null, or a folder without write permission: exit 2 in one line, never 70', async (t) => {

@@ -674,7 +674,17 @@ program.addHelpText(
 );
 
 /** Commands that write into the results folder (the others read it, or do not use it). */
-const WRITES_RESULTS = new Set(['bench', 'bench-all', 'selftest', 'claims', 'why', 'ab', 'baseline', 'leaderboard', 'reference']);
+const WRITES_RESULTS = new Set([
+  'bench',
+  'bench-all',
+  'selftest',
+  'claims',
+  'why',
+  'ab',
+  'baseline',
+  'leaderboard',
+  'reference',
+]);
 // Every command: a --results-dir that is not a folder (a file, /dev/null), or one a writer cannot
 // write, is exit 2 in one line before anything runs (store/runs.ts `checkResultsDir`).
 program.hook('preAction', (_root, cmd) => {

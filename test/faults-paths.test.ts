@@ -251,33 +251,7 @@ const NO_DAC =
 
 /** Runs the CLI under `setpriv` without root's override of file modes (a 0555 folder is then EACCES). */
 function runCliNoDac(args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      'setpriv',
-      [
-        '--bounding-set',
-        '-dac_override,-dac_read_search',
-        process.execPath,
-        '--disable-warning=ExperimentalWarning',
-        CLI,
-        ...args,
-      ],
-      { cwd: ROOT, env: { BENCH_LOCK_FILE: TEST_LOCK_FILE, ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b) => {
-      stdout += b;
-    });
-    child.stderr.on('data', (b) => {
-      stderr += b;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runCli(args, {}, ['setpriv', '--bounding-set', '-dac_override,-dac_read_search']);
 }
 
 /**

@@ -28,10 +28,14 @@ export interface CliResult {
  */
 export const TEST_LOCK_FILE = path.join(os.tmpdir(), `bakeoff-test-${process.pid}.lock`);
 
-/** Runs `node harness/cli.ts ...args` to completion (10 min limit). */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs `node harness/cli.ts ...args` to completion (10 min limit). `prefix`: a command that runs
+ * the node process (e.g. `['setpriv', '--bounding-set', …]`), none by default.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}, prefix: string[] = []): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...args], {
+    const argv = [...prefix, process.execPath, '--disable-warning=ExperimentalWarning', CLI, ...args];
+    const child = spawn(argv[0] as string, argv.slice(1), {
       cwd: ROOT,
       env: { BENCH_LOCK_FILE: TEST_LOCK_FILE, ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

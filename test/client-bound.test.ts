@@ -39,10 +39,10 @@ test('a throttled wrk (one connection) leaves node-http idle: the cell is client
     [
       '#!/bin/sh',
       'for a in "$@"; do shift; case "$a" in -c*) set -- "$@" -c1;; *) set -- "$@" "$a";; esac; done',
-      'if [ "$1" = "-v" ]; then exec ' + wrk?.bin + ' -v; fi',
+      `if [ "$1" = "-v" ]; then exec ${wrk?.bin} -v; fi`,
       '( while :; do :; done ) & hog=$!',
       "trap 'kill $hog 2>/dev/null' EXIT INT TERM",
-      'nice -n 19 ' + wrk?.bin + ' "$@"',
+      `nice -n 19 ${wrk?.bin} "$@"`,
       '',
     ].join('\n'),
     { mode: 0o755 },

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { openRun, readRun } from '../harness/store/runs.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
-import { CLI, type CliResult, ROOT, runCli, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
+import { type CliResult, ROOT, runCli, tmpDir } from './helpers.ts';
 
 const FAULTS = path.join(ROOT, 'test', 'fixtures', 'faults');
 

@@ -772,6 +772,12 @@ try {
     await stopAll(500);
     process.exit(e.exitCode);
   }
+  // An error after Ctrl-C (a driver's aborted run, a closed socket) is the interrupt, not a bug.
+  if (interrupt.signal.aborted) {
+    process.stderr.write(`interrupted: ${(e as Error)?.message ?? e}\n`);
+    await stopAll(500);
+    process.exit(EXIT.interrupted);
+  }
   // A bug in the harness: never exit 1, which a CI reads as "a verification failed".
   process.stderr.write(`internal error (a bug in the harness; please report it):\n${(e as Error)?.stack ?? e}\n`);
   await stopAll(500);

@@ -21,7 +21,9 @@ import { buildView } from '../harness/report/view-build.ts';
 import type { ReferenceRecord } from '../harness/store/reference-store.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
-import { runCli, tmpDir } from './helpers.ts';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { alive, CLI, descendants, runCli, TEST_LOCK_FILE, tmpDir } from './helpers.ts';
 
 const proc = (contender: string, rps: number, eff: number, order: number): ReferenceProcess => ({
   contender,
@@ -99,6 +101,23 @@ test('the bake-off against the reference: bias per row, median and max, rows who
   assert.equal(c.covered, 1);
   assert.equal(c.met, false);
   assert.equal(compareWithReference(rows.slice(0, 1), ref).met, true);
+  assert.equal(c.distinct, 0, 'no reference interval: no gap is resolved');
+  // With the reference's own interval: a gap beyond both intervals is distinct, one inside them is not.
+  const withCi = ref.map((r) => ({
+    ...r,
+    rps: { ...r.rps, ci95: [r.rps.figure * 0.97, r.rps.figure * 1.03] as [number, number] },
+  }));
+  const d = compareWithReference(rows, withCi);
+  assert.deepEqual(
+    d.rows.map((r) => [r.label, r.distinct]),
+    [
+      ['a', false],
+      ['b', true],
+      ['c', false],
+    ],
+  );
+  assert.ok((d.rows[1]?.z ?? 0) > 1.96 && d.rows[2]?.z === null);
+  assert.equal(d.distinct, 1);
 });
 
 /** A bake-off cell on json of run `ra` with 6 interleaved rounds of efficiency `eff` (σ about 2%). */
@@ -203,4 +222,51 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
   const missing = await runCli(['--results-dir', results, 'reference-compare', '--reference', 'nope', '--run', 'ra']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /no reference record/);
+});
+
+test('Ctrl-C during `reference`: exit 130, no process left, the finished processes kept in a record marked interrupted', {
+  skip: findWrk() ? false : 'wrk is not installed (npx just tools)',
+}, async () => {
+  const results = tmpDir('reference-sigint');
+  const args = ['--results-dir', results, 'reference', 'node-http', 'hono', '--scenario', 'json'];
+  const design = ['--warmup', '1', '--windows', '1', '--window', '2', '--processes', '2'];
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...args, ...design], {
+    env: { ...process.env, BENCH_LOCK_FILE: TEST_LOCK_FILE },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (b) => {
+    out += b;
+  });
+  child.stderr.on('data', (b) => {
+    out += b;
+  });
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  // After the first process is measured, wait for the second one's load driver, then interrupt.
+  const deadline = Date.now() + 90_000;
+  let pids: number[] = [];
+  while (Date.now() < deadline) {
+    pids = descendants(child.pid ?? 0);
+    const wrk = pids.some((p) => {
+      try {
+        return /(^|\/)wrk\0/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+    if (/process 1:/.test(out) && wrk) break;
+    await sleep(50);
+  }
+  assert.match(out, /json · node-http · process 1:/, out);
+  child.kill('SIGINT');
+  assert.equal(await exited, 130, out);
+  assert.doesNotMatch(out, /internal error/);
+  for (let i = 0; i < 20 && pids.some(alive); i++) await sleep(100);
+  assert.deepEqual(pids.filter(alive), [], 'no child process may outlive the harness');
+  const [file] = fs.readdirSync(path.join(results, 'reference')).filter((n) => n.endsWith('.json'));
+  assert.ok(file, 'the finished processes are kept');
+  const rec = JSON.parse(fs.readFileSync(path.join(results, 'reference', file), 'utf8'));
+  assert.equal(rec.interrupted, true);
+  assert.equal(rec.meetsMinimums, false);
+  assert.equal(rec.processes[0]?.contender, 'node-http');
 });

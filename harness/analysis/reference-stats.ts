@@ -160,6 +160,13 @@ export interface ReferenceRowCheck {
   bias: number;
   /** The bake-off's 95% CI contains the reference ratio (false without a CI). */
   covered: boolean;
+  /**
+   * The log gap ln(bake-off ÷ reference) over its standard error, both sides' 95% CIs read as
+   * normal intervals on the log scale (half-width ÷ 1.96); null when either side has no CI.
+   */
+  z: number | null;
+  /** |z| > 1.96: the two figures differ beyond both intervals (a bias the two runs resolve). */
+  distinct: boolean;
 }
 
 /** The bake-off against the reference over the rows both have. */
@@ -169,6 +176,8 @@ export interface ReferenceCheck {
   medianBias: number | null;
   maxBias: number | null;
   covered: number;
+  /** Rows whose gap to the reference is beyond both intervals (`distinct`). */
+  distinct: number;
   /** Whether the targets (REFERENCE_TARGETS) hold; null without rows. */
   met: boolean | null;
 }
@@ -187,8 +196,10 @@ export function compareWithReference(
   const checks: ReferenceRowCheck[] = [];
   for (const r of rows) {
     const x = ref.find((q) => q.contender === r.label && q.scenario === r.scenario && q.baseline === r.baseline);
-    const f = unit === 'rps' ? x?.rps.figure : x?.efficiency?.figure;
+    const fig = unit === 'rps' ? x?.rps : x?.efficiency;
+    const f = fig?.figure;
     if (!x || f === undefined || !(f > 0) || !(r.ratio > 0)) continue;
+    const z = logGapZ(r.ratio, r.ci95, f, fig?.ci95 ?? null);
     checks.push({
       label: r.label,
       scenario: r.scenario,
@@ -196,6 +207,8 @@ export function compareWithReference(
       reference: f,
       bias: Math.abs(r.ratio / f - 1),
       covered: r.ci95 !== null && r.ci95[0] <= f && f <= r.ci95[1],
+      z,
+      distinct: z !== null && Math.abs(z) > 1.96,
     });
   }
   const biases = checks.map((c) => c.bias).sort((a, b) => a - b);
@@ -209,5 +222,20 @@ export function compareWithReference(
         medianBias <= REFERENCE_TARGETS.medianBias &&
         covered / n >= REFERENCE_TARGETS.covered
       : null;
-  return { unit, rows: checks, medianBias, maxBias, covered, met };
+  const distinct = checks.filter((c) => c.distinct).length;
+  return { unit, rows: checks, medianBias, maxBias, covered, distinct, met };
+}
+
+/** SE of a log figure from its 95% CI (half-width of the log interval ÷ 1.96); null without a usable CI. */
+function logSe(ci: [number, number] | null): number | null {
+  if (!ci || !(ci[0] > 0) || !(ci[1] > ci[0])) return null;
+  return (Math.log(ci[1]) - Math.log(ci[0])) / (2 * 1.96);
+}
+
+/** ln(a ÷ b) over √(SE_a² + SE_b²) from the two 95% CIs; null when either has none. */
+function logGapZ(a: number, aCi: [number, number] | null, b: number, bCi: [number, number] | null): number | null {
+  const sa = logSe(aCi);
+  const sb = logSe(bCi);
+  if (sa === null || sb === null) return null;
+  return Math.log(a / b) / Math.sqrt(sa ** 2 + sb ** 2);
 }

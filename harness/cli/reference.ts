@@ -248,8 +248,12 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     for (const s of scenarios) {
       const ms = chosen.filter((m) => m.scenarios.includes(s.name));
       for (const [i, m] of abbaOrder(ms, design.processes).entries()) {
-        if (signal.aborted) return EXIT.interrupted;
-        const p = await measureProcess(m, s, i + 1, x);
+        if (signal.aborted) break;
+        const p = await measureProcess(m, s, i + 1, x).catch((e: unknown) => {
+          if (signal.aborted) return null;
+          throw e;
+        });
+        if (!p) break;
         processes.push(p);
         log(
           `${s.name} · ${m.name} · process ${i + 1}: ${Math.round(p.rps).toLocaleString('en-US')} requests/s, ${p.efficiency ? Math.round(p.efficiency).toLocaleString('en-US') : '–'} requests per CPU-second`,
@@ -260,6 +264,9 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     await x.upstream?.stop();
     await x.db?.close();
   }
+  // Ctrl-C: the processes measured so far are kept in a record marked interrupted (never a reference).
+  const interrupted = signal.aborted;
+  if (interrupted && !processes.length) return EXIT.interrupted;
   const baselineOf = (s: string) => all.find((q) => q.name === s)?.baseline ?? 'node-http';
   const figures = [...new Set(processes.map((p) => `${p.scenario}|${p.contender}`))].map((k) => {
     const [scenario = '', contender = ''] = k.split('|');
@@ -278,7 +285,8 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     runId,
     at: new Date().toISOString(),
     design,
-    meetsMinimums: meetsMinimums(design),
+    meetsMinimums: !interrupted && meetsMinimums(design),
+    interrupted,
     driver: { name: 'wrk', version: wrk.version },
     machine: machineInfo(),
     cpuPlan: plan,
@@ -291,8 +299,10 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     wallMs: performance.now() - t0,
   };
   const file = writeReference(g.resultsDir, runId, record);
-  process.stdout.write(`${referenceSummary(record)}\nrecord: ${file}\n`);
-  return EXIT.ok;
+  process.stdout.write(
+    `${referenceSummary(record)}\nrecord: ${file}${interrupted ? ' (interrupted: incomplete)' : ''}\n`,
+  );
+  return interrupted ? EXIT.interrupted : EXIT.ok;
 }
 
 /** The figures of a reference record as lines: per cell requests/s and requests per CPU-second with their 95% CI between processes. */
@@ -357,6 +367,10 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
       `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: bias ${pct(r.bias)}${r.covered ? ', covered' : ', NOT covered by its 95% CI'}`,
   );
   const t = REFERENCE_TARGETS;
+  if (!ref.meetsMinimums)
+    lines.unshift(
+      `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
+    );
   lines.push(
     check.rows.length
       ? `bias median ${pct(check.medianBias)}, max ${pct(check.maxBias)}; the 95% CI covers the reference ratio in ${check.covered} of ${check.rows.length} rows (targets: every row ≤ ${pct(t.maxBias)}, median ≤ ${pct(t.medianBias)}, ≥ ${Math.round(100 * t.covered)}% covered: ${check.met ? 'met' : 'not met'}; reference ${ref.runId}, unit ${unit === 'rps' ? 'requests/s' : 'requests per CPU-second'})`

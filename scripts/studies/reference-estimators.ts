@@ -1,0 +1,117 @@
+/**
+ * Which bake-off estimator agrees with the steady-state reference? For each row of a bake-off
+ * run's ranked tables that the reference record also has (same contender, scenario, baseline),
+ * prints the reference's requests/s ratio (and its 95% CI between processes) beside three
+ * estimators of the same ratio from the run's own files:
+ *
+ * - interleaved: the table model's ratio, the report's "% of baseline" (analysis/tables.ts);
+ * - solo: the one-way model on the solo windows' requests/s (analysis/estimator-agreement.ts);
+ * - late: the table model refitted on the interleaved rounds after each server process's first
+ *   (the figure a longer warm-up per process would give, from the same run).
+ *
+ * Then per estimator (analysis/reference-stats.ts `compareWithReference`): the bias |estimator ÷
+ * reference − 1| (median, max), the rows whose 95% CI covers the reference ratio, the rows that
+ * differ beyond both intervals, and whether REFERENCE_TARGETS are met. Ratios are unitless. Reads only; writes nothing.
+ *
+ * Run: `node scripts/studies/reference-estimators.ts <reference id|file> <bake-off run id>`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { estimatorGaps } from '../../harness/analysis/estimator-agreement.ts';
+import { compareWithReference, type ReferenceRatio } from '../../harness/analysis/reference-stats.ts';
+import { cellSamples } from '../../harness/analysis/stats.ts';
+import { buildTables, type RankedTable } from '../../harness/analysis/tables.ts';
+import { RESULTS_DIR } from '../../harness/core/paths.ts';
+import type { CellResult } from '../../harness/store/results.ts';
+import { readReference } from '../../harness/store/reference-store.ts';
+import { readRun } from '../../harness/store/runs.ts';
+
+type Est = { ratio: number; ci: [number, number] | null };
+type Row = { scenario: string; label: string; ref: ReferenceRatio; est: Record<string, Est | null> };
+
+const [refArg, runId] = process.argv.slice(2);
+if (!refArg || !runId) {
+  process.stderr.write('usage: node scripts/studies/reference-estimators.ts <reference id|file> <bake-off run id>\n');
+  process.exit(2);
+}
+const refFile = fs.existsSync(refArg) ? refArg : path.join(RESULTS_DIR, 'reference', `${refArg}.json`);
+const ref = readReference(refFile);
+const run = readRun(RESULTS_DIR, runId, 'run', true);
+
+/** The cell with its interleaved rounds after each process's first only. */
+function lateRounds(c: CellResult): CellResult {
+  const p = c.stats?.paired;
+  if (!c.stats || !p?.instances) return c;
+  const keep = p.instances.map((inst, i) => p.instances?.indexOf(inst) !== i);
+  const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i]);
+  return {
+    ...c,
+    stats: {
+      ...c.stats,
+      paired: { ...p, rounds: pick(p.rounds), efficiency: pick(p.efficiency), instances: pick(p.instances) },
+    },
+  };
+}
+
+const tablesOf = (cells: CellResult[]) => buildTables([{ meta: run.meta, cells }], { runId });
+const full = tablesOf(run.cells);
+const late = tablesOf(run.cells.map(lateRounds));
+
+const modelRatio = (t: RankedTable | undefined, label: string): Est | null => {
+  const r = t?.rows.find((x) => x.label === label);
+  const v = r?.vsBaseline;
+  return v ? { ratio: v.figure, ci: v.kind === 'ci95' ? v.interval : null } : null;
+};
+
+const rows: Row[] = [];
+for (const t of full) {
+  const lateT = late.find((x) => x.key.scenario === t.key.scenario);
+  const solo = t.fit
+    ? estimatorGaps(
+        t.fit,
+        t.rows.map((r) => ({ label: r.label, ...cellSamples(r.cell) })),
+      )
+    : [];
+  for (const r of t.rows) {
+    if (r.status !== 'ranked' || r.isBaseline) continue;
+    const x = ref.ratios.find(
+      (q) => q.contender === r.label && q.scenario === t.key.scenario && q.baseline === t.baseline,
+    );
+    if (!x) continue;
+    const s = solo.find((g) => g.label === r.label);
+    rows.push({
+      scenario: t.key.scenario,
+      label: r.label,
+      ref: x,
+      est: {
+        interleaved: modelRatio(t, r.label),
+        solo: s ? { ratio: s.solo.ratio, ci: s.solo.ci } : null,
+        late: modelRatio(lateT, r.label),
+      },
+    });
+  }
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const ci = (c: [number, number] | null | undefined) => (c ? `(${f3(c[0])}–${f3(c[1])})` : '(no CI)');
+process.stdout.write(`reference ${ref.runId} vs bake-off ${runId}; unit: requests/s ratio to the baseline\n`);
+for (const r of rows) {
+  const parts = Object.entries(r.est).map(([k, e]) => (e ? `${k} ${f3(e.ratio)} ${ci(e.ci)}` : `${k} –`));
+  process.stdout.write(
+    `${r.scenario} · ${r.label}: reference ${f3(r.ref.rps.figure)} ${ci(r.ref.rps.ci95)}, efficiency ${r.ref.efficiency ? f3(r.ref.efficiency.figure) : '–'}; ${parts.join('; ')}\n`,
+  );
+}
+for (const unit of ['rps', 'efficiency'] as const) {
+  for (const k of ['interleaved', 'solo', 'late']) {
+    const mine = rows.flatMap((r) => {
+      const e = r.est[k];
+      return e ? [{ label: r.label, scenario: r.scenario, baseline: r.ref.baseline, ratio: e.ratio, ci95: e.ci }] : [];
+    });
+    const c = compareWithReference(mine, ref.ratios, unit);
+    if (!c.rows.length) continue;
+    process.stdout.write(
+      `${k} vs reference ${unit}: bias median ${pct(c.medianBias ?? 0)}, max ${pct(c.maxBias ?? 0)}; covered ${c.covered} of ${c.rows.length}; beyond both intervals ${c.distinct} of ${c.rows.length}: ${c.met ? 'met' : 'not met'}\n`,
+    );
+  }
+}

@@ -18,7 +18,7 @@ import { abbaOrder, meetsMinimums, referenceDesign } from '../harness/cli/refere
 import { findWrk } from '../harness/drivers/wrk.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';
-import type { ReferenceRecord } from '../harness/store/reference-store.ts';
+import { type ReferenceRecord, readNewestReference } from '../harness/store/reference-store.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { makeCell, makeMeta } from './fixtures.ts';
 import { spawn } from 'node:child_process';
@@ -194,6 +194,11 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
   assert.ok(file, 'a record');
   const rec = JSON.parse(fs.readFileSync(path.join(results, 'reference', file), 'utf8'));
   assert.equal(rec.meetsMinimums, false);
+  assert.ok(
+    rec.quiet?.read === 4 && rec.quiet.windows === 4,
+    `every window's other work is read: ${JSON.stringify(rec.quiet)}`,
+  );
+  assert.match(r.stdout, /^quiet: \d+ of 4 windows had other work above 5\.0% of a core/m);
   assert.deepEqual(
     rec.processes.map((p: ReferenceProcess) => p.contender),
     ['node-http', 'hono', 'hono', 'node-http'],
@@ -269,4 +274,24 @@ test('Ctrl-C during `reference`: exit 130, no process left, the finished process
   assert.equal(rec.interrupted, true);
   assert.equal(rec.meetsMinimums, false);
   assert.equal(rec.processes[0]?.contender, 'node-http');
+});
+
+test('the how-sure line takes the newest record that meets the minimums and ran on a quiet machine', () => {
+  const dir = tmpDir('reference-quiet');
+  fs.mkdirSync(path.join(dir, 'reference'));
+  const rec = (runId: string, at: string, disturbed: number | null) => ({
+    kind: 'bakeoff-reference',
+    version: 1,
+    runId,
+    at,
+    meetsMinimums: true,
+    ...(disturbed === null ? {} : { quiet: { limit: 0.05, windows: 6, read: 6, disturbed, maxShare: 0.3 } }),
+    ratios: [],
+  });
+  const write = (r: ReturnType<typeof rec>) =>
+    fs.writeFileSync(path.join(dir, 'reference', `${r.runId}.json`), JSON.stringify(r));
+  write(rec('old', '2026-11-01T00:00:00Z', null));
+  write(rec('quiet', '2026-11-02T00:00:00Z', 0));
+  write(rec('busy', '2026-11-03T00:00:00Z', 2));
+  assert.equal(readNewestReference(dir).reference?.runId, 'quiet', 'a record with disturbed windows is no reference');
 });

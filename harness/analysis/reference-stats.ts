@@ -17,10 +17,20 @@
  * Rates in requests/s; efficiencies in requests per server CPU-second; ratios unitless.
  */
 import { UserError } from '../core/errors.ts';
+import { type QuietCheck, quietOf } from './quiet.ts';
 import { tQuantile } from './stats.ts';
 
 /** The targets a bake-off design must meet against the reference. */
 export const REFERENCE_TARGETS = { maxBias: 0.05, medianBias: 0.02, covered: 0.9 } as const;
+
+/** The quiet check of a reference run's processes (analysis/quiet.ts): each window's foreign CPU ÷ its seconds. */
+export function quietCheck(processes: { windows: ReferenceWindow[] }[]): QuietCheck {
+  return quietOf(
+    processes
+      .flatMap((p) => p.windows)
+      .map((w) => (typeof w.foreignCpuS === 'number' && w.durationS > 0 ? w.foreignCpuS / w.durationS : null)),
+  );
+}
 
 /** The reference's minimums (the defaults of `just reference`): shorter runs are marked as such. */
 export const REFERENCE_MINIMUMS = { warmupS: 20, windows: 3, windowS: 10, processes: 3 } as const;
@@ -35,6 +45,11 @@ export interface ReferenceWindow {
   durationS: number;
   serverCpuS: number | null;
   errors: number;
+  /**
+   * CPU-seconds used in the window by processes outside the harness (lifecycle/foreign-cpu.ts);
+   * above FOREIGN_CPU_LIMIT of a core the window was disturbed. Null or absent when not read.
+   */
+  foreignCpuS?: number | null;
 }
 
 /** One fresh server process of a contender: its windows after the warm-up. */

@@ -25,6 +25,7 @@ import {
   type BakeoffRatio,
   compareWithReference,
   processFigures,
+  quietCheck,
   REFERENCE_MINIMUMS,
   REFERENCE_TARGETS,
   type ReferenceProcess,
@@ -43,6 +44,8 @@ import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
 import { resolveNode } from '../lifecycle/node-runtime.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { cpuUsageUs } from '../lifecycle/processes.ts';
+import { foreignCpuS, foreignSnapshot } from '../lifecycle/foreign-cpu.ts';
+import { FOREIGN_CPU_LIMIT, type QuietCheck } from '../analysis/quiet.ts';
 import { type ServerHandle, startServer } from '../lifecycle/server.ts';
 import { loadJob, needsDatabase } from '../scheduler/jobs.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
@@ -181,8 +184,10 @@ async function measureProcess(m: Manifest, scenario: Scenario, order: number, x:
     for (let w = 0; w < x.design.windows; w++) {
       const pid = server.pid;
       const c0 = cpuUsageUs(pid);
+      const f0 = foreignSnapshot();
       const out = await wrkDriver.window(x.profile, job, { ...common, durationS: x.design.windowS, warmup: false });
       const c1 = cpuUsageUs(pid);
+      const foreign = foreignCpuS(f0, foreignSnapshot());
       const cpuS = c0 !== null && c1 !== null ? (c1 - c0) / 1e6 : null;
       const requests = out.requests.total;
       windows.push({
@@ -192,6 +197,7 @@ async function measureProcess(m: Manifest, scenario: Scenario, order: number, x:
         durationS: out.durationS,
         serverCpuS: cpuS,
         errors: out.errors + out.timeouts + out.non2xx,
+        foreignCpuS: foreign,
       });
     }
     return { contender: m.name, scenario: scenario.name, order, windows, ...processFigures(windows) };
@@ -255,8 +261,13 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
         });
         if (!p) break;
         processes.push(p);
+        const q = quietCheck([p]);
+        const busy =
+          q.disturbed && q.maxShare !== null
+            ? `; other work used up to ${Math.round(100 * q.maxShare)}% of a core (limit ${Math.round(100 * FOREIGN_CPU_LIMIT)}%): not quiet`
+            : '';
         log(
-          `${s.name} · ${m.name} · process ${i + 1}: ${Math.round(p.rps).toLocaleString('en-US')} requests/s, ${p.efficiency ? Math.round(p.efficiency).toLocaleString('en-US') : '–'} requests per CPU-second`,
+          `${s.name} · ${m.name} · process ${i + 1}: ${Math.round(p.rps).toLocaleString('en-US')} requests/s, ${p.efficiency ? Math.round(p.efficiency).toLocaleString('en-US') : '–'} requests per CPU-second${busy}`,
         );
       }
     }
@@ -287,6 +298,7 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     design,
     meetsMinimums: !interrupted && meetsMinimums(design),
     interrupted,
+    quiet: quietCheck(processes),
     driver: { name: 'wrk', version: wrk.version },
     machine: machineInfo(),
     cpuPlan: plan,
@@ -314,8 +326,11 @@ function referenceSummary(r: {
     efficiency: ReturnType<typeof referenceFigure> | null;
   }[];
   meetsMinimums: boolean;
+  quiet: QuietCheck;
 }): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const q = r.quiet;
+  const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
   const iv = (f: ReturnType<typeof referenceFigure>) =>
     f.ci95 ? ` (95% CI ${n(f.ci95[0])}–${n(f.ci95[1])}, ${f.n} processes)` : ` (${f.n} process)`;
   return [
@@ -328,6 +343,9 @@ function referenceSummary(r: {
       (f) =>
         `${f.scenario} · ${f.contender}: ${n(f.rps.figure)} requests/s${iv(f.rps)}; ${f.efficiency ? `${n(f.efficiency.figure)} requests per CPU-second${iv(f.efficiency)}` : 'no CPU time'}`,
     ),
+    q.read
+      ? `quiet: ${q.disturbed} of ${q.read} windows had other work above ${pct(q.limit)} of a core (most: ${pct(q.maxShare)})${q.disturbed ? ': not a reference for the bake-off; re-run on a quiet machine' : ''}`
+      : 'quiet: not read (no /proc)',
   ].join('\n');
 }
 
@@ -367,6 +385,10 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
       `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: bias ${pct(r.bias)}${r.covered ? ', covered' : ', NOT covered by its 95% CI'}`,
   );
   const t = REFERENCE_TARGETS;
+  if (ref.quiet?.disturbed)
+    lines.unshift(
+      `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine: the comparison is not a certificate`,
+    );
   if (!ref.meetsMinimums)
     lines.unshift(
       `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import pidusage from 'pidusage';
+import { type ForeignSnapshot, foreignCpuS, foreignSnapshot } from './foreign-cpu.ts';
 import { trackedProcesses } from './processes.ts';
 
 /** PIDs whose process group is `pgid` (the server and anything it forked). */
@@ -46,6 +47,8 @@ export interface ResourceUse {
   clientBound: boolean;
   /** Which rule said client-bound: the driver's CPU, or the server's idle CPU. Absent when not client-bound. */
   clientBoundBy?: 'driver-cpu' | 'server-idle';
+  /** CPU used by processes outside the harness over the window, share of one core (foreign-cpu.ts); null: not read. */
+  foreignShare?: number | null;
 }
 
 /** % of its pinned cores a closed-loop server must use for its window to count as saturated (below: client-bound). */
@@ -88,6 +91,7 @@ export class Sampler {
   private t0 = 0;
   private serverPgid: number | null;
   private intervalMs: number;
+  private foreign0: ForeignSnapshot = null;
 
   /** Samples the server group `serverPgid` (null: external target, nothing to sample) every `intervalMs`. */
   constructor(serverPgid: number | null, intervalMs = 200) {
@@ -104,6 +108,7 @@ export class Sampler {
       ? [...new Set([...groupPids(this.serverPgid), ...trackedProcesses(this.serverPgid)])]
       : [];
     this.t0 = performance.now();
+    this.foreign0 = foreignSnapshot();
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
     void this.tick();
   }
@@ -144,6 +149,8 @@ export class Sampler {
   ): ResourceUse | null {
     clearInterval(this.timer);
     pidusage.clear();
+    const foreign = foreignCpuS(this.foreign0, foreignSnapshot());
+    const wallS = (performance.now() - this.t0) / 1000;
     // pidusage's first reading of a pid has no previous point: drop it.
     const s = this.samples.slice(1).filter((x) => x.serverRss > 0);
     if (!s.length) return null;
@@ -189,6 +196,7 @@ export class Sampler {
       rpsPerCpuSecond: cpuSeconds > 0 ? totalRequests / cpuSeconds : 0,
       clientBound: bound !== null,
       ...(bound ? { clientBoundBy: bound } : {}),
+      foreignShare: foreign !== null && wallS > 0 ? foreign / wallS : null,
     };
   }
 }

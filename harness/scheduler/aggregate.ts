@@ -5,6 +5,7 @@
  */
 import { FAILED_REQUEST_SHARE, trialStats } from '../analysis/stats.ts';
 import { reconcileCapacity } from '../analysis/capacity.ts';
+import { quietOf } from '../analysis/quiet.ts';
 import type { CellResult, CellStats, PairedWindow } from '../store/results.ts';
 import { capacityTrials, summarizeCapacity } from './capacity-round.ts';
 
@@ -18,7 +19,8 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
   const ok = list.filter((r) => r.status === 'ok');
   const failed = list.find((r) => r.status !== 'ok');
   const lost = [...new Set(list.flatMap((r) => r.servicesLost ?? []))];
-  const extra = lost.length ? { servicesLost: lost } : {};
+  const quiet = quietOfTrials(list);
+  const extra = { ...(lost.length ? { servicesLost: lost } : {}), ...(quiet ? { quiet } : {}) };
   // Interleaved rounds (scheduler/interleave.ts) give the paired figures; the solo windows give
   // requests/s and latency and stay the cell's `load`.
   const solo = list.filter((r) => !r.paired);
@@ -58,6 +60,16 @@ export function aggregateTrials(list: CellResult[], planned: number): CellResult
     failure:
       f.failure && planned > 1 ? { ...f.failure, reason: `trial ${k}/${planned}: ${f.failure.reason}` } : f.failure,
   };
+}
+
+/**
+ * How quiet the machine was over the trials' measured windows (analysis/quiet.ts): each solo
+ * window's and interleaved round's foreign-CPU share; null when no trial read it.
+ */
+export function quietOfTrials(trials: CellResult[]): CellResult['quiet'] | null {
+  const shares = trials.map((t) => (t.paired ? t.paired.foreignShare : t.resources?.foreignShare));
+  const q = quietOf(shares);
+  return q.read ? q : null;
 }
 
 /** `s` with the paired figures of the interleaved trials among `trials` (ok ones, in round order), if any. */

@@ -29,6 +29,7 @@
 import type { ConnectionProfile, InterleaveShape } from '../core/profiles.ts';
 import { mulberry32 } from '../core/prng.ts';
 import type { LoadOutput } from '../drivers/driver-types.ts';
+import { foreignCpuS, foreignSnapshot } from '../lifecycle/foreign-cpu.ts';
 import type { CellResult, PairedWindow } from '../store/results.ts';
 import { describePaired } from './aggregate.ts';
 import { loadJob, lostServices } from './jobs.ts';
@@ -190,6 +191,8 @@ export async function runInterleavedRound(
     if (pid !== null) gate.register(e, pid);
   }
   const cpu0 = new Map(live.map((e) => [e, liveServer(e).cpuUs()]));
+  const foreign0 = foreignSnapshot();
+  const roundT0 = performance.now();
   const runs = live.map((e) => {
     const s = liveServer(e);
     return ctx.driver
@@ -227,6 +230,8 @@ export async function runInterleavedRound(
   ctx.progress.close();
   if (ctx.signal.aborted) return false;
   await sleep(DRAIN_MS);
+  const foreign = foreignCpuS(foreign0, foreignSnapshot());
+  const foreignShare = foreign === null ? null : foreign / ((performance.now() - roundT0) / 1000);
   const inFlight = p.connections * Math.max(1, p.pipelining);
   for (const [i, e] of live.entries()) {
     const r = results[i];
@@ -237,7 +242,9 @@ export async function runInterleavedRound(
     const fig = r.out
       ? pairedFigure(r.out, inFlight, cpu, (gate.activeMs.get(e) ?? 0) / 1000, live.length, shape.sliceMs)
       : null;
-    const paired = fig && (use.instance ?? 1) > 1 ? { ...fig, instance: use.instance ?? 1 } : fig;
+    const paired = fig
+      ? { ...fig, ...((use.instance ?? 1) > 1 ? { instance: use.instance ?? 1 } : {}), foreignShare }
+      : fig;
     const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail);
     e.trials.push(trial);
     ctx.sink.writeTrial(trial, e.trials.length);

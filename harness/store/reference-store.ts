@@ -23,6 +23,8 @@ const RecordSchema = z.looseObject({
   runId: z.string().min(1),
   at: z.string().min(1),
   meetsMinimums: z.boolean(),
+  /** How quiet the machine was (analysis/reference-stats.ts QuietCheck); absent in records made before it was read. */
+  quiet: z.looseObject({ disturbed: z.number().int().nonnegative(), read: z.number().int().nonnegative() }).optional(),
   ratios: z.array(
     z.looseObject({
       contender: z.string(),
@@ -57,7 +59,8 @@ export function readReference(file: string): ReferenceRecord {
 
 /**
  * The newest valid reference record under `<resultsDir>/reference/` that meets the reference's
- * minimums (a shortened run is no reference), or null; warnings name the files skipped as bad.
+ * minimums and had no disturbed window (a shortened run, or one beside other work, is no
+ * reference), or null; warnings name the files skipped as bad.
  */
 export function readNewestReference(resultsDir: string): { reference: ReferenceRecord | null; warnings: string[] } {
   const dir = path.join(resultsDir, 'reference');
@@ -71,7 +74,7 @@ export function readNewestReference(resultsDir: string): { reference: ReferenceR
   let best: ReferenceRecord | null = null;
   for (const name of names.sort()) {
     const r = readValidated(path.join(dir, name), RecordSchema, acc);
-    if (r?.meetsMinimums && (!best || r.at > best.at)) best = r;
+    if (r?.meetsMinimums && !r.quiet?.disturbed && (!best || r.at > best.at)) best = r;
   }
   return { reference: best, warnings: acc.warnings };
 }

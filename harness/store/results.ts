@@ -130,6 +130,12 @@ export interface CellResult {
    * They never fail the cell (scheduler/aggregate.ts `loadFailure`); absent when there were none.
    */
   pausedFailures?: { failed: number; requests: number };
+  /**
+   * How quiet the machine was over the cell's measured windows (analysis/quiet.ts `quietOf`): CPU
+   * used by processes outside the harness, as a share of one core per window (lifecycle/foreign-cpu.ts);
+   * `disturbed` windows were above `limit`. Absent in cells measured before it was read.
+   */
+  quiet?: { limit: number; windows: number; read: number; disturbed: number; maxShare: number | null };
   /** A trial of the `capacity` profile: its closed-loop peak and its open-loop search (scheduler/capacity-round.ts). */
   capacitySearch?: CapacitySearch;
   /**
@@ -334,6 +340,8 @@ export interface PairedWindow {
   sliceMs: number;
   /** The server process (1-based) of the cell that ran this round (profiles.ts `InterleaveShape.instances`); absent = 1. */
   instance?: number;
+  /** CPU used by processes outside the harness over the round, share of one core (lifecycle/foreign-cpu.ts); null: not read. */
+  foreignShare?: number | null;
 }
 
 /** Resource use of one cell's measured window (lifecycle/sampler.ts). */

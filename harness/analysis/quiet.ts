@@ -1,0 +1,36 @@
+/**
+ * Was the machine quiet while a figure was measured? Each measured window (a reference window, a
+ * solo window, an interleaved round) carries the CPU that processes outside the harness used in
+ * it, as a share of one core (lifecycle/foreign-cpu.ts). A window above FOREIGN_CPU_LIMIT was
+ * measured beside other work: on this project's 2-core VM, a test suite at the lowest priority on
+ * the client core moved node-http's json figure by about 30% while leaving loopback4's unchanged
+ * (docs/measurements.md, "The steady-state reference"), so such a figure can be biased, not only
+ * noisy.
+ */
+
+/** The share of one core that other processes may use in a window before it counts as disturbed: 5%. */
+export const FOREIGN_CPU_LIMIT = 0.05;
+
+/** How quiet the machine was over some windows. Shares are of one core (1 = a full core). */
+export interface QuietCheck {
+  limit: number;
+  windows: number;
+  /** Windows with a reading. */
+  read: number;
+  /** Windows read above `limit`. */
+  disturbed: number;
+  /** Highest share over the windows read; null when none was read. */
+  maxShare: number | null;
+}
+
+/** The quiet check of windows' foreign-CPU shares (null or undefined: not read). */
+export function quietOf(shares: readonly (number | null | undefined)[]): QuietCheck {
+  const read = shares.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return {
+    limit: FOREIGN_CPU_LIMIT,
+    windows: shares.length,
+    read: read.length,
+    disturbed: read.filter((x) => x > FOREIGN_CPU_LIMIT).length,
+    maxShare: read.length ? Math.max(...read) : null,
+  };
+}

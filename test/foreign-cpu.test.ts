@@ -7,11 +7,12 @@ import { once } from 'node:events';
 import test from 'node:test';
 import { FOREIGN_CPU_LIMIT, quietOf } from '../harness/analysis/quiet.ts';
 import { quietCheck } from '../harness/analysis/reference-stats.ts';
-import { foreignCpuS, foreignSnapshot } from '../harness/lifecycle/foreign-cpu.ts';
+import { foreignCpuByPid, foreignCpuS, foreignSnapshot } from '../harness/lifecycle/foreign-cpu.ts';
 
 /** A shell that runs a 0.6 s CPU burner as its own child and waits for it. */
 const BURN = `${process.execPath} -e "const t=Date.now();while(Date.now()-t<600);"`;
 
+// Other processes may run on the machine while the tests do, so each case reads the processes it made.
 test('CPU burnt outside the tree counts as foreign; inside the tree it does not', async () => {
   // The "harness": a shell whose child burns; measured from its own pid, that burn is its own.
   // Read while the shell still lives: once it exits, its parent (this test) reaps its time.
@@ -19,19 +20,48 @@ test('CPU burnt outside the tree counts as foreign; inside the tree it does not'
   await new Promise((r) => setTimeout(r, 50));
   const a0 = foreignSnapshot(own.pid);
   await new Promise((r) => setTimeout(r, 1500));
-  const inside = foreignCpuS(a0, foreignSnapshot(own.pid));
+  const a1 = foreignSnapshot(own.pid);
+  const inside = foreignCpuByPid(a0, a1);
   own.kill();
-  // A burner that is no descendant of the measured root (here: of a sleeping shell) is foreign.
+  assert.ok(inside && !inside.has(own.pid ?? 0), 'the tree itself is never foreign');
+  const ownKids = [...(a1?.procs.keys() ?? [])].filter((p) => a1?.procs.get(p)?.foreign === false);
+  assert.ok(ownKids.length >= 1 && ownKids.every((p) => !inside.has(p)));
+  assert.ok(
+    (inside.get(process.pid) ?? 0) < 0.3,
+    `this test, outside the tree, burnt nothing: ${inside.get(process.pid)} s`,
+  );
+  // A burner that is no descendant of the measured root (here: of a sleeping shell) is foreign:
+  // its shell is this test's child, so once reaped its time is this process's children's time.
   const root = spawn('sh', ['-c', 'sleep 5'], { stdio: 'ignore' });
   const b0 = foreignSnapshot(root.pid);
   const other = spawn('sh', ['-c', BURN], { stdio: 'ignore' });
   await once(other, 'exit');
-  const outside = foreignCpuS(b0, foreignSnapshot(root.pid));
+  const outside = foreignCpuByPid(b0, foreignSnapshot(root.pid));
   root.kill();
-  assert.ok(inside !== null && outside !== null, 'Linux /proc is read');
-  assert.ok((outside ?? 0) >= 0.4, `the burner outside the tree counts: ${outside} s`);
-  assert.ok((inside ?? 1) < 0.3, `the burner inside the tree does not: ${inside} s`);
+  assert.ok(
+    (outside?.get(process.pid) ?? 0) >= 0.4,
+    `the burner outside the tree counts: ${outside?.get(process.pid)} s`,
+  );
+  assert.ok((foreignCpuS(b0, foreignSnapshot(root.pid)) ?? 0) >= 0.4);
   assert.equal(foreignCpuS(null, b0), null);
+});
+
+test('a process that leaves the tree during a window (an orphan) counts only what it burnt in the window', async () => {
+  const burnThenSleep = `${process.execPath} -e "const t=Date.now();while(Date.now()-t<600);setTimeout(()=>{},3000)"`;
+  // The subshell exits at 1.2 s: its child, done burning, is reparented outside the tree.
+  const root = spawn('sh', ['-c', `( ${burnThenSleep} & sleep 1.2 ); sleep 5`], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 1000));
+  const before = foreignSnapshot(root.pid);
+  await new Promise((r) => setTimeout(r, 700));
+  const after = foreignSnapshot(root.pid);
+  root.kill();
+  const orphans = [...(after?.procs.entries() ?? [])].filter(
+    ([pid, p]) => p.foreign && before?.procs.get(pid)?.foreign === false && before.procs.get(pid)?.start === p.start,
+  );
+  assert.ok(orphans.length >= 1, 'the burner left the tree');
+  const by = foreignCpuByPid(before, after);
+  for (const [pid] of orphans)
+    assert.ok((by?.get(pid) ?? 0) < 0.3, `the orphan's earlier 0.6 s is not counted: ${by?.get(pid)} s`);
 });
 
 test('the quiet check counts windows whose foreign CPU is above the limit of a core', () => {

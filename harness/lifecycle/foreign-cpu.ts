@@ -15,20 +15,26 @@ import fs from 'node:fs';
 /** USER_HZ: the unit of /proc/<pid>/stat's times (100 on every Linux architecture Node supports). */
 const TICKS_PER_S = 100;
 
-/** A reading: per foreign pid its CPU ticks so far; null without /proc. */
-export type ForeignSnapshot = Map<number, number> | null;
+/**
+ * A reading: the CPU ticks of every process, whether it was foreign (outside the root's tree, not
+ * a kernel thread), and the reading's time in ticks since boot; null without /proc.
+ */
+export type ForeignSnapshot = {
+  at: number;
+  procs: Map<number, { ticks: number; foreign: boolean; start: number }>;
+} | null;
 
-/** pid → [ppid, ticks] of every process readable in /proc. */
-function processTable(): Map<number, [number, number]> {
-  const out = new Map<number, [number, number]>();
+/** pid → [ppid, ticks, start time in ticks since boot] of every process readable in /proc. */
+function processTable(): Map<number, [number, number, number]> {
+  const out = new Map<number, [number, number, number]>();
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      // Fields after "(comm) ": state ppid … utime(14) stime(15) cutime(16) cstime(17), 1-based in proc(5).
+      // Fields after "(comm) ": state ppid … utime(14) stime(15) cutime(16) cstime(17) … starttime(22), 1-based in proc(5).
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      out.set(Number(d), [Number(f[1]), Number.isFinite(ticks) ? ticks : 0]);
+      out.set(Number(d), [Number(f[1]), Number.isFinite(ticks) ? ticks : 0, Number(f[19])]);
     } catch {
       /* gone between readdir and read */
     }
@@ -36,9 +42,10 @@ function processTable(): Map<number, [number, number]> {
   return out;
 }
 
-/** The CPU ticks of every user-space process outside `rootPid`'s tree (default: this process); null without /proc. */
+/** Every process's CPU ticks, marked foreign when outside `rootPid`'s tree (default: this process); null without /proc. */
 export function foreignSnapshot(rootPid = process.pid): ForeignSnapshot {
   if (!fs.existsSync('/proc/self/stat')) return null;
+  const at = Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * TICKS_PER_S;
   const table = processTable();
   const children = new Map<number, number[]>();
   for (const [pid, [ppid]] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
@@ -50,22 +57,33 @@ export function foreignSnapshot(rootPid = process.pid): ForeignSnapshot {
     own.add(p);
     stack.push(...(children.get(p) ?? []));
   }
+  const procs = new Map<number, { ticks: number; foreign: boolean; start: number }>();
+  for (const [pid, [ppid, ticks, start]] of table)
+    procs.set(pid, { ticks, start, foreign: !own.has(pid) && pid !== 2 && ppid !== 2 });
+  return { at, procs };
+}
+
+/**
+ * Seconds of CPU each foreign process used between two snapshots: per process foreign at the
+ * end, its ticks minus its ticks at the start; a process that started after the first snapshot
+ * counts whole; one that existed before but was not read then counts 0, never its whole life; a
+ * process that left the harness's tree (an orphan reparented to init) counts its delta. Null when
+ * either snapshot is null.
+ */
+export function foreignCpuByPid(before: ForeignSnapshot, after: ForeignSnapshot): Map<number, number> | null {
+  if (!before || !after) return null;
   const out = new Map<number, number>();
-  for (const [pid, [ppid, ticks]] of table) {
-    if (own.has(pid) || pid === 2 || ppid === 2) continue;
-    out.set(pid, ticks);
+  for (const [pid, p] of after.procs) {
+    if (!p.foreign) continue;
+    const b = before.procs.get(pid);
+    const ticks = b && b.start === p.start ? Math.max(0, p.ticks - b.ticks) : p.start >= before.at - 1 ? p.ticks : 0;
+    if (ticks > 0) out.set(pid, ticks / TICKS_PER_S);
   }
   return out;
 }
 
-/**
- * Seconds of CPU the foreign processes used between two snapshots: per pid present at the end,
- * its ticks minus its ticks at the start (0 when it started inside the interval); null when
- * either snapshot is null.
- */
+/** Seconds of CPU all foreign processes used between two snapshots (`foreignCpuByPid`, summed); null when either is null. */
 export function foreignCpuS(before: ForeignSnapshot, after: ForeignSnapshot): number | null {
-  if (!before || !after) return null;
-  let ticks = 0;
-  for (const [pid, t] of after) ticks += Math.max(0, t - (before.get(pid) ?? 0));
-  return ticks / TICKS_PER_S;
+  const by = foreignCpuByPid(before, after);
+  return by ? [...by.values()].reduce((a, x) => a + x, 0) : null;
 }

@@ -5,15 +5,13 @@
  * estimators of the same ratio from the run's own files:
  *
  * - interleaved: the table model's ratio, the report's "% of baseline" (analysis/tables.ts);
- * - solo: the one-way model on the solo windows' requests/s (analysis/estimator-agreement.ts);
- * - late: the table model refitted on the interleaved rounds after each server process's first
- *   (the figure a longer warm-up per process would give, from the same run).
+ * - solo: the one-way model on the solo windows' requests/s (analysis/estimator-agreement.ts).
  *
  * Then per estimator (analysis/reference-stats.ts `compareWithReference`): the bias |estimator ÷
  * reference − 1| (median, max), the rows whose 95% CI covers the reference ratio, the rows that
  * differ beyond both intervals, and whether REFERENCE_TARGETS are met. Ratios are unitless. Reads only; writes nothing.
  *
- * Run: `node scripts/studies/reference-estimators.ts <reference id|file> <bake-off run id>`.
+ * Run: `node scripts/studies/reference-estimators.ts <reference id|file> <bake-off run id | run folder>`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,26 +34,13 @@ if (!refArg || !runId) {
 }
 const refFile = fs.existsSync(refArg) ? refArg : path.join(RESULTS_DIR, 'reference', `${refArg}.json`);
 const ref = readReference(refFile);
-const run = readRun(RESULTS_DIR, runId, 'run', true);
+// A run id of results/runs, or a run folder elsewhere (<results dir>/runs/<id>).
+const run = runId.includes('/')
+  ? readRun(path.dirname(path.dirname(path.resolve(runId))), path.basename(runId), 'run', true)
+  : readRun(RESULTS_DIR, runId, 'run', true);
 
-/** The cell with its interleaved rounds after each process's first only. */
-function lateRounds(c: CellResult): CellResult {
-  const p = c.stats?.paired;
-  if (!c.stats || !p?.instances) return c;
-  const keep = p.instances.map((inst, i) => p.instances?.indexOf(inst) !== i);
-  const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i]);
-  return {
-    ...c,
-    stats: {
-      ...c.stats,
-      paired: { ...p, rounds: pick(p.rounds), efficiency: pick(p.efficiency), instances: pick(p.instances) },
-    },
-  };
-}
-
-const tablesOf = (cells: CellResult[]) => buildTables([{ meta: run.meta, cells }], { runId });
+const tablesOf = (cells: CellResult[]) => buildTables([{ meta: run.meta, cells }], { runId: run.meta.runId });
 const full = tablesOf(run.cells);
-const late = tablesOf(run.cells.map(lateRounds));
 
 const modelRatio = (t: RankedTable | undefined, label: string): Est | null => {
   const r = t?.rows.find((x) => x.label === label);
@@ -65,7 +50,6 @@ const modelRatio = (t: RankedTable | undefined, label: string): Est | null => {
 
 const rows: Row[] = [];
 for (const t of full) {
-  const lateT = late.find((x) => x.key.scenario === t.key.scenario);
   const solo = t.fit
     ? estimatorGaps(
         t.fit,
@@ -86,7 +70,6 @@ for (const t of full) {
       est: {
         interleaved: modelRatio(t, r.label),
         solo: s ? { ratio: s.solo.ratio, ci: s.solo.ci } : null,
-        late: modelRatio(lateT, r.label),
       },
     });
   }
@@ -103,7 +86,7 @@ for (const r of rows) {
   );
 }
 for (const unit of ['rps', 'efficiency'] as const) {
-  for (const k of ['interleaved', 'solo', 'late']) {
+  for (const k of ['interleaved', 'solo']) {
     const mine = rows.flatMap((r) => {
       const e = r.est[k];
       return e ? [{ label: r.label, scenario: r.scenario, baseline: r.ref.baseline, ratio: e.ratio, ci95: e.ci }] : [];

@@ -26,7 +26,13 @@ export function leakCheckText(cov: {
     .join('; ');
   const more = list.length > 5 ? `; and ${list.length - 5} more` : '';
   const which = named ? ` Not judged: ${named}${more}.` : '';
-  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells.${which} It needs ${RULES.leakMinRounds} or more rounds on one server with ${RULES.leakMinRequests.toLocaleString('en-US')} or more requests served across them, or a window of ${RULES.longWindowS} s or more; the others had fewer (the default \`quick\` profile measures 2 solo rounds per server). To check a contender, run \`npx just bench <contender> --rounds ${RULES.leakMinRounds}\` or \`--profile stress\`.`;
+  const rule = [
+    `It needs ${RULES.leakMinRounds} or more rounds on one server`,
+    `with ${RULES.leakMinRequests.toLocaleString('en-US')} or more requests served across them, or a window of ${RULES.longWindowS} s or more;`,
+    'the others had fewer (the default `quick` profile measures 2 solo rounds per server).',
+    `To check a contender, run \`npx just bench <contender> --rounds ${RULES.leakMinRounds}\` or \`--profile stress\`.`,
+  ].join(' ');
+  return `Leaks: the leak rule judged ${cov.checked} of ${cov.total} measured cells.${which} ${rule}`;
 }
 
 /** Every run's trial files by `trialKey` (the leak rule's input); empty when the reader loaded none. */

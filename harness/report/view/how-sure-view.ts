@@ -108,5 +108,8 @@ export function referenceText(ref: ReferenceRecord | null, overview: TableView[]
   if (!c.rows.length || c.medianBias === null || c.maxBias === null) return null;
   const p = (x: number) => `${(100 * x).toFixed(1)}%`;
   const t = REFERENCE_TARGETS;
-  return `reference \`${ref.runId}\` (each contender alone, steady state): bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows; their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length} (targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'})`;
+  const bias = `bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows`;
+  const cover = `their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length}`;
+  const targets = `targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'}`;
+  return `reference \`${ref.runId}\` (each contender alone, steady state): ${bias}; ${cover} (${targets})`;
 }

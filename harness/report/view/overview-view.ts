@@ -126,7 +126,12 @@ function joinedNote(joined: MatrixView['joined'], primary: TableView[]): string 
   const labels = [...new Set(joined.map((j) => j.label))].join(' ');
   const tableRuns = [...new Set(primary.map((t) => runs.get(t.scenario)))].map((r) => `\`${r}\``).join(', ');
   const it = labels.includes(' ') ? 'them' : 'it';
-  return `‡ measured in another run than its scenario's table (${tableRuns}): ${who}; shown by its ratio to the baseline of its own run, with its interval, and not ranked. To rank ${it}, measure ${it} in one run with the others: \`npx just bake-off\` (every contender), or \`npx just bench ${labels} <the contenders to compare it with>\`.`;
+  const how = `\`npx just bake-off\` (every contender), or \`npx just bench ${labels} <the contenders to compare it with>\``;
+  return [
+    `‡ measured in another run than its scenario's table (${tableRuns}): ${who};`,
+    'shown by its ratio to the baseline of its own run, with its interval, and not ranked.',
+    `To rank ${it}, measure ${it} in one run with the others: ${how}.`,
+  ].join(' ');
 }
 
 /**

@@ -154,6 +154,14 @@ export function rowView(r: TableRow): RowView {
   };
 }
 
+/** "87% of node-http in run ID (95% CI 80–95)" of an other-run row, or that its run has no usable baseline cell. */
+function otherRunRatio(r: OtherRunRow): string {
+  const v = r.vsBaseline;
+  if (!v) return `no usable ${r.baseline} cell in run ${r.runId}`;
+  const iv = v.interval ? ` (${intervalName(v)} ${fmtBounds(v, { scale: 100 })})` : '';
+  return `${fmtFigure(v, { scale: 100 })}% of ${r.baseline} in run ${r.runId}${iv}`;
+}
+
 /** A row from another run than its table's: its ratio to that run's own baseline only, never ranked. */
 export function otherRowView(r: OtherRunRow): RowView {
   const c = r.cell;
@@ -168,7 +176,7 @@ export function otherRowView(r: OtherRunRow): RowView {
     rankText: '–',
     status: r.failed ? 'failed' : 'other run',
     cellStatus: c.status,
-    notRanked: `${r.vsBaseline ? `${fmtFigure(r.vsBaseline, { scale: 100 })}% of ${r.baseline} in run ${r.runId}${r.vsBaseline.interval ? ` (${intervalName(r.vsBaseline)} ${fmtBounds(r.vsBaseline, { scale: 100 })})` : ''}` : `no usable ${r.baseline} cell in run ${r.runId}`}; other run: ratio only, not ranked`,
+    notRanked: `${otherRunRatio(r)}; other run: ratio only, not ranked`,
     isBaseline: false,
     rps: null,
     ratio: r.vsBaseline ? estimateOf(r.vsBaseline) : null,

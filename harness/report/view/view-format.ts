@@ -3,7 +3,8 @@
  * (format.ts), and a ratio as the report prints it ("1.24× (95% CI 1.20–1.28)").
  */
 import { formatRatioInterval } from '../../analysis/table-model.ts';
-import { type Estimate, fmtBounds, fmtFigure, intervalName } from '../format.ts';
+import type { Estimate } from '../../analysis/stats.ts';
+import { fmtBounds, fmtFigure, intervalName } from '../format.ts';
 
 /** A ratio as "1.24× (95% CI 1.20–1.28)" (two decimals, bounds outward). */
 export function fmtTimes(e: Estimate): string {

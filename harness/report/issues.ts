@@ -29,7 +29,7 @@
  * model's TOST interval says so, "not resolved" when its 95% CI includes 0 and it is not).
  */
 import type { CellResult } from '../store/results.ts';
-import { DRIVER_BUSY_PCT, type ResourceUse, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
+import { DRIVER_BUSY_PCT, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
 import {
   cellFailure,
   cellFigure,
@@ -42,7 +42,14 @@ import {
 import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
 import { compare, type TableModel } from '../analysis/table-model.ts';
 import { firstBreak } from '../analysis/capacity.ts';
-import { judgeLeak, LEAK_RULE, type LeakVerdict } from '../analysis/leak.ts';
+import {
+  judgeLeak,
+  judgeLongWindow,
+  LEAK_RULE,
+  type LeakVerdict,
+  leakRoundsOf,
+  LONG_WINDOW_RULE,
+} from '../analysis/leak.ts';
 import { getProfile } from '../core/profiles.ts';
 import { FOOTPRINT_FACTOR, heavyFootprintsOfCells } from '../analysis/footprint.ts';
 import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
@@ -77,9 +84,9 @@ export const RULES = {
   peerTailFactor: 3,
   /** …of at least this many other contenders (same run, scenario, profile, driver, Node major). */
   minTailPeers: 3,
-  /** RSS growing faster than this (bytes/s) and by more than rssGrowthFraction over the window. */
-  rssSlopeBytesPerS: 1024 * 1024,
-  rssGrowthFraction: 0.2,
+  /** Long-window rule (analysis/leak.ts LONG_WINDOW_RULE): RSS growing faster than this (bytes/s) and by more than rssGrowthFraction over the window. */
+  rssSlopeBytesPerS: LONG_WINDOW_RULE.slopeBytesPerS,
+  rssGrowthFraction: LONG_WINDOW_RULE.growthFraction,
   /** Leak rule across rounds (analysis/leak.ts LEAK_RULE): the RSS rise over the rounds, as a share of the first round's (50%)… */
   leakGrowthFraction: LEAK_RULE.growthFraction,
   /** …over at least this many rounds on one server (first, middle and last)… */
@@ -90,7 +97,7 @@ export const RULES = {
   leakKeptKiBPer1k: LEAK_RULE.keptKiBPer1k,
   leakMinRequests: LEAK_RULE.minRequests,
   /** A window at least this long is a long profile (stress: 60 s): growth over it persists. */
-  longWindowS: 30,
+  longWindowS: LONG_WINDOW_RULE.windowS,
   /** Startup above this multiple of the run's median startup (and above startupMinMs) is an outlier. */
   startupFactor: 3,
   startupMinMs: 500,
@@ -171,16 +178,6 @@ const tailLine = (s: string) => oneLine(s, 400, 'tail');
 /** Same run and load shape (the only cells whose figures may be compared). */
 const sameGroup = (a: CellResult, b: CellResult) =>
   a.runId === b.runId && a.profile === b.profile && a.driver === b.driver && a.node.major === b.node.major;
-
-/** The server's RSS slope over the second half of the window, when the sampler recorded it (bytes/s). */
-function secondHalfSlope(r: ResourceUse): number | null {
-  const v = (r.server as ResourceUse['server'] & { rssSlopeSecondHalfBytesPerS?: number }).rssSlopeSecondHalfBytesPerS;
-  return typeof v === 'number' ? v : null;
-}
-
-function grows(r: ResourceUse, slope: number, windowS: number): boolean {
-  return slope > RULES.rssSlopeBytesPerS && slope * windowS > RULES.rssGrowthFraction * r.server.rssBytesAvg;
-}
 
 /** Options of findIssues. */
 export interface FindOptions {
@@ -560,16 +557,12 @@ export function rssGrowth(
   const l = c.load;
   if (!r || !l) return null;
   const mib = (b: number) => (b / 2 ** 20).toFixed(1);
-  if (l.durationS >= RULES.longWindowS) {
-    const half = secondHalfSlope(r);
-    const slope = half ?? r.server.rssSlopeBytesPerS;
-    const windowS = half !== null ? l.durationS / 2 : l.durationS;
-    if (grows(r, slope, windowS))
-      return {
-        long: true,
-        evidence: `+${mib(slope)} MiB/s over ${half !== null ? 'the second half of ' : ''}a ${l.durationS.toFixed(0)} s window (avg ${mib(r.server.rssBytesAvg)} MiB, peak ${mib(r.server.rssBytesPeak)} MiB)`,
-      };
-  }
+  const g = judgeLongWindow(r, l.durationS);
+  if (g)
+    return {
+      long: true,
+      evidence: `+${mib(g.slopeBytesPerS)} MiB/s over ${g.secondHalf ? 'the second half of ' : ''}a ${l.durationS.toFixed(0)} s window (avg ${mib(r.server.rssBytesAvg)} MiB, peak ${mib(r.server.rssBytesPeak)} MiB)`,
+    };
   return acrossRounds(trials);
 }
 
@@ -590,14 +583,9 @@ function acrossRounds(trials: readonly CellResult[]): { long: boolean; evidence:
   };
 }
 
-/** The leak rule's verdict on one cell's trials: its ok, measured rounds with resources, in round order. */
+/** The leak rule's verdict on one cell's trials (analysis/leak.ts `leakRoundsOf`, `judgeLeak`). */
 function leakAcrossRounds(trials: readonly CellResult[]): LeakVerdict {
-  return judgeLeak(
-    trials
-      .filter((t) => t.status === 'ok' && t.resources && t.load)
-      .sort((a, b) => (a.round ?? 0) - (b.round ?? 0))
-      .map((t) => ({ rssBytes: t.resources?.server.rssBytesAvg ?? 0, requests: t.load?.requests.total ?? 0 })),
-  );
+  return judgeLeak(leakRoundsOf(trials));
 }
 
 /** A measurement condition of a table: not a contender problem; said once per table. */

@@ -1,5 +1,5 @@
 /**
- * The leak rules (report/issues.ts `rssGrowth` applies them): RSS growth over one long window
+ * The leak rules (report/leak-findings.ts `rssGrowth` applies them): RSS growth over one long window
  * (`judgeLongWindow`), and across the rounds of one server for the short profiles (`judgeLeak`).
  *
  * **Long window** (LONG_WINDOW_RULE, a window of 30 s or more, e.g. the stress profile's 60 s):

@@ -12,7 +12,8 @@
  */
 import { PROFILES } from '../core/profiles.ts';
 import { buildTables } from '../analysis/tables.ts';
-import { findIssues, leakCoverage } from './issues.ts';
+import { findIssues } from './issues.ts';
+import { leakCoverage } from './leak-findings.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { selftestText } from './resolution-text.ts';
 import { referenceOf } from './reference-run.ts';

@@ -1,14 +1,15 @@
 /**
  * The report's findings section inputs: every run's trial files keyed for the leak rule
- * (issues.ts `trialKey`), and the sentence on the leak rule's reach (which measured cells it
+ * (leak-findings.ts `trialKey`), and the sentence on the leak rule's reach (which measured cells it
  * could judge, and how to make it judge the others).
  */
 import type { CellResult } from '../../store/results.ts';
-import { RULES, trialKey } from '../issues.ts';
+import { RULES } from '../finding-rules.ts';
+import { trialKey } from '../leak-findings.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 
 /**
- * The report's sentence on the leak rule's reach (issues.ts `leakCoverage`), or null when it judged
+ * The report's sentence on the leak rule's reach (leak-findings.ts `leakCoverage`), or null when it judged
  * every measured cell (analysis/leak.ts LEAK_RULE: leakMinRounds rounds on one server with enough
  * requests served, or a longWindowS window). Names the cells with rounds enough but too few requests, and why (at most 5).
  */

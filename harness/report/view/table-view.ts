@@ -1,12 +1,13 @@
 /**
  * The report's tables (view.ts `TableView`) from the analysis' ranked tables (analysis/tables.ts
  * `RankedTable`): the summary sentence under a table (from its rank test), the fastest row's
- * margin, the table model's resolution, the measurement notes and variant overheads (issues.ts)
+ * margin, the table model's resolution, the measurement notes (measurement-notes.ts) and variant overheads (variant-overhead.ts)
  * as sentences, the capacity facts, and the rows (row-view.ts).
  */
 import type { RankedTable } from '../../analysis/tables.ts';
 import { fmtDf, fmtStep, intervalName, outward } from '../format.ts';
-import { type MeasurementNote, measurementNotes, variantOverheads } from '../issues.ts';
+import { type MeasurementNote, measurementNotes } from '../measurement-notes.ts';
+import { variantOverheads } from '../variant-overhead.ts';
 import type { TableView } from '../view.ts';
 import { otherRowView, rowView } from './row-view.ts';
 import { estimateOf, fmtTimes } from './view-format.ts';
@@ -62,7 +63,7 @@ function marginOf(t: RankedTable): string | null {
   return next ? `${fmtTimes(estimateOf(next.ratio))} the next (\`${next.label}\`)` : null;
 }
 
-/** "Measurement notes" of a table (issues.ts `measurementNotes`: conditions, not contender problems), as sentences. */
+/** "Measurement notes" of a table (measurement-notes.ts `measurementNotes`: conditions, not contender problems), as sentences. */
 function notesOf(t: RankedTable, all: RankedTable[]): string[] {
   return measurementNotes(t, all).map((n) => {
     const who = n.labels.length ? ` (${n.labels.map((l) => `\`${l}\``).join(', ')})` : '';
@@ -78,7 +79,7 @@ function notesOf(t: RankedTable, all: RankedTable[]): string[] {
   });
 }
 
-/** Variant overheads of a table's run and group (issues.ts `variantOverheads`, from the table's model), as sentences with their interval. */
+/** Variant overheads of a table's run and group (variant-overhead.ts `variantOverheads`, from the table's model), as sentences with their interval. */
 function variantLines(t: RankedTable): string[] {
   const cells = t.rows.map((r) => r.cell);
   const pct = (x: number) => `${x >= 0 ? '+' : '−'}${fmtStep(Math.abs(x * 100), 0.1)}%`;

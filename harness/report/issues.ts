@@ -149,11 +149,15 @@ function neverFinding(c: CellResult, add: Add, hint: string): void {
   if (!cap || cap.rps || cap.verdict !== 'never') return;
   const low = [...cap.steps].sort((a, b) => a.rate - b.rate)[0];
   const slo = sig(cap.sloP99Ms);
+  const lowest = low
+    ? `; lowest step ${fmtInt(low.rate)} req/s → p99 ${fmtMs(sig(low.latencyMs.p99))} ms${low.latencyMs.p99 > cap.sloP99Ms ? '' : ` (${low.reason || 'passed'})`}`
+    : '';
+  const found = `${cap.never} of ${cap.searches} searches found no open-loop rate with p99 ≤ ${slo} ms`;
   add(
     'major',
     'capacity-never',
     `never held p99 ≤ ${slo} ms (no sustainable rate, not ranked)`,
-    `${cap.never} of ${cap.searches} searches found no open-loop rate with p99 ≤ ${slo} ms (closed-loop peak ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${low ? `; lowest step ${fmtInt(low.rate)} req/s → p99 ${fmtMs(sig(low.latencyMs.p99))} ms${low.latencyMs.p99 > cap.sloP99Ms ? '' : ` (${low.reason || 'passed'})`}` : ''}; ${hint}`,
+    `${found} (closed-loop peak ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${lowest}; ${hint}`,
   );
 }
 

@@ -69,9 +69,13 @@ function acrossRounds(trials: readonly CellResult[]): { long: boolean; evidence:
   const first = v.rss[0] ?? 0;
   const perK = v.keptKiBPer1k !== null ? ` — about ${v.keptKiBPer1k.toFixed(0)} KiB per 1,000 requests served` : '';
   const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+  const rose = `RSS rose in every one of its ${v.rss.length} rounds on the same server: ${v.rss.map(mib).join(' → ')} MiB`;
   return {
     long: false,
-    evidence: `RSS rose in every one of its ${v.rss.length} rounds on the same server: ${v.rss.map(mib).join(' → ')} MiB (+${Math.round((100 * v.riseBytes) / first)}%)${perK}; heap growth while warming up flattens, this does not. Run the stress profile (60 s windows) or take a heap snapshot to confirm the leak`,
+    evidence: [
+      `${rose} (+${Math.round((100 * v.riseBytes) / first)}%)${perK}; heap growth while warming up flattens, this does not.`,
+      'Run the stress profile (60 s windows) or take a heap snapshot to confirm the leak',
+    ].join(' '),
   };
 }
 

@@ -47,7 +47,12 @@ function closedLoopTailNote(table: RankedTable): MeasurementNote | null {
   return {
     kind: 'closed-loop-tail',
     labels: long.map((x) => x.label),
-    detail: `p99 over ${RULES.tailRatio}× p50 under closed-loop load at saturation: ${long.map((x) => `${x.label} ${fmtMs(sig(x.p99))} ms (${x.shape.toFixed(0)}×)`).join(', ')}; every connection waits in the server's queue (coordinated omission), so this is the load, not a defect: \`npx just capacity\` measures the tail open loop`,
+    detail: [
+      `p99 over ${RULES.tailRatio}× p50 under closed-loop load at saturation:`,
+      `${long.map((x) => `${x.label} ${fmtMs(sig(x.p99))} ms (${x.shape.toFixed(0)}×)`).join(', ')};`,
+      "every connection waits in the server's queue (coordinated omission), so this is the load, not a defect:",
+      '`npx just capacity` measures the tail open loop',
+    ].join(' '),
   };
 }
 

@@ -41,6 +41,9 @@ export function peerTailFindings(
       const x = peerTail(c, cells);
       if (!x) continue;
       const conns = connectionsOf(c.profile);
+      const mine = `p99 ${fmtMs(sig(x.p99))} ms is ${x.shape.toFixed(0)}× its p50 ${fmtMs(sig(x.p50))} ms`;
+      const peers = `the ${x.peers} other contenders of the table have a median p99 of ${x.median.toFixed(1)}× their p50 (p99 ${fmtMs(sig(x.peerP99))} ms)`;
+      const queue = focusOf(c) === 'http-client' ? c.tags.httpClient : 'the handler';
       out.push({
         severity: 'minor',
         rule: 'tail-latency',
@@ -49,7 +52,7 @@ export function peerTailFindings(
         profile: c.profile,
         runId: c.runId,
         title: 'tail latency far above its peers at the same load',
-        evidence: `p99 ${fmtMs(sig(x.p99))} ms is ${x.shape.toFixed(0)}× its p50 ${fmtMs(sig(x.p50))} ms at ${conns ? `${conns} connections` : 'the same load'} (run ${c.runId}), where the ${x.peers} other contenders of the table have a median p99 of ${x.median.toFixed(1)}× their p50 (p99 ${fmtMs(sig(x.peerP99))} ms) — GC pauses, event-loop stalls or a queue in front of ${focusOf(c) === 'http-client' ? c.tags.httpClient : 'the handler'}; ${hintFor(c, focusOf(c))}`,
+        evidence: `${mine} at ${conns ? `${conns} connections` : 'the same load'} (run ${c.runId}), where ${peers} — GC pauses, event-loop stalls or a queue in front of ${queue}; ${hintFor(c, focusOf(c))}`,
       });
     }
 }

@@ -10,7 +10,7 @@ import { compareRankings, reconcileCapacity } from '../harness/analysis/capacity
 import { cellEstimate } from '../harness/analysis/stats.ts';
 import { estimatorGaps } from '../harness/analysis/estimator-agreement.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
-import { describeOverhead, variantOverheads } from '../harness/report/issues.ts';
+import { describeOverhead, variantOverheads } from '../harness/report/variant-overhead.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
 import type { CellResult } from '../harness/store/results.ts';

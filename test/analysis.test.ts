@@ -19,13 +19,10 @@ import {
   trialStats,
 } from '../harness/analysis/stats.ts';
 import { baselineOf, buildTables, type RankedTable } from '../harness/analysis/tables.ts';
-import {
-  describeOverhead,
-  findIssues,
-  measurementNotes,
-  trialKey,
-  variantOverheads,
-} from '../harness/report/issues.ts';
+import { findIssues } from '../harness/report/issues.ts';
+import { trialKey } from '../harness/report/leak-findings.ts';
+import { measurementNotes } from '../harness/report/measurement-notes.ts';
+import { describeOverhead, variantOverheads } from '../harness/report/variant-overhead.ts';
 import type { CellResult } from '../harness/store/results.ts';
 import { makeCell, makeMeta, makeTrial } from './fixtures.ts';
 import { loadScenarios } from '../harness/contract/scenarios.ts';

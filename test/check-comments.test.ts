@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { commentFindings, lineCount, MAX_FILE_LINES } from '../scripts/checks/check-comments.ts';
+import { commentFindings, LONG_FILES, lineCount, MAX_FILE_LINES } from '../scripts/checks/check-comments.ts';
 import { ROOT } from './helpers.ts';
 
 const script = path.join(ROOT, 'scripts', 'checks', 'check-comments.ts');
@@ -47,7 +47,9 @@ test('the script exits 0 on the real harness/ and 1 on a planted "issue 12", a r
     const clean = run();
     assert.equal(clean.status, 0, clean.stdout);
     // Every long file of the real harness is missing here: listed as stale, not a failure.
-    assert.match(clean.stdout, /^note: harness\/report\/view-build\.ts is no longer over 500 lines/m);
+    const [listed = ''] = Object.keys(LONG_FILES);
+    const listedRe = listed.replace(/[./]/g, '\\$&');
+    assert.match(clean.stdout, new RegExp(`^note: ${listedRe} is no longer over 500 lines`, 'm'));
 
     write('harness/core/a.ts', '// The warm-up rule (issue 12): 3 s.\nexport const w = 3;\n');
     const issue = run();
@@ -62,11 +64,11 @@ test('the script exits 0 on the real harness/ and 1 on a planted "issue 12", a r
     fs.rmSync(path.join(tmp, 'harness/core/b.ts'));
 
     write('harness/report/big.ts', 'export const y = 1;\n'.repeat(MAX_FILE_LINES + 1));
-    write('harness/report/view-build.ts', 'export const z = 1;\n'.repeat(MAX_FILE_LINES + 1));
+    write(listed, 'export const z = 1;\n'.repeat(MAX_FILE_LINES + 1));
     const big = run();
     assert.equal(big.status, 1, big.stdout);
     assert.match(big.stdout, /^harness\/report\/big\.ts:0 +501 lines, over 500/m);
-    assert.doesNotMatch(big.stdout, /^harness\/report\/view-build\.ts:0/m, 'a file on the exception list passes');
+    assert.doesNotMatch(big.stdout, new RegExp(`^${listedRe}:0`, 'm'), 'a file on the exception list passes');
     assert.match(big.stdout, /^1 finding\(s\) in harness\/$/m);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -87,7 +87,8 @@ test("a leaking server (4 KiB kept per request) is reported in the quick profile
 });
 
 test('the leak rule: rising in every round at a steady rate per request is a leak; warm-up growth that flattens is not', async () => {
-  const { findIssues, trialKey } = await import('../harness/report/issues.ts');
+  const { findIssues } = await import('../harness/report/issues.ts');
+  const { trialKey } = await import('../harness/report/leak-findings.ts');
   const mib = 2 ** 20;
   const cellWith = (rss: number[], rps: number[] = rss.map(() => 10_000)) => {
     const cell = makeCell({ label: 'x', trials: rps, resources: {} });
@@ -116,7 +117,7 @@ test('the leak rule: rising in every round at a steady rate per request is a lea
     /440 → 740 → 990 → 1150 → 1250 MiB \(\+184%\) — about 4865 KiB per 1,000 requests/,
   );
   // Its reach: 3 rounds on one server, or a 30 s window; the report says when it judged fewer cells.
-  const { leakCoverage } = await import('../harness/report/issues.ts');
+  const { leakCoverage } = await import('../harness/report/leak-findings.ts');
   const { leakCheckText } = await import('../harness/report/view-build.ts');
   const rounds = (n: number, label: string) => {
     const cell = makeCell({ label, trials: [20_000], resources: {} });

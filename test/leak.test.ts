@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { judgeLeak, LEAK_RULE } from '../harness/analysis/leak.ts';
-import { findIssues, leakCoverage, trialKey } from '../harness/report/issues.ts';
+import { findIssues } from '../harness/report/issues.ts';
+import { leakCoverage, trialKey } from '../harness/report/leak-findings.ts';
 import { leakCheckText } from '../harness/report/view-build.ts';
 import { makeCell, makeTrial } from './fixtures.ts';
 

@@ -1,6 +1,13 @@
 /**
- * The leak rule across the rounds of one server (report/issues.ts `rssGrowth` calls it for the
- * short profiles): the server stays alive for the whole group, so its RSS (the average over each
+ * The leak rules (report/leak-findings.ts `rssGrowth` applies them): RSS growth over one long window
+ * (`judgeLongWindow`), and across the rounds of one server for the short profiles (`judgeLeak`).
+ *
+ * **Long window** (LONG_WINDOW_RULE, a window of 30 s or more, e.g. the stress profile's 60 s):
+ * growth over it persists when the server's RSS slope (over the window's second half when the
+ * sampler recorded it, else the whole window) exceeds 1 MiB/s and, over that span, 20% of the
+ * window's average RSS.
+ *
+ * **Across rounds**: the server stays alive for the whole group, so its RSS (the average over each
  * measured window) across the rounds, in round order, is one process over time.
  *
  * A leak rises in every round and keeps rising: after the middle round its growth per request
@@ -29,7 +36,47 @@
  * (the largest steady real rise was +39%, flattening).
  */
 
-/** Thresholds of the leak rule (see the module comment). */
+import type { ResourceUse } from '../lifecycle/sampler.ts';
+import type { CellResult } from '../store/results.ts';
+
+/** Thresholds of the long-window rule (see the module comment). */
+export const LONG_WINDOW_RULE = {
+  /** A window at least this long (s) is a long profile (stress: 60 s): growth over it persists. */
+  windowS: 30,
+  /** RSS growing faster than this (bytes/s)… */
+  slopeBytesPerS: 1024 * 1024,
+  /** …and by more than this share of the window's average RSS over the span of the slope. */
+  growthFraction: 0.2,
+};
+
+/** Growth found by the long-window rule: the RSS slope it judged (bytes/s), and whether it is the second half's. */
+export interface LongWindowGrowth {
+  slopeBytesPerS: number;
+  secondHalf: boolean;
+}
+
+/** The server's RSS slope over the second half of the window, when the sampler recorded it (bytes/s). */
+function secondHalfSlope(r: ResourceUse): number | null {
+  const v = (r.server as ResourceUse['server'] & { rssSlopeSecondHalfBytesPerS?: number }).rssSlopeSecondHalfBytesPerS;
+  return typeof v === 'number' ? v : null;
+}
+
+/**
+ * The long-window rule over one server's resource record `r` of a window of `durationS` seconds
+ * (see the module comment): the growth it found, or null when the window is shorter than
+ * LONG_WINDOW_RULE.windowS or the RSS does not grow enough.
+ */
+export function judgeLongWindow(r: ResourceUse, durationS: number): LongWindowGrowth | null {
+  if (durationS < LONG_WINDOW_RULE.windowS) return null;
+  const half = secondHalfSlope(r);
+  const slope = half ?? r.server.rssSlopeBytesPerS;
+  const windowS = half !== null ? durationS / 2 : durationS;
+  const grows =
+    slope > LONG_WINDOW_RULE.slopeBytesPerS && slope * windowS > LONG_WINDOW_RULE.growthFraction * r.server.rssBytesAvg;
+  return grows ? { slopeBytesPerS: slope, secondHalf: half !== null } : null;
+}
+
+/** Thresholds of the leak rule across rounds (see the module comment). */
 export const LEAK_RULE = {
   /** Rounds on one server the rule needs (first, middle and last). */
   minRounds: 3,
@@ -72,6 +119,14 @@ export function servedBetween(weights: readonly number[], i: number, j: number):
   let sum = 0;
   for (let k = i; k <= j; k++) sum += (weights[k] ?? 0) * (k === i || k === j ? 0.5 : 1);
   return sum;
+}
+
+/** A cell's trial records as the rounds of its server: the ok, measured rounds with resources, in round order. */
+export function leakRoundsOf(trials: readonly CellResult[]): LeakRound[] {
+  return trials
+    .filter((t) => t.status === 'ok' && t.resources && t.load)
+    .sort((a, b) => (a.round ?? 0) - (b.round ?? 0))
+    .map((t) => ({ rssBytes: t.resources?.server.rssBytesAvg ?? 0, requests: t.load?.requests.total ?? 0 }));
 }
 
 /** The leak rule over `rounds` (one server, in round order). See the module comment. */

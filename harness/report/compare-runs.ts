@@ -270,7 +270,11 @@ export function renderComparison(c: Comparison, opts: RenderCompareOptions = {})
   const lines = [
     `# ${c.b} vs ${c.a}`,
     '',
-    `Each cell's change is the change of its ratio to its own run's baseline (host drift cancels); the baseline's own cells are compared by absolute requests/s and marked host-sensitive. A change counts only beyond ±${(c.threshold * 100).toFixed(0)}% and when its 95% interval (Welch, on the logs) excludes 0.`,
+    [
+      "Each cell's change is the change of its ratio to its own run's baseline (host drift cancels);",
+      "the baseline's own cells are compared by absolute requests/s and marked host-sensitive.",
+      `A change counts only beyond ±${(c.threshold * 100).toFixed(0)}% and when its 95% interval (Welch, on the logs) excludes 0.`,
+    ].join(' '),
     '',
     "Two separate runs are the weaker design: the host drifts between them, and only each run's own baseline ties them together. To measure a change of one contender, `npx just ab <contender> --ref <git rev>` runs both builds interleaved in one run.",
     '',
@@ -283,10 +287,15 @@ export function renderComparison(c: Comparison, opts: RenderCompareOptions = {})
   const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
   const fig = (ch: CellChange, v: number) =>
     ch.basis === 'absolute' ? Math.round(v).toLocaleString('en-US') : `${v.toFixed(3)}×`;
-  for (const ch of c.changes)
+  for (const ch of c.changes) {
+    const compared = ch.basis === 'absolute' ? 'req/s (host-sensitive)' : `ratio to ${ch.baseline}`;
+    const range = ch.kind === 'range' ? ', range' : '';
+    const iv = ch.interval ? ` (${pct(ch.interval[0])} … ${pct(ch.interval[1])}${range})` : ' (no interval)';
+    const verdict = ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`;
     lines.push(
-      `| ${ch.label} | ${ch.scenario} | ${ch.basis === 'absolute' ? 'req/s (host-sensitive)' : `ratio to ${ch.baseline}`} | ${fig(ch, ch.old)} | ${fig(ch, ch.new)} | ${pct(ch.change)}${ch.interval ? ` (${pct(ch.interval[0])} … ${pct(ch.interval[1])}${ch.kind === 'range' ? ', range' : ''})` : ' (no interval)'} | ${ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`} |`,
+      `| ${ch.label} | ${ch.scenario} | ${compared} | ${fig(ch, ch.old)} | ${fig(ch, ch.new)} | ${pct(ch.change)}${iv} | ${verdict} |`,
     );
+  }
   if (c.unmatched.length && opts.verbose)
     lines.push('', `Not compared: ${c.unmatched.map((u) => `${u.cellId} (${u.reason})`).join(', ')}`);
   else if (c.unmatched.length) {

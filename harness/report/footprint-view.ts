@@ -47,10 +47,22 @@ function noteOf(rows: FootprintRow[], probed: boolean): string {
   const n = rows.find((r) => !r.floor)?.coldStartMs?.n ?? 0;
   const cache = rows.find((r) => r.pageCache)?.pageCache;
   const rate = rows.find((r) => r.lightRate !== null)?.lightRate;
+  const evicted =
+    cache === 'evicted'
+      ? 'posix_fadvise DONTNEED; the Node binary stays cached, the harness runs on it'
+      : 'not evicted: python3 missing, page cache warm';
   return [
-    `Cold start: ms from spawn to the first 200 on GET /ping, the median of every server process the run started for the contender (all its scenarios and restarts; ${n} for the first row) with a distribution-free 95% interval (min–max under 6); the same pinned Node and cores as the load runs, page cache warm (the files were read by earlier starts). Idle RSS: at readiness; RSS after load: before each process stopped.`,
+    'Cold start: ms from spawn to the first 200 on GET /ping, the median of every server process the run started for the contender',
+    `(all its scenarios and restarts; ${n} for the first row) with a distribution-free 95% interval (min–max under 6);`,
+    'the same pinned Node and cores as the load runs, page cache warm (the files were read by earlier starts).',
+    'Idle RSS: at readiness; RSS after load: before each process stopped.',
     probed
-      ? `--footprint probes: a first start after evicting the contender's files from the page cache (${cache === 'evicted' ? 'posix_fadvise DONTNEED; the Node binary stays cached, the harness runs on it' : 'not evicted: python3 missing, page cache warm'}), 3 repeated starts with the first request of a real scenario after readiness, and server CPU per request at ${rate ?? 200} requests/s for 5 s (open loop). "${NODE_FLOOR_LABEL}": node -e answering GET /ping, the floor.`
+      ? [
+          `--footprint probes: a first start after evicting the contender's files from the page cache (${evicted}),`,
+          '3 repeated starts with the first request of a real scenario after readiness,',
+          `and server CPU per request at ${rate ?? 200} requests/s for 5 s (open loop).`,
+          `"${NODE_FLOOR_LABEL}": node -e answering GET /ping, the floor.`,
+        ].join(' ')
       : 'First start, repeated starts, first response and CPU per request need `bench --footprint` (about 10–20 s per contender).',
     'Install: packages the dependencies pull in (package-lock.json, shared workspace packages counted for each contender using them) and their apparent size in node_modules.',
   ].join(' ');

@@ -39,12 +39,6 @@ export function sig(n: number, digits = 3): number {
   return Number(n.toPrecision(digits));
 }
 
-/**
- * Re-exported for importers not yet moved to `analysis/stats.ts` (report/view-build.ts); the one
- * definition of a figure with its interval is analysis/stats.ts `Estimate`.
- */
-export type { Estimate, IntervalKind } from '../analysis/stats.ts';
-
 /** How an interval is named in every format: "95% CI" or "range (N trials)"; never "interval" for a range. */
 export function intervalName(e: Pick<Estimate, 'kind' | 'n'>): string {
   if (e.kind === 'ci95') return '95% CI';

@@ -260,7 +260,7 @@ export interface MatrixView {
     >
   >;
   /**
-   * Per scenario, the rows of its table that are noisy (issues.ts measurement note 'noisy'): said
+   * Per scenario, the rows of its table that are noisy (measurement-notes.ts note 'noisy'): said
    * once per table, as a mark on the scenario's column, not on each cell.
    */
   noisy: Record<string, string[]>;
@@ -444,7 +444,7 @@ export interface ReportView {
   tables: TableView[];
   findings: FindingView[];
   /**
-   * When the leak rule could not judge every measured cell (issues.ts `leakCoverage`): one
+   * When the leak rule could not judge every measured cell (leak-findings.ts `leakCoverage`): one
    * sentence with the counts and how to check; null when it judged them all (or there were none).
    */
   leakCheck: string | null;

@@ -35,8 +35,15 @@ export function cellText(c: WhyCell, top = 12): string[] {
   const head = `${nameOf(c)} · ${c.scenario}${c.isBaseline ? ' (baseline)' : ''}`;
   if (c.noProfile || c.totalNs === null) return [`${head}: ${c.noProfile ?? 'no profile'}`];
   const idle = c.wallUs > 0 ? (c.idleUs / c.wallUs) * 100 : 0;
+  const requests = `${Math.round(c.requests).toLocaleString('en-US')} requests in the profiled window`;
+  const rate = `${Math.round(c.requestsPerSec ?? 0).toLocaleString('en-US')} requests/s under the profiler`;
+  const source =
+    c.cpuSource === 'proc'
+      ? '/proc, all threads, shared out by the profile'
+      : 'the profile’s busy time: no /proc figure';
+  const cpu = `CPU ${us(c.totalNs)} µs/request (${source}; the profile’s busy wall time ${us(c.busyNs ?? 0)} µs/request)`;
   const out = [
-    `${head}: ${Math.round(c.requests).toLocaleString('en-US')} requests in the profiled window (${Math.round(c.requestsPerSec ?? 0).toLocaleString('en-US')} requests/s under the profiler), CPU ${us(c.totalNs)} µs/request (${c.cpuSource === 'proc' ? '/proc, all threads, shared out by the profile' : 'the profile’s busy time: no /proc figure'}; the profile’s busy wall time ${us(c.busyNs ?? 0)} µs/request); ${c.samples.toLocaleString('en-US')} samples, idle ${idle.toFixed(0)}% of the window`,
+    `${head}: ${requests} (${rate}), ${cpu}; ${c.samples.toLocaleString('en-US')} samples, idle ${idle.toFixed(0)}% of the window`,
     `  ${pad('bucket', 34)} ${pad('kind', 10)} ${lpad('µs/request', 10)} ${lpad('share', 7)}`,
   ];
   const busy = c.buckets.filter((b) => b.ns !== null);

@@ -93,7 +93,13 @@ export function whyIssueFindings(s: ReportSnapshot): FindingView[] {
     scenario: d.scenario,
     profile: `why · ${record.profile}`,
     title: `Uses ${(d.aTotalNs / d.bTotalNs).toFixed(1)}× the CPU per request of ${nameOf(b)}`,
-    evidence: `${us(d.aTotalNs)} vs ${us(d.bTotalNs)} µs of CPU per request (${sgn(d.diffNs)}) in one profiled window each; the packages adding the most: ${culprits(d)} µs/request (why run \`${record.runId}\`; rule: ≥ ${FAR_BELOW}× the reference's CPU per request). Where the time goes: the Why section's flame graph of \`${nameOf(a)}\`, or \`npx just why ${a.contender} --scenario ${d.scenario}\`.`,
+    evidence: [
+      `${us(d.aTotalNs)} vs ${us(d.bTotalNs)} µs of CPU per request (${sgn(d.diffNs)}) in one profiled window each;`,
+      `the packages adding the most: ${culprits(d)} µs/request`,
+      `(why run \`${record.runId}\`; rule: ≥ ${FAR_BELOW}× the reference's CPU per request).`,
+      `Where the time goes: the Why section's flame graph of \`${nameOf(a)}\`,`,
+      `or \`npx just why ${a.contender} --scenario ${d.scenario}\`.`,
+    ].join(' '),
   }));
 }
 

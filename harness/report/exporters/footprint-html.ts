@@ -74,10 +74,12 @@ function runBlock(v: FootprintView): string {
     )
     .join('');
   const pts = points(v);
+  const title = `<h4>Cold start against requests/s (${esc(v.scenario)}), 95% intervals on both axes</h4>`;
+  const chart = `<div class="chart fp-chart" role="img" aria-label="cold start against requests/s" data-scenario="${esc(v.scenario)}" data-points="${esc(JSON.stringify(pts))}"></div>`;
   return `<h3>Run <code>${esc(v.runId)}</code></h3>
 <p class="note">${esc(v.note)}</p>
 <div class="scroll"><table class="sortable footprint"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>
-${pts.length ? `<div class="chart-box wide"><h4>Cold start against requests/s (${esc(v.scenario)}), 95% intervals on both axes</h4><div class="chart fp-chart" role="img" aria-label="cold start against requests/s" data-scenario="${esc(v.scenario)}" data-points="${esc(JSON.stringify(pts))}"></div></div>` : ''}`;
+${pts.length ? `<div class="chart-box wide">${title}${chart}</div>` : ''}`;
 }
 
 /** The section, or '' without a Footprint table. */

@@ -257,8 +257,15 @@ function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number
           return `<td ${at} title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
         const { text, iv } = pctCell(x.ratio);
         const col = heatColor(x.ratio.figure);
-        const title = `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : ''}${x.flags.includes('≥') ? ' · client-bound: lower bound' : ''}`;
-        return `<td ${at} data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(text)}${x.flags.length ? ` ${esc(x.flags.join(''))}` : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
+        const title = [
+          `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}`,
+          x.rank ? ` · rank ${x.rank}` : ' · not ranked',
+          x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : '',
+          x.flags.includes('≥') ? ' · client-bound: lower bound' : '',
+        ].join('');
+        const td = `<td ${at} data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}"`;
+        const flags = x.flags.length ? ` ${esc(x.flags.join(''))}` : '';
+        return `${td} title="${esc(title)}"><a${href}>${esc(text)}${flags}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })
@@ -273,10 +280,14 @@ function overviewSection(v: ReportView): string {
   const oneShape = new Set(v.winners.map(shape)).size === 1;
   const winners = v.winners.length
     ? `<table class="winners"><thead><tr><th>scenario</th><th>winner(s)</th></tr></thead><tbody>${v.winners
-        .map(
-          (w) =>
-            `<tr><td><a href="#${esc(w.tableId)}" title="${esc(shape(w))}">${esc(w.scenario)}</a>${oneShape ? '' : `<div class="sub">${esc(shape(w))}</div>`}</td><td>${w.winners.map((x) => `<span class="swatch" data-label="${esc(x)}"></span><code>${esc(x)}</code>`).join(' ')}${w.winners.length > 1 ? ' <span class="tag">tied</span>' : ''}${w.margin ? `<div class="sub">${md(w.margin)}</div>` : ''}</td></tr>`,
-        )
+        .map((w) => {
+          const scenario = `<a href="#${esc(w.tableId)}" title="${esc(shape(w))}">${esc(w.scenario)}</a>`;
+          const sub = oneShape ? '' : `<div class="sub">${esc(shape(w))}</div>`;
+          const who = w.winners.map((x) => `<span class="swatch" data-label="${esc(x)}"></span><code>${esc(x)}</code>`);
+          const tied = w.winners.length > 1 ? ' <span class="tag">tied</span>' : '';
+          const margin = w.margin ? `<div class="sub">${md(w.margin)}</div>` : '';
+          return `<tr><td>${scenario}${sub}</td><td>${who.join(' ')}${tied}${margin}</td></tr>`;
+        })
         .join('')}</tbody></table>`
     : '<p class="note">No ranked table yet (a cell needs 5 trials to be ranked).</p>';
   return `<section id="overview" class="card" aria-labelledby="h-overview">
@@ -328,17 +339,33 @@ function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
         const iv = fmtBounds(x.rps);
         const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
         const col = x.ratio ? heatColor(x.ratio.figure) : { bg: '#fff', fg: '#1d2430' };
-        const title = `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms${iv ? ` (${intervalName(x.rps)} ${iv})` : ''}${pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : ''}${x.rank ? ` · rank ${x.rank}` : ' · not ranked'}${x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : ''}`;
-        return `<td ${at} data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}" title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}</a></td>`;
+        const title = [
+          `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms`,
+          iv ? ` (${intervalName(x.rps)} ${iv})` : '',
+          pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : '',
+          x.rank ? ` · rank ${x.rank}` : ' · not ranked',
+          x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : '',
+        ].join('');
+        const td = `<td ${at} data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}"`;
+        const spans = `${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}`;
+        return `${td} title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${spans}</a></td>`;
       });
       return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
     })
     .join('\n');
+  const legend = [
+    'open-loop requests/s sustained with p99 ≤ the scenario’s SLO, its interval and % of the baseline below',
+    'colour = % of the baseline',
+    'bold frame = rank 1',
+    '≥ the open-loop driver reached its limit (a lower bound)',
+    'never = not even the lowest rate held the SLO',
+    '† not ranked',
+  ].join('; ');
   return `<h3 id="h-capacity">Sustainable requests/s at p99 ≤ SLO</h3>
 <div class="scroll"><table class="heatmap capacity" aria-label="sustainable requests/s at p99 ≤ SLO"><thead>${head}</thead><tbody>
 ${body}
 </tbody></table></div>
-<div class="legend-scale"><span>open-loop requests/s sustained with p99 ≤ the scenario’s SLO, its interval and % of the baseline below; colour = % of the baseline; bold frame = rank 1; ≥ the open-loop driver reached its limit (a lower bound); never = not even the lowest rate held the SLO; † not ranked</span></div>
+<div class="legend-scale"><span>${legend}</span></div>
 <ul class="rankings">${m.rankings.map((r) => `<li>${md(r.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>
 <p class="sub">Closed-loop ranks are a plain ordering of the closed-loop peaks of the same cells (same run and rounds), without a significance test.</p>
 ${m.driverLines.length ? `<p class="sub">The open-loop driver’s own ceiling, as measured in the run:</p><ul class="rankings">${m.driverLines.map((l) => `<li>${md(l).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>` : ''}`;
@@ -523,20 +550,27 @@ function issuesSection(v: ReportView): string {
     .join('')}</div>
 <div class="scroll"><table class="issues sortable"><thead><tr>${th('severity')}${th('contender')}${th('scenario')}${th('profile')}${th('finding')}</tr></thead><tbody>
 ${v.findings
-  .map(
-    (f) =>
-      `<tr class="finding" data-label="${esc(f.label)}" data-scenario="${esc(f.scenario === '(all)' ? '' : f.scenario)}" data-severity="${esc(f.severity)}"><td data-v="${sevs.indexOf(f.severity)}"><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><td><code>${esc(f.label)}</code></td><td>${esc(f.scenario)}</td><td>${esc(f.profile)}</td><td><strong>${esc(f.title)}</strong>. ${md(f.evidence)}</td></tr>`,
-  )
+  .map((f) => {
+    const tr = `<tr class="finding" data-label="${esc(f.label)}" data-scenario="${esc(f.scenario === '(all)' ? '' : f.scenario)}" data-severity="${esc(f.severity)}">`;
+    const severity = `<td data-v="${sevs.indexOf(f.severity)}"><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td>`;
+    const where = `<td><code>${esc(f.label)}</code></td><td>${esc(f.scenario)}</td><td>${esc(f.profile)}</td>`;
+    return `${tr}${severity}${where}<td><strong>${esc(f.title)}</strong>. ${md(f.evidence)}</td></tr>`;
+  })
   .join('\n')}
 </tbody></table></div><p class="note hidden" id="findings-filtered">No findings for the selected contenders and scenario.</p>${leak}</section>`;
 }
 
 function claimsSection(v: ReportView): string {
   const rows = v.claims
-    .map(
-      (c) =>
-        `<tr data-label="${esc(c.a)}"><td>${esc(c.claim)}<div class="sub"><code>${esc(c.a)}</code> vs <code>${esc(c.b)}</code> · ${esc(c.scenario)}</div></td><td>${esc(c.source)}</td><td>${esc(c.sourceFigure)}</td><td>${esc(c.range)}</td><td>${esc(c.loadShape)}</td><td class="num">${esc(c.ours)}${c.headroom ? `<div class="sub">${md(c.headroom)}</div>` : ''}</td><td><span class="verdict v-${esc(c.verdict.replace(/ \(provisional.*$/, '').replace(/[^a-z]+/g, '-'))}${c.provisional ? ' provisional' : ''}">${esc(c.verdict)}</span><div class="sub">${md(c.note)}${c.rule ? ` Rule: ${md(c.rule)}` : ''}</div></td></tr>`,
-    )
+    .map((c) => {
+      const claim = `<td>${esc(c.claim)}<div class="sub"><code>${esc(c.a)}</code> vs <code>${esc(c.b)}</code> · ${esc(c.scenario)}</div></td>`;
+      const source = `<td>${esc(c.source)}</td><td>${esc(c.sourceFigure)}</td><td>${esc(c.range)}</td><td>${esc(c.loadShape)}</td>`;
+      const ours = `<td class="num">${esc(c.ours)}${c.headroom ? `<div class="sub">${md(c.headroom)}</div>` : ''}</td>`;
+      const kind = esc(c.verdict.replace(/ \(provisional.*$/, '').replace(/[^a-z]+/g, '-'));
+      const verdict = `<span class="verdict v-${kind}${c.provisional ? ' provisional' : ''}">${esc(c.verdict)}</span>`;
+      const note = `<div class="sub">${md(c.note)}${c.rule ? ` Rule: ${md(c.rule)}` : ''}</div>`;
+      return `<tr data-label="${esc(c.a)}">${claim}${source}${ours}<td>${verdict}${note}</td></tr>`;
+    })
     .join('\n');
   return `<section id="claims" class="card"><h2>Claims of the source reports</h2>
 <p class="note">${md(v.claimsRule)} Sources: <code>docs/sources.md</code>.</p>
@@ -547,23 +581,43 @@ ${v.claims.length ? `<div class="scroll"><table class="claims sortable"><thead><
 function nodeMatrixSection(v: ReportView): string {
   const body = v.nodeMatrix.length
     ? v.nodeMatrix
-        .map(
-          (m) =>
-            `<h3>${esc(m.profile)} · ${esc(m.driver)} · run <code>${esc(m.runId)}</code></h3><p class="note">Each major as a % of the same contender on Node ${m.reference} in the same run (its majors interleaved round by round; 95% CI and verdict from one model per scenario), Node ${m.reference} with its requests/s; a cell that did not run says why.</p><div class="scroll"><table class="nodes sortable"><thead><tr>${th('contender')}${th('scenario')}${m.majors.map((x) => th(x === m.reference ? `Node ${x} (reference)` : `Node ${x} (% of Node ${m.reference})`, true)).join('')}</tr></thead><tbody>${m.rows
-              .map(
-                (r) =>
-                  `<tr data-label="${esc(r.label)}" data-scenario="${esc(r.scenario)}"><td><code>${esc(r.label)}</code></td><td>${esc(r.scenario)}</td>${r.cols.map((c) => `<td class="num" data-v="${esc(((c ?? '').split(/[ %]/)[0] ?? '').replace(/,/g, ''))}">${esc(c ?? '–')}</td>`).join('')}</tr>`,
-              )
-              .join('')}</tbody></table></div>`,
-        )
+        .map((m) => {
+          const note = [
+            `Each major as a % of the same contender on Node ${m.reference} in the same run`,
+            '(its majors interleaved round by round; 95% CI and verdict from one model per scenario),',
+            `Node ${m.reference} with its requests/s; a cell that did not run says why.`,
+          ].join(' ');
+          const majors = m.majors.map((x) =>
+            th(x === m.reference ? `Node ${x} (reference)` : `Node ${x} (% of Node ${m.reference})`, true),
+          );
+          const head = `<thead><tr>${th('contender')}${th('scenario')}${majors.join('')}</tr></thead>`;
+          const rows = m.rows.map((r) => {
+            const cols = r.cols.map(
+              (c) =>
+                `<td class="num" data-v="${esc(((c ?? '').split(/[ %]/)[0] ?? '').replace(/,/g, ''))}">${esc(c ?? '–')}</td>`,
+            );
+            return `<tr data-label="${esc(r.label)}" data-scenario="${esc(r.scenario)}"><td><code>${esc(r.label)}</code></td><td>${esc(r.scenario)}</td>${cols.join('')}</tr>`;
+          });
+          const title = `<h3>${esc(m.profile)} · ${esc(m.driver)} · run <code>${esc(m.runId)}</code></h3>`;
+          return `${title}<p class="note">${note}</p><div class="scroll"><table class="nodes sortable">${head}<tbody>${rows.join('')}</tbody></table></div>`;
+        })
         .join('\n')
     : '<p class="note">Only one Node.js major was measured: run <code>npx just bench-all --node 22,24</code> for the matrix.</p>';
   return `<section id="node-matrix" class="card"><h2>Node.js version matrix</h2>${body}</section>`;
 }
 
 function driversSection(v: ReportView): string {
+  const note = [
+    'Each driver’s tables are ranked within themselves; per scenario,',
+    'Spearman’s ρ between the orders of the contenders both drivers measured',
+    '(each in its own run, so only the orders are compared, never the figures), and the contenders that move most.',
+  ].join(' ');
+  const items = v.driverAgreement.map(
+    (d) =>
+      `<li data-scenario="${esc(d.scenario)}">${md(d.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`,
+  );
   const body = v.driverAgreement.length
-    ? `<p class="note">Each driver’s tables are ranked within themselves; per scenario, Spearman’s ρ between the orders of the contenders both drivers measured (each in its own run, so only the orders are compared, never the figures), and the contenders that move most.</p><ul class="rankings">${v.driverAgreement.map((d) => `<li data-scenario="${esc(d.scenario)}">${md(d.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>`
+    ? `<p class="note">${note}</p><ul class="rankings">${items.join('')}</ul>`
     : '<p class="note">No scenario was measured by two load drivers (closed loop): run <code>npx just bench-all --profile quick-k6</code> or an autocannon profile for the comparison.</p>';
   return `<section id="drivers" class="card"><h2>Do the drivers agree?</h2>${body}</section>`;
 }
@@ -603,11 +657,16 @@ ${v.warnings.map((w) => `<p class="fallback">${md(w)}</p>`).join('')}
 
 function toc(v: ReportView): string {
   const scen = [...new Map(v.tables.map((t) => [t.scenario, t.id])).entries()];
-  return `<nav class="toc" aria-label="contents"><a href="#overview">Overview</a><a href="#controls">Filters</a>${scen
-    .map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`)
-    .join(
-      '',
-    )}<a href="#findings">Findings</a>${v.why ? '<a href="#why">Why</a>' : ''}${v.footprint?.length ? '<a href="#footprint">Footprint</a>' : ''}<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a><a href="#compare">Compare</a><a href="#method">Method</a></nav>`;
+  const links = [
+    '<a href="#overview">Overview</a><a href="#controls">Filters</a>',
+    ...scen.map(([s, id]) => `<a href="#${esc(id)}">${esc(s)}</a>`),
+    '<a href="#findings">Findings</a>',
+    v.why ? '<a href="#why">Why</a>' : '',
+    v.footprint?.length ? '<a href="#footprint">Footprint</a>' : '',
+    '<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a>',
+    '<a href="#compare">Compare</a><a href="#method">Method</a>',
+  ];
+  return `<nav class="toc" aria-label="contents">${links.join('')}</nav>`;
 }
 
 /**

@@ -57,9 +57,18 @@ export function overviewMarkdown(v: ReportView): string[] {
       `| [${w.scenario}](#${w.tableId}) (${w.profile} · ${w.driver} · Node ${w.nodeMajor}) | ${w.winners.map((x) => `\`${x}\``).join(', ')}${w.winners.length > 1 ? ' (tied)' : ''} | ${w.margin ? escapeMd(w.margin) : w.winners.length > 1 ? 'no significant difference between them' : '–'} |`,
     );
   const m = v.matrix;
+  const legend = [
+    'requests/s',
+    'bold = rank 1',
+    'in brackets the interval, a 95% CI or the range of the trials, see the details',
+    '≥ client-bound, a lower bound',
+    '† not ranked',
+    '‡ from another run',
+    '~ after a scenario: its table has noisy rows, named in its notes',
+  ].join('; ');
   out.push(
     '',
-    `**% of each scenario's baseline**${m.profile ? ` (profile \`${m.profile}\`)` : ''}, one table per baseline (requests/s; bold = rank 1; in brackets the interval, a 95% CI or the range of the trials, see the details; ≥ client-bound, a lower bound; † not ranked; ‡ from another run; ~ after a scenario: its table has noisy rows, named in its notes):`,
+    `**% of each scenario's baseline**${m.profile ? ` (profile \`${m.profile}\`)` : ''}, one table per baseline (${legend}):`,
   );
   for (const f of m.families) {
     out.push(
@@ -143,14 +152,39 @@ function rowLine(r: RowView): string {
   const res = r.resources;
   const rps = r.rps ? `${fmtFigure(r.rps)}` : '–';
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
-  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${rps} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${lat ? fmtMs(sig(lat.p50)) : '–'} | ${lat ? fmtMs(sig(lat.p99)) : '–'} | ${r.errors === null ? '–' : fmtInt(r.errors)} | ${res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–'} | ${res ? res.rssPeakMiB.toFixed(0) : '–'} | ${escapeMd([...r.flags, ...(r.why ? [r.why.text] : [])].join('; '))} |`;
+  const cells = [
+    r.rankText,
+    `\`${r.label}\`${r.isBaseline ? ' (baseline)' : ''}`,
+    rps,
+    iv,
+    r.isBaseline ? '100%' : pctText(r.ratio),
+    lat ? fmtMs(sig(lat.p50)) : '–',
+    lat ? fmtMs(sig(lat.p99)) : '–',
+    r.errors === null ? '–' : fmtInt(r.errors),
+    res ? `${res.cpuAvgPct.toFixed(0)} of ${res.cpuCapPct}` : '–',
+    res ? res.rssPeakMiB.toFixed(0) : '–',
+    escapeMd([...r.flags, ...(r.why ? [r.why.text] : [])].join('; ')),
+  ];
+  return `| ${cells.join(' | ')} |`;
 }
 
 /** One row of a capacity table: the capacity column set (capacity-text.ts). */
 function capacityRowLine(r: RowView): string {
   const k = r.capacity;
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
-  return `| ${r.rankText} | \`${r.label}\`${r.isBaseline ? ' (baseline)' : ''} | ${sustainableText(r.rps, k?.verdict ?? null)} | ${iv} | ${r.isBaseline ? '100%' : pctText(r.ratio)} | ${k ? fmtFigure(k.peakRps) : '–'} | ${kneeText(k?.knee ?? null)} | ${p99CapText(k?.p99AtCapacityMs ?? null)} | ${k ? stepsText(k) : '–'} | ${escapeMd([...r.flags, ...(r.why ? [r.why.text] : [])].join('; '))} |`;
+  const cells = [
+    r.rankText,
+    `\`${r.label}\`${r.isBaseline ? ' (baseline)' : ''}`,
+    sustainableText(r.rps, k?.verdict ?? null),
+    iv,
+    r.isBaseline ? '100%' : pctText(r.ratio),
+    k ? fmtFigure(k.peakRps) : '–',
+    kneeText(k?.knee ?? null),
+    p99CapText(k?.p99AtCapacityMs ?? null),
+    k ? stepsText(k) : '–',
+    escapeMd([...r.flags, ...(r.why ? [r.why.text] : [])].join('; ')),
+  ];
+  return `| ${cells.join(' | ')} |`;
 }
 
 /** The header lines of a table: the capacity column set when the table's cells have `capacity`. */
@@ -249,10 +283,18 @@ export function renderMarkdownView(v: ReportView): string {
       '| claim | source | source’s figure | decision range | load shape | ours | verdict |',
       '|---|---|---|---|---|---|---|',
     );
-    for (const c of v.claims)
-      lines.push(
-        `| ${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario}) | ${escapeMd(c.source)} | ${escapeMd(c.sourceFigure)} | ${escapeMd(c.range)} | ${escapeMd(c.loadShape)} | ${escapeMd(c.ours)}${c.headroom ? `<br>${escapeMd(c.headroom)}` : ''} | **${escapeMd(c.verdict)}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''} |`,
-      );
+    for (const c of v.claims) {
+      const cells = [
+        `${escapeMd(c.claim)} (\`${c.a}\` vs \`${c.b}\`, ${c.scenario})`,
+        escapeMd(c.source),
+        escapeMd(c.sourceFigure),
+        escapeMd(c.range),
+        escapeMd(c.loadShape),
+        `${escapeMd(c.ours)}${c.headroom ? `<br>${escapeMd(c.headroom)}` : ''}`,
+        `**${escapeMd(c.verdict)}**${c.note ? `: ${escapeMd(c.note)}` : ''}${c.rule ? ` (rule: ${escapeMd(c.rule)})` : ''}`,
+      ];
+      lines.push(`| ${cells.join(' | ')} |`);
+    }
   } else lines.push('No claims evaluated.');
   lines.push('');
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { WhyView } from '../view.ts';
+import type { WhyCellView, WhyView } from '../view.ts';
 import { pct, sgn, us } from '../why-text.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
@@ -42,13 +42,24 @@ export function flameLibSources(): string[] {
   return [fs.readFileSync(d3File, 'utf8'), fs.readFileSync(fg, 'utf8')];
 }
 
-function cellBlock(c: WhyView['cells'][number]): string {
+/** The flame graph box of a cell whose profile folded into a tree (`f`: its flame, ok). */
+function flameBox(c: WhyCellView, f: Extract<WhyCellView['flame'], { ok: true }>): string {
+  const ms = esc(Math.round(f.totalUs / 1000).toLocaleString('en-US'));
+  const small = esc(+(f.minShare * 100).toFixed(3));
+  const summary = `flame graph: the measured window’s busy time, ${ms} ms of samples (frames under ${small}% folded into <code>[(small)]</code>); click a frame to zoom`;
+  const tools = [
+    `<input type="search" class="flame-search" placeholder="highlight frames (regex)" aria-label="highlight frames of ${esc(c.label)}">`,
+    '<button type="button" class="flame-reset">reset zoom</button>',
+    '<span class="flame-details sub" aria-live="polite"></span>',
+  ].join(' ');
+  return `<details class="flame-box" data-flame="${esc(c.anchor)}"><summary>${summary}</summary>
+<div class="flame-tools">${tools}</div>
+<div class="flame" role="img" aria-label="${esc(`flame graph of ${c.label} on ${c.scenario}`)}"></div></details>`;
+}
+
+function cellBlock(c: WhyCellView): string {
   const top = c.top.map((b) => `<code>${esc(b.bucket)}</code> ${esc(us(b.ns))} (${esc(pct(b.share))})`).join(', ');
-  const graph = c.flame.ok
-    ? `<details class="flame-box" data-flame="${esc(c.anchor)}"><summary>flame graph: the measured window’s busy time, ${esc(Math.round(c.flame.totalUs / 1000).toLocaleString('en-US'))} ms of samples (frames under ${esc(+(c.flame.minShare * 100).toFixed(3))}% folded into <code>[(small)]</code>); click a frame to zoom</summary>
-<div class="flame-tools"><input type="search" class="flame-search" placeholder="highlight frames (regex)" aria-label="highlight frames of ${esc(c.label)}"> <button type="button" class="flame-reset">reset zoom</button> <span class="flame-details sub" aria-live="polite"></span></div>
-<div class="flame" role="img" aria-label="${esc(`flame graph of ${c.label} on ${c.scenario}`)}"></div></details>`
-    : `<p class="note flame-missing">${esc(c.flame.reason)}</p>`;
+  const graph = c.flame.ok ? flameBox(c, c.flame) : `<p class="note flame-missing">${esc(c.flame.reason)}</p>`;
   return `<div class="why-cell" id="${esc(c.anchor)}" data-label="${esc(c.label)}" data-scenario="${esc(c.scenario)}">
 <h4><code>${esc(c.label)}</code>${c.isBaseline ? ' <span class="tag">baseline</span>' : ''} · ${esc(c.scenario)}: ${esc(us(c.totalNs))} µs CPU/request</h4>
 <p class="sub">why run <code>${esc(c.runId)}</code> · profile ${esc(c.profile)} · V8 sampling every ${esc(c.samplingIntervalUs)} µs${c.requestsPerSec === null ? '' : ` · ${esc(Math.round(c.requestsPerSec).toLocaleString('en-US'))} requests/s under the profiler`}. Top: ${top}</p>
@@ -63,15 +74,27 @@ function diffTable(d: WhyView['diffs'][number]): string {
         `<tr><td><code>${esc(p.bucket)}</code></td><td class="num">${esc(us(p.aNs))}</td><td class="num">${esc(us(p.bNs))}</td><td class="num">${esc(sgn(p.diffNs))}</td></tr>`,
     )
     .join('');
-  return `<div class="why-diff" data-label="${esc(d.label)}" data-scenario="${esc(d.scenario)}"><h4><a href="#${esc(d.anchor)}"><code>${esc(d.label)}</code></a> vs <code>${esc(d.reference)}</code> on ${esc(d.scenario)}: ${esc(sgn(d.diffNs))} µs CPU/request (${esc(us(d.aTotalNs))} vs ${esc(us(d.bTotalNs))}; why run <code>${esc(d.runId)}</code>)</h4>
-<div class="scroll"><table class="why-diff-table"><thead><tr><th>bucket</th><th class="num">A µs</th><th class="num">B µs</th><th class="num">A − B</th></tr></thead><tbody>${rows}<tr><td>the other buckets and rounding</td><td></td><td></td><td class="num">${esc(sgn(d.restNs))}</td></tr><tr><th>= difference</th><th class="num">${esc(us(d.aTotalNs))}</th><th class="num">${esc(us(d.bTotalNs))}</th><th class="num">${esc(sgn(d.diffNs))}</th></tr></tbody></table></div></div>`;
+  const who = `<a href="#${esc(d.anchor)}"><code>${esc(d.label)}</code></a> vs <code>${esc(d.reference)}</code> on ${esc(d.scenario)}`;
+  const totals = `(${esc(us(d.aTotalNs))} vs ${esc(us(d.bTotalNs))}; why run <code>${esc(d.runId)}</code>)`;
+  const head =
+    '<thead><tr><th>bucket</th><th class="num">A µs</th><th class="num">B µs</th><th class="num">A − B</th></tr></thead>';
+  const rest = `<tr><td>the other buckets and rounding</td><td></td><td></td><td class="num">${esc(sgn(d.restNs))}</td></tr>`;
+  const sum = `<tr><th>= difference</th><th class="num">${esc(us(d.aTotalNs))}</th><th class="num">${esc(us(d.bTotalNs))}</th><th class="num">${esc(sgn(d.diffNs))}</th></tr>`;
+  return `<div class="why-diff" data-label="${esc(d.label)}" data-scenario="${esc(d.scenario)}"><h4>${who}: ${esc(sgn(d.diffNs))} µs CPU/request ${totals}</h4>
+<div class="scroll"><table class="why-diff-table">${head}<tbody>${rows}${rest}${sum}</tbody></table></div></div>`;
 }
 
 /** The section ('' without why data). */
 export function whySectionHtml(w: WhyView | null | undefined): string {
   if (!w) return '';
+  const note = [
+    'From <code>just why</code> runs: one window per cell under V8’s sampling profiler (<code>results/why/</code>), never ranked.',
+    'CPU per request is the server’s CPU from /proc over the window ÷ requests, shared out by the profile;',
+    'differences are in µs of CPU per request by package.',
+    'Flame graphs show the main thread’s busy samples of the window (width = share of the busy time; hover for ≈ µs CPU/request).',
+  ].join(' ');
   return `<section id="why" class="card"><h2>Why (CPU profiles)</h2>
-<p class="note">From <code>just why</code> runs: one window per cell under V8’s sampling profiler (<code>results/why/</code>), never ranked. CPU per request is the server’s CPU from /proc over the window ÷ requests, shared out by the profile; differences are in µs of CPU per request by package. Flame graphs show the main thread’s busy samples of the window (width = share of the busy time; hover for ≈ µs CPU/request).</p>
+<p class="note">${note}</p>
 ${w.diffs.map(diffTable).join('\n')}
 ${w.cells.map(cellBlock).join('\n')}
 </section>`;

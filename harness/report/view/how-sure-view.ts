@@ -1,0 +1,115 @@
+/**
+ * The report's "How sure" line: the self-test's certificate (resolution-text.ts), the reference's
+ * bias and coverage (analysis/reference-stats.ts), the tables' median minimum detectable
+ * difference, the trials and rounds behind the figures, the noisy tables, the lower bounds and the
+ * driver fidelity, joined into one sentence. Percentages are of ratios (0.074 → 7.4%).
+ */
+import { compareWithReference, REFERENCE_TARGETS } from '../../analysis/reference-stats.ts';
+import type { ReferenceRecord } from '../../store/reference-store.ts';
+import type { TableView } from '../view.ts';
+
+/**
+ * The median minimum detectable difference between two rows over the overview's tables (one
+ * profile, each scenario's primary table) when they have models, else over every table, so a
+ * report that also holds claims, matrix or capacity runs still states the bake-off's resolution.
+ * `med` is a ratio − 1 (0.074 = 7.4%), null without a table model.
+ */
+export function medianMddOf(
+  tables: TableView[],
+  overview: TableView[],
+): { mddTables: TableView[]; mdds: number[]; med: number | null } {
+  const mddTables = overview.some((t) => t.mddPair !== null) ? overview : tables;
+  const mdds = mddTables
+    .map((t) => t.mddPair)
+    .filter((x): x is number => x !== null && Number.isFinite(x))
+    .sort((a, b) => a - b);
+  const med = mdds.length ? (mdds[(mdds.length - 1) >> 1] ?? 0) / 2 + (mdds[mdds.length >> 1] ?? 0) / 2 : null;
+  return { mddTables, mdds, med };
+}
+
+/**
+ * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
+ * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
+ * intervals, how many of the same tables have noisy rows (once per table, not per cell: the
+ * overview's tables when they have models, as for the MDD), client-bound cells
+ * and the driver fidelity of the overview's run (else of the newest run that has one).
+ */
+export function certaintyOf(
+  tables: TableView[],
+  overview: TableView[],
+  fidelity: string[],
+  selftest: string | null,
+  reference: string | null = null,
+): string {
+  const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
+  if (!rows.length) return selftest ? `No measured cell yet · ${selftest}.` : 'No measured cell yet.';
+  const trials = rows.map((r) => r.trials);
+  const hi = Math.max(...trials);
+  const ci = rows.filter((r) => r.rps?.kind === 'ci95').length;
+  const paired = rows.map((r) => r.paired).filter((n) => n > 0);
+  const span = (xs: number[]) => {
+    const a = Math.min(...xs);
+    const b = Math.max(...xs);
+    return a === b ? `${a}` : `${a}–${b}`;
+  };
+  const isMeasured = (t: TableView) => t.rows.some((r) => !r.otherRun && !r.failed && r.rps);
+  const bound = rows.filter((r) => r.clientBound && !r.capacity).length;
+  const capRows = rows.filter((r) => r.capacity);
+  const capBound = capRows.filter((r) => r.capacity?.verdict === 'at-least').length;
+  const { mddTables, mdds, med } = medianMddOf(tables, overview);
+  const ofOverview = mddTables === overview && overview.length < tables.length;
+  // The noisy count over the same tables as the median MDD (the overview's, when it has models).
+  const measured = mddTables.filter(isMeasured);
+  const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
+  const parts = [
+    ...(selftest ? [selftest] : []),
+    ...(reference ? [reference] : []),
+    ...(med !== null
+      ? [
+          `${selftest ? 'these tables: ' : ''}median minimum detectable difference ${(100 * med).toFixed(med < 0.1 ? 1 : 0)}% between two rows (90% power; ${mdds.length} table${mdds.length === 1 ? '' : 's'}${ofOverview ? ' of the overview' : ''})`,
+        ]
+      : []),
+    ...(paired.length
+      ? [
+          `ranks and ratios from ${span(paired)} interleaved round${Math.max(...paired) === 1 ? '' : 's'} per cell (requests per CPU-second, beside the table's other servers); requests/s and latency from ${span(trials)} solo window${hi === 1 ? '' : 's'}`,
+        ]
+      : [`${span(trials)} trial${hi === 1 ? '' : 's'} per cell; ${ci} of ${rows.length} cells have a 95% CI`]),
+    `${noisy} of ${measured.length} table${measured.length === 1 ? '' : 's'}${ofOverview ? ' of the overview' : ''} noisy (see their notes)`,
+    `${bound} client-bound closed-loop (lower bounds)`,
+    ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
+    // The overview's run's fidelity (the run these tables come from), else the newest run's.
+    (fidelity.find((l) => overview.some((t) => l.startsWith(`driver fidelity (run ${t.runId})`))) ?? fidelity.at(-1))
+      ?.replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
+      .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ') ?? 'driver fidelity: not measured',
+  ];
+  return `${parts.join(' · ')}.`;
+}
+
+/**
+ * The how-sure line's second certificate: the overview's ratios to their baselines against the
+ * newest steady-state reference (analysis/reference-stats.ts `compareWithReference`, its requests/s
+ * ratios): "reference `ID`: bias median 1.2%, max 4.0% over 12 rows; their 95% CIs cover the
+ * reference ratio in 11 of 12 (targets ≤ 2%, ≤ 5%, ≥ 90%: met)"; null without a record or a shared row.
+ */
+export function referenceText(ref: ReferenceRecord | null, overview: TableView[]): string | null {
+  if (!ref) return null;
+  const rows = overview.flatMap((t) =>
+    t.rows
+      .filter((r) => !r.otherRun && !r.isBaseline && r.ratio)
+      .map((r) => ({
+        label: r.label,
+        scenario: t.scenario,
+        baseline: t.baseline,
+        ratio: r.ratio?.figure ?? Number.NaN,
+        ci95: r.ratio?.kind === 'ci95' ? r.ratio.interval : null,
+      })),
+  );
+  const c = compareWithReference(rows, ref.ratios);
+  if (!c.rows.length || c.medianBias === null || c.maxBias === null) return null;
+  const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const t = REFERENCE_TARGETS;
+  const bias = `bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows`;
+  const cover = `their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length}`;
+  const targets = `targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'}`;
+  return `reference \`${ref.runId}\` (each contender alone, steady state): ${bias}; ${cover} (${targets})`;
+}

@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import test from 'node:test';
-import { FOREIGN_CPU_LIMIT, quietOf } from '../harness/analysis/quiet.ts';
+import { FOREIGN_CPU_LIMIT, plausibleQuiet, quietOf } from '../harness/analysis/quiet.ts';
 import { quietCheck } from '../harness/analysis/reference-stats.ts';
+import { buildTables } from '../harness/analysis/tables.ts';
 import { foreignCpuByPid, foreignCpuS, foreignSnapshot } from '../harness/lifecycle/foreign-cpu.ts';
+import { measurementNotes } from '../harness/report/measurement-notes.ts';
+import { makeCell, makeMeta } from './fixtures.ts';
 
 /** A shell that runs a 0.6 s CPU burner as its own child and waits for it. */
 const BURN = `${process.execPath} -e "const t=Date.now();while(Date.now()-t<600);"`;
@@ -84,4 +87,26 @@ test('the quiet check counts windows whose foreign CPU is above the limit of a c
     disturbed: 1,
     maxShare: 0.2,
   });
+});
+
+test('a table names the cells measured beside other work (measurement note "not-quiet")', () => {
+  const quiet = { limit: FOREIGN_CPU_LIMIT, windows: 8, read: 8, disturbed: 0, maxShare: 0.01 };
+  const rows = [
+    makeCell({ label: 'node-http', scenario: 'json', trials: [10_000, 10_100, 9_900, 10_050, 9_950] }),
+    { ...makeCell({ label: 'a', scenario: 'json', trials: [5_000, 5_100, 4_900, 5_050, 4_950] }), quiet },
+    {
+      ...makeCell({ label: 'b', scenario: 'json', trials: [7_000, 7_100, 6_900, 7_050, 6_950] }),
+      quiet: { ...quiet, disturbed: 2, maxShare: 0.146 },
+    },
+  ];
+  const [t] = buildTables([{ meta: makeMeta(), cells: rows }]);
+  const note = t ? measurementNotes(t).find((n) => n.kind === 'not-quiet') : undefined;
+  assert.deepEqual(note?.labels, ['b']);
+  assert.match(note?.detail ?? '', /b 2 of 8 windows, up to 14\.6%/);
+  // A share above the machine's cores is no reading: a cell whose only disturbed window was one is quiet.
+  const impossible = { ...quiet, disturbed: 1, maxShare: 128.9 };
+  assert.deepEqual(plausibleQuiet(impossible, 2), { ...impossible, read: 7, disturbed: 0, maxShare: null });
+  assert.equal(plausibleQuiet(quiet, 2), quiet);
+  const [t2] = buildTables([{ meta: makeMeta(), cells: [rows[0], { ...rows[1], quiet: impossible }] as typeof rows }]);
+  assert.equal(t2 ? measurementNotes(t2).some((n) => n.kind === 'not-quiet') : true, false);
 });

@@ -34,3 +34,16 @@ export function quietOf(shares: readonly (number | null | undefined)[]): QuietCh
     maxShare: read.length ? Math.max(...read) : null,
   };
 }
+
+/**
+ * A stored quiet check with its impossible readings taken out: a share above the machine's
+ * `cores` cannot be CPU used in the window (cells measured before foreign-cpu.ts compared process
+ * start times could count an orphan's whole life, once at 129 cores). Each such window leaves
+ * `read` and `disturbed`; as the stored check keeps only the highest share, the remaining
+ * highest is unknown (null) when a disturbed window is left.
+ */
+export function plausibleQuiet(q: QuietCheck, cores: number): QuietCheck {
+  if (q.maxShare === null || q.maxShare <= cores) return q;
+  const disturbed = Math.max(0, q.disturbed - 1);
+  return { ...q, read: Math.max(0, q.read - 1), disturbed, maxShare: null };
+}

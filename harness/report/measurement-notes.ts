@@ -3,10 +3,12 @@
  * contender problems, said once per table with their numbers: client-bound rows, noisy rows, few
  * trials, rows from other runs, a missing baseline, lost services, failures only while paused,
  * capacities that are lower bounds, long closed-loop tails at saturation, estimators that
- * disagree, and the same group measured on other machines.
+ * disagree, cells measured beside other work (analysis/quiet.ts), and the same group measured on
+ * other machines.
  */
 import { DRIVER_BUSY_PCT, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
 import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
+import { FOREIGN_CPU_LIMIT, plausibleQuiet } from '../analysis/quiet.ts';
 import { fmtInt, fmtMs, sig } from './format.ts';
 import { pct, RULES } from './finding-rules.ts';
 import { peerTail, tailShape } from './tail-findings.ts';
@@ -24,7 +26,8 @@ export interface MeasurementNote {
     | 'paused-failures'
     | 'capacity-lower-bound'
     | 'closed-loop-tail'
-    | 'estimators-disagree';
+    | 'estimators-disagree'
+    | 'not-quiet';
   /** Rows it concerns (labels); empty for table-wide notes. */
   labels: string[];
   /** Numbers behind it (e.g. driver CPU %, spread), one short clause. */
@@ -105,6 +108,25 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
       detail: noisy.some((r) => pairedRounds(r.cell))
         ? `interleaved rounds that disagree much more than the table's other rows (the model keeps their own variance, F test at 1%): ${noisy.map((r) => r.label).join(', ')}`
         : `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
+    });
+  const quietOf = (r: RankedTable['rows'][number]) =>
+    r.cell.quiet ? plausibleQuiet(r.cell.quiet, table.key.machine.cores) : null;
+  const busy = table.rows.filter((r) => (quietOf(r)?.disturbed ?? 0) > 0);
+  if (busy.length)
+    notes.push({
+      kind: 'not-quiet',
+      labels: busy.map((r) => r.label),
+      detail: [
+        `measured beside other work: processes outside the harness used more than ${pct(FOREIGN_CPU_LIMIT)} of a core in some of their windows,`,
+        "which can bias a fast server's figure, not only widen its interval (docs/decisions/0012):",
+        busy
+          .map((r) => {
+            const q = quietOf(r);
+            const most = q?.maxShare !== null && q?.maxShare !== undefined ? `, up to ${pct(q.maxShare)}` : '';
+            return q ? `${r.label} ${q.disturbed} of ${q.read} windows${most}` : r.label;
+          })
+          .join(', '),
+      ].join(' '),
     });
   const gaps = table.rows.filter((r) => r.flags.estimatorGap);
   if (gaps.length)

@@ -109,7 +109,7 @@ export function referenceText(ref: ReferenceRecord | null, overview: TableView[]
   const p = (x: number) => `${(100 * x).toFixed(1)}%`;
   const t = REFERENCE_TARGETS;
   const bias = `bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows`;
-  const cover = `their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length}`;
+  const cover = `their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length}, ${c.distinct} differ beyond both intervals`;
   const targets = `targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'}`;
   return `reference \`${ref.runId}\` (each contender alone, steady state): ${bias}; ${cover} (${targets})`;
 }

@@ -55,6 +55,7 @@ const NOTE_KIND: Record<MeasurementNote['kind'], string> = {
   'capacity-lower-bound': 'capacity lower bound',
   'closed-loop-tail': 'closed-loop tail',
   'estimators-disagree': 'estimators disagree',
+  'not-quiet': 'not quiet',
 };
 
 /** The fastest row's lead over the next significantly slower row, from the summary data: "1.06× (95% CI 1.05–1.07) the next (`b`)". */

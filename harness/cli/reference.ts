@@ -251,26 +251,7 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     log(
       `${cells.length} cells, ${design.processes} processes each (ABBA), warm-up ${design.warmupS} s, ${design.windows} × ${design.windowS} s windows; ${plan.note}`,
     );
-    for (const s of scenarios) {
-      const ms = chosen.filter((m) => m.scenarios.includes(s.name));
-      for (const [i, m] of abbaOrder(ms, design.processes).entries()) {
-        if (signal.aborted) break;
-        const p = await measureProcess(m, s, i + 1, x).catch((e: unknown) => {
-          if (signal.aborted) return null;
-          throw e;
-        });
-        if (!p) break;
-        processes.push(p);
-        const q = quietCheck([p]);
-        const busy =
-          q.disturbed && q.maxShare !== null
-            ? `; other work used up to ${Math.round(100 * q.maxShare)}% of a core (limit ${Math.round(100 * FOREIGN_CPU_LIMIT)}%): not quiet`
-            : '';
-        log(
-          `${s.name} · ${m.name} · process ${i + 1}: ${Math.round(p.rps).toLocaleString('en-US')} requests/s, ${p.efficiency ? Math.round(p.efficiency).toLocaleString('en-US') : '–'} requests per CPU-second${busy}`,
-        );
-      }
-    }
+    for (const s of scenarios) await measureScenario(chosen, s, x, processes);
   } finally {
     await x.upstream?.stop();
     await x.db?.close();
@@ -315,6 +296,32 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
     `${referenceSummary(record)}\nrecord: ${file}${interrupted ? ' (interrupted: incomplete)' : ''}\n`,
   );
   return interrupted ? EXIT.interrupted : EXIT.ok;
+}
+
+/** Every process of one scenario in ABBA order into `out`, each logged; stops early, keeping what it measured, on Ctrl-C. */
+async function measureScenario(chosen: Manifest[], s: Scenario, x: RunCtx, out: ReferenceProcess[]): Promise<void> {
+  const ms = chosen.filter((m) => m.scenarios.includes(s.name));
+  for (const [i, m] of abbaOrder(ms, x.design.processes).entries()) {
+    if (x.signal.aborted) return;
+    const p = await measureProcess(m, s, i + 1, x).catch((e: unknown) => {
+      if (x.signal.aborted) return null;
+      throw e;
+    });
+    if (!p) return;
+    out.push(p);
+    x.log(processLine(p));
+  }
+}
+
+/** The progress line of one measured process: its figures, and the other work beside it when above the limit. */
+function processLine(p: ReferenceProcess): string {
+  const q = quietCheck([p]);
+  const busy =
+    q.disturbed && q.maxShare !== null
+      ? `; other work used up to ${Math.round(100 * q.maxShare)}% of a core (limit ${Math.round(100 * FOREIGN_CPU_LIMIT)}%): not quiet`
+      : '';
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  return `${p.scenario} · ${p.contender} · process ${p.order}: ${n(p.rps)} requests/s, ${p.efficiency ? n(p.efficiency) : '–'} requests per CPU-second${busy}`;
 }
 
 /** The figures of a reference record as lines: per cell requests/s and requests per CPU-second with their 95% CI between processes. */

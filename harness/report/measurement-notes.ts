@@ -69,6 +69,29 @@ function clientBoundDetail(r: RankedTable['rows'][number]): string {
     : `${r.label}: the load driver used ${pct(res.client.cpuPctAvg)} of its core (≥ ${DRIVER_BUSY_PCT}%)`;
 }
 
+/** Rows measured beside other work (analysis/quiet.ts, impossible readings left out), as a note; null when none. */
+function notQuietNote(table: RankedTable): MeasurementNote | null {
+  const quietOf = (r: RankedTable['rows'][number]) =>
+    r.cell.quiet ? plausibleQuiet(r.cell.quiet, table.key.machine.cores) : null;
+  const busy = table.rows.filter((r) => (quietOf(r)?.disturbed ?? 0) > 0);
+  if (!busy.length) return null;
+  return {
+    kind: 'not-quiet',
+    labels: busy.map((r) => r.label),
+    detail: [
+      `measured beside other work: processes outside the harness used more than ${pct(FOREIGN_CPU_LIMIT)} of a core in some of their windows,`,
+      "which can bias a fast server's figure, not only widen its interval (docs/decisions/0012):",
+      busy
+        .map((r) => {
+          const q = quietOf(r);
+          const most = q?.maxShare !== null && q?.maxShare !== undefined ? `, up to ${pct(q.maxShare)}` : '';
+          return q ? `${r.label} ${q.disturbed} of ${q.read} windows${most}` : r.label;
+        })
+        .join(', '),
+    ].join(' '),
+  };
+}
+
 /**
  * The measurement notes of one table: client-bound rows (their figure is a lower bound), noisy
  * rows (trials > 10% apart), rows with fewer than 5 trials (not ranked), rows from other runs,
@@ -109,25 +132,8 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
         ? `interleaved rounds that disagree much more than the table's other rows (the model keeps their own variance, F test at 1%): ${noisy.map((r) => r.label).join(', ')}`
         : `trials more than 10% apart: ${noisy.map((r) => `${r.label} ${pct(r.cell.stats?.spread ?? 0)}`).join(', ')}`,
     });
-  const quietOf = (r: RankedTable['rows'][number]) =>
-    r.cell.quiet ? plausibleQuiet(r.cell.quiet, table.key.machine.cores) : null;
-  const busy = table.rows.filter((r) => (quietOf(r)?.disturbed ?? 0) > 0);
-  if (busy.length)
-    notes.push({
-      kind: 'not-quiet',
-      labels: busy.map((r) => r.label),
-      detail: [
-        `measured beside other work: processes outside the harness used more than ${pct(FOREIGN_CPU_LIMIT)} of a core in some of their windows,`,
-        "which can bias a fast server's figure, not only widen its interval (docs/decisions/0012):",
-        busy
-          .map((r) => {
-            const q = quietOf(r);
-            const most = q?.maxShare !== null && q?.maxShare !== undefined ? `, up to ${pct(q.maxShare)}` : '';
-            return q ? `${r.label} ${q.disturbed} of ${q.read} windows${most}` : r.label;
-          })
-          .join(', '),
-      ].join(' '),
-    });
+  const busy = notQuietNote(table);
+  if (busy) notes.push(busy);
   const gaps = table.rows.filter((r) => r.flags.estimatorGap);
   if (gaps.length)
     notes.push({

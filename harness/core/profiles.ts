@@ -400,6 +400,22 @@ export function measuredSeconds(p: Profile): number {
   return p.durationS ?? 0;
 }
 
+/** The interleaved rounds of a profile (`InterleaveShape`): a connection profile's, not the capacity profile's; else null. */
+export function interleaveOf(p: Profile): InterleaveShape | null {
+  return p.driver !== 'k6' && !p.capacity ? (p.interleave ?? null) : null;
+}
+
+/**
+ * The solo rounds per cell of a run of `p` when none are asked for (no `--rounds`): the profile's
+ * `rounds`, plus its interleaved rounds when the run cannot interleave (`interleaving` false: a
+ * driver that cannot pause, or an external `--url` target, whose CPU time cannot be read), so the
+ * table still has enough rounds to rank. quick: 2, or 2 + 6 = 8 against an external target.
+ */
+export function defaultRounds(p: Profile, interleaving: boolean): number {
+  const il = interleaveOf(p);
+  return p.rounds + (il && !interleaving ? il.rounds : 0);
+}
+
 /**
  * Applies CLI overrides (--driver name, --duration s, --vus n, --rate r, --slo-p99 ms) to a
  * profile; `--driver` replaces a connection profile's driver (native, wrk or autocannon). Throws

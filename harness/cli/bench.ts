@@ -199,8 +199,11 @@ export interface BenchPlan {
 /**
  * The plan of `bench <names>` with `opts`, without running anything: profile overrides, contenders
  * (compose-only ones left out, with a note), scenarios, Node runtimes, cells with the baselines.
- * The rounds are not planned here: bench() runs `opts.rounds`, else the profile's `rounds`.
- * Notes go through `note`. Throws UserError for bad names or options, or nothing to run.
+ * The rounds are not planned here: bench() runs `opts.rounds` when given, else the scheduler
+ * applies the profile's default for the run (core/profiles.ts `defaultRounds`): the profile's
+ * solo rounds, plus its interleaved rounds as solo rounds when the run cannot interleave them, as
+ * with `--url` (an external server cannot be paused or its CPU read: quick gives 2 + 6 = 8 solo
+ * rounds). Notes go through `note`. Throws UserError for bad names or options, or nothing to run.
  */
 export function planBench(
   g: Globals,
@@ -277,7 +280,7 @@ async function benchRun(
     note(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
   const target = { port: opts.port, externalUrl: opts.url, upstreamDelayMs: opts.upstreamDelayMs };
   const summary = await runPlan({
-    rounds: opts.rounds ?? profile.rounds,
+    rounds: opts.rounds,
     shuffleSeed: opts.seed,
     fidelityS,
     baselines,

@@ -99,7 +99,9 @@ export interface BenchOpts extends ProfileOverrides {
   /** `--url`: the external target (http(s) on a loopback host). */
   url?: string;
   /**
-   * `--rounds N` (1–50; its old name `--trials`): solo rounds per cell. Absent: the profile's.
+   * `--rounds N` (1–50; its old name `--trials`): solo rounds per cell. Absent: the profile's
+   * default for the run (core/profiles.ts `defaultRounds`, applied by the scheduler; with `--url`
+   * the profile's interleaved rounds as solo rounds too).
    */
   rounds?: number;
   /** `--seed`: the shuffle seed, an integer (absent: random, recorded). */

@@ -120,7 +120,7 @@ check:
 # commands, the checks: no contender server, no load driver, no browser, no database.
 unit_tests := (
     "test/analysis.test.ts test/capacity-truth.test.ts test/check-comments.test.ts test/check-function-length.test.ts " +
-    "test/check-layout.test.ts test/claims.test.ts test/cli.test.ts test/compare.test.ts " +
+    "test/check-layout.test.ts test/claims.test.ts test/cli.test.ts test/cli-options.test.ts test/compare.test.ts " +
     "test/compose.test.ts test/cpu-plan.test.ts test/docs-cli.test.ts test/driver-agreement.test.ts " +
     "test/eta-replay.test.ts test/leak.test.ts test/native-driver.test.ts test/accuracy.test.ts " +
     "test/accuracy-claims.test.ts test/cluster-bootstrap.test.ts test/reference-run.test.ts " +

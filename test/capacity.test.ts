@@ -11,6 +11,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { cellFailure } from '../harness/analysis/stats.ts';
 import { getProfile, withOverrides, type CapacityShape } from '../harness/core/profiles.ts';
+import { parseProfileOverrides } from '../harness/cli/options.ts';
 import { decideRate, exploreRate, judgeStep, searchCapacity } from '../harness/scheduler/capacity-search.ts';
 import {
   priorStart,
@@ -430,13 +431,13 @@ test('the cell figure and interval come only from searches that bracketed their 
 });
 
 test('--slo-p99 applies to the capacity profile only and must be a positive number of ms', () => {
-  const p = withOverrides(getProfile('capacity'), { sloP99: '25' });
+  const p = withOverrides(getProfile('capacity'), parseProfileOverrides({ sloP99: '25' }));
   assert.equal(p.driver !== 'k6' && p.capacity?.sloP99Ms, 25);
   assert.throws(
-    () => withOverrides(getProfile('quick'), { sloP99: '25' }),
+    () => withOverrides(getProfile('quick'), { sloP99Ms: 25 }),
     /--slo-p99 applies to the capacity profile only/,
   );
-  assert.throws(() => withOverrides(getProfile('capacity'), { sloP99: '-1' }), /--slo-p99 must be a positive number/);
+  assert.throws(() => parseProfileOverrides({ sloP99: '-1' }), /--slo-p99 must be a positive number/);
 });
 
 test('the self-test fixture: found by the self-test under contenders/_selftest, never a contender, not an npm workspace', () => {

@@ -1,5 +1,6 @@
 // External targets: `bench <contender> --url` skips the lifecycle but still verifies and
-// measures; compose-only contenders say how to run them; the URL must stay on this machine.
+// measures, its profile's interleaved rounds as solo rounds; compose-only contenders say how to
+// run them; the URL must stay on this machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,20 +10,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../harness/lifecycle/ports.ts';
 import { alive, readCells, ROOT, runCli, tmpDir } from './helpers.ts';
 
-test('--url benches a server the harness did not start, and leaves it running', async () => {
+/** node-http's server.js started on a free port of 127.0.0.1 (not by the harness), once it answers /ping. */
+async function startNodeHttp(): Promise<{ port: number; server: ReturnType<typeof spawn> }> {
   const port = await freePort();
   const server = spawn(process.execPath, [path.join(ROOT, 'contenders', 'node-http', 'server.js')], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: 'ignore',
   });
-  try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) break;
-      } catch {
-        await sleep(50);
-      }
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) break;
+    } catch {
+      await sleep(50);
     }
+  }
+  return { port, server };
+}
+
+test('--url benches a server the harness did not start, and leaves it running', async () => {
+  const { port, server } = await startNodeHttp();
+  try {
     const results = tmpDir('external');
     const r = await runCli([
       '--results-dir',
@@ -52,6 +59,34 @@ test('--url benches a server the harness did not start, and leaves it running', 
     await runCli(['--results-dir', results, 'leaderboard']);
     // One smoke trial is not ranked (fewer than 5 trials); the row is still shown, marked external.
     assert.match(fs.readFileSync(path.join(results, 'LEADERBOARD.md'), 'utf8'), /`node-http \(external\)`/);
+  } finally {
+    server.kill('SIGKILL');
+  }
+});
+
+test("--url without --rounds: the profile's interleaved rounds run as solo rounds (quick: 2 + 6 = 8)", async () => {
+  const { port, server } = await startNodeHttp();
+  try {
+    const results = tmpDir('external-rounds');
+    const r = await runCli([
+      '--results-dir',
+      results,
+      'bench',
+      'node-http',
+      '--url',
+      `http://127.0.0.1:${port}`,
+      '--scenario',
+      'ping',
+      '--profile',
+      'quick',
+      '--no-fidelity',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /8 rounds × 1 s windows/);
+    const [cell, ...rest] = readCells(results);
+    assert.equal(rest.length, 0, 'one cell: the external target');
+    assert.equal(cell.stats.trials, 8, 'eight solo windows');
+    assert.ok(!cell.stats.paired, 'no interleaved round');
   } finally {
     server.kill('SIGKILL');
   }

@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { type NativeDriverDeps, ensureNativeDriver } from '../harness/drivers/tools.ts';
 import { getProfile, withOverrides } from '../harness/core/profiles.ts';
+import { parseProfileOverrides } from '../harness/cli/options.ts';
 import { UserError } from '../harness/core/errors.ts';
 import { ROOT, tmpDir } from './helpers.ts';
 
@@ -72,7 +73,7 @@ test('--driver autocannon goes on without wrk; --driver wrk demands it like nati
     /not installed/,
   );
   assert.throws(
-    () => withOverrides(getProfile('quick'), { driver: 'ab' }),
+    () => withOverrides(getProfile('quick'), parseProfileOverrides({ driver: 'ab' })),
     /--driver must be one of native, wrk, autocannon/,
   );
   assert.throws(

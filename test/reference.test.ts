@@ -14,7 +14,8 @@ import {
   referenceRatios,
   type ReferenceProcess,
 } from '../harness/analysis/reference-stats.ts';
-import { abbaOrder, meetsMinimums, referenceDesign } from '../harness/cli/reference.ts';
+import { abbaOrder, meetsMinimums } from '../harness/cli/reference.ts';
+import { referenceDesign } from '../harness/cli/options.ts';
 import { findWrk } from '../harness/drivers/wrk.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView } from '../harness/report/view-build.ts';

@@ -913,6 +913,20 @@ test('interleaved rounds: after the solo rounds, one paired trial per server and
   );
 });
 
+test("an external target (--url): the profile's interleaved rounds run as solo rounds unless rounds are asked", async () => {
+  const solo = async (patch: Partial<RunOptions>) => {
+    const w = world({ a: { cpuPerRequestUs: 100 } });
+    const s = await runPlan(options(w, planCells([manifest('a')], [json], PAIRED, [NODE]), patch));
+    const run = readRunAt(s.runDir);
+    assert.equal(run.trials.filter((t) => t.paired).length, 0, 'no interleaved round');
+    return run.trials.length;
+  };
+  // PAIRED: 2 solo rounds, then 5 interleaved ones (profiles.ts defaultRounds).
+  assert.equal(await solo({ externalUrl: 'http://127.0.0.1:9' }), 7, 'external: 2 + 5 solo rounds');
+  assert.equal(await solo({ externalUrl: 'http://127.0.0.1:9', rounds: 3 }), 3, 'external, rounds asked: those');
+  assert.equal(await solo({}), 2, 'one local server: its solo rounds (no pair to interleave)');
+});
+
 test('server processes: the interleaved rounds run in blocks, each server restarted, checked and warmed alone before each later block; the model judges per process', async () => {
   const cost = { 'node-http': 100, b: 200, c: 150 };
   const w = world({

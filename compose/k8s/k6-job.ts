@@ -26,6 +26,7 @@ import {
 import { k6Executor, k6Expectation } from '../../harness/drivers/k6.ts';
 import { loadManifest } from '../../harness/core/manifest.ts';
 import { getProfile, withOverrides } from '../../harness/core/profiles.ts';
+import { parseProfileOverrides } from '../../harness/cli/options.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Every n-th iteration of each VU is checked against the contract (harness/run.ts uses 50 too). */
@@ -56,7 +57,10 @@ export async function k6Job(o: JobOptions): Promise<Record<string, unknown>> {
   const scenarios = loadScenarios(scenariosDir);
   const s = scenarios.find((x) => x.name === o.scenario);
   if (!s) throw new Error(`unknown scenario '${o.scenario}'; known: ${scenarios.map((x) => x.name).join(', ')}`);
-  const profile = withOverrides(getProfile(o.profile), { duration: o.duration, vus: o.vus, rate: o.rate });
+  const profile = withOverrides(
+    getProfile(o.profile),
+    parseProfileOverrides({ duration: o.duration, vus: o.vus, rate: o.rate }),
+  );
   if (profile.driver !== 'k6')
     throw new Error(`profile '${o.profile}' is an autocannon profile; pick a k6 profile (k6-ramp, k6-vus, k6-rate, …)`);
   const rate =

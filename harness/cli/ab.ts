@@ -20,27 +20,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
 import { loadManifest, loadManifests, type Manifest } from '../core/manifest.ts';
 import { UserError, unknownName } from '../core/errors.ts';
-import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
+import { EXIT, EXIT_HELP, exitCodeForStatuses } from '../core/exit-codes.ts';
+import { getProfile } from '../core/profiles.ts';
 import { ROOT } from '../core/paths.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { compare, fitTable, tableMdd } from '../analysis/table-model.ts';
 import { pairedRounds, pairedUnits } from '../analysis/tables.ts';
 import { readRun, writeAbRecord } from '../store/runs.ts';
 import type { CellResult } from '../store/results.ts';
-import { bench, type BenchOpts, type Globals } from './bench.ts';
-
-/** Options of `ab`. */
-export interface AbOpts {
-  ref: string;
-  scenario?: string[];
-  profile: string;
-  /** KEY=VALUE pairs added to A's environment. */
-  env?: string[];
-  seed?: string;
-  quiet?: boolean;
-}
+import { bench, load } from './bench.ts';
+import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
+import { type AbOpts, type BenchOpts, list, parseAbOptions } from './options.ts';
+import { selectContenders } from '../scheduler/plan.ts';
 
 /** One scenario's verdict: A ÷ B with its 95% CI (requests per server CPU-second). */
 export interface AbVerdict {
@@ -159,10 +153,10 @@ export async function ab(g: Globals, name: string, o: AbOpts, signal: AbortSigna
       scenario: o.scenario,
       profile: o.profile,
       host: '127.0.0.1',
-      upstreamDelay: '0',
+      upstreamDelayMs: 0,
       variants: false,
       baseline: false,
-      fidelity: false,
+      fidelityS: 0,
       seed: o.seed,
       quiet: o.quiet,
     };
@@ -225,4 +219,37 @@ function abText(name: string, ref: string, vs: AbVerdict[], wallMs: number, file
     'Two separate runs compared with `just compare` are the weaker design: the host drifts between them.',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Registers `ab <contender> --ref <rev>` on `program`: options parsed, names and profile checked before the machine lock, then ab(). */
+export function registerAb(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('ab')
+    .description(
+      'an in-run A/B of two builds of one contender: its folder now (A) and at --ref (B, from git) interleaved in one run, A ÷ B per scenario with its 95% CI; exit 1 when A is slower (a regression)',
+    )
+    .argument('<contender>')
+    .requiredOption('--ref <rev>', 'the git revision of B (a commit, tag or branch)')
+    .option('-s, --scenario <names>', 'scenarios (default: every scenario the contender supports)', list)
+    .option('-p, --profile <name>', 'load profile (default ab: 24 interleaved rounds)', 'ab')
+    .option('--env <KEY=VALUE...>', "environment added to A only (e.g. a fixture's planted cost)")
+    .option('--seed <n>', 'shuffle seed (recorded)')
+    .option('-q, --quiet', 'no progress lines or notes');
+  waitOption(c).action(async (name: string, raw: Record<string, unknown>) => {
+    const g = ctx.globals();
+    const opts = parseAbOptions(raw);
+    selectContenders(load(g).manifests, [name]);
+    const profile = getProfile(opts.profile);
+    await takeMachine({ driverProfile: profile, wait: opts.wait, command: ctx.argv });
+    process.exitCode = await ab(g, name, opts, ctx.signal);
+  });
+  helpFooter(
+    c,
+    [
+      'npx just ab fastify --ref HEAD~1',
+      'npx just ab express --ref main --scenario json,post',
+      'npx just ab selftest-burn --ref HEAD --contenders-dir contenders/_selftest --env BURN_US=1',
+    ],
+    EXIT_HELP,
+  );
 }

@@ -1,6 +1,7 @@
 /**
- * The `bench`, `bench-all` and `verify` actions of the CLI: options → a plan → the scheduler
- * (scheduler/run.ts). `bench` adds each scenario's baseline contender unasked (and says so),
+ * The `bench`, `bench-all` and `verify` actions of the CLI: the typed options (cli/options.ts) →
+ * a plan → the scheduler (scheduler/run.ts); cli/bench-command.ts and cli/verify-command.ts
+ * register the commands. `bench` adds each scenario's baseline contender unasked (and says so),
  * marks runs abandoned by a dead harness first (store/runs.ts `sweepAbandoned`), prints the
  * terminal table, the harness overhead per cell and the wall time, and sets the exit code from
  * the cells' statuses (core/exit-codes.ts). `verify` is the scheduler's verify mode.
@@ -15,9 +16,8 @@ import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, exitCodeForStatuses } from '../core/exit-codes.ts';
 import { getProfile, type Profile, withOverrides } from '../core/profiles.ts';
-import { parseMajors, resolveNode } from '../lifecycle/node-runtime.ts';
+import { resolveNode } from '../lifecycle/node-runtime.ts';
 import { stopAll } from '../lifecycle/processes.ts';
-import { WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
 import { readRun, sweepAbandoned } from '../store/runs.ts';
 import type { RunMeta } from '../store/results.ts';
 import { type CellSpec, planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
@@ -30,55 +30,8 @@ import { leaderboardCommand } from './report.ts';
 import type { ReportView } from '../report/view.ts';
 import { fmtDuration } from '../scheduler/progress-sink.ts';
 import { terminalSettings } from '../report/exporters/terminal.ts';
-
-export interface Globals {
-  contendersDir: string;
-  resultsDir: string;
-  scenariosDir: string;
-}
-
-export interface BenchOpts {
-  scenario?: string[];
-  profile: string;
-  port?: number;
-  host: string;
-  upstreamDelay: string;
-  variants: boolean;
-  /** `--driver native|wrk|autocannon`: the connection profile's load driver (core/profiles.ts withOverrides). */
-  driver?: string;
-  node?: string;
-  duration?: string;
-  vus?: string;
-  rate?: string;
-  /** `--slo-p99` ms (capacity profile). */
-  sloP99?: string;
-  url?: string;
-  /** `--rounds N`: measured windows per cell (one trial each). */
-  rounds?: string;
-  /** `--trials N`: the deprecated name of `--rounds` (hidden; prints a note). */
-  trials?: string;
-  seed?: string;
-  crossCheck?: string | boolean;
-  fidelity?: string | boolean;
-  /** `--no-baseline`: do not add the scenarios' baseline contenders (tests, external targets). */
-  baseline?: boolean;
-  /** `--quiet`: no progress lines and notes; the final table and errors only. */
-  quiet?: boolean;
-  /** `--json`: NDJSON progress events on stdout (the table to stderr). */
-  json?: boolean;
-  /**
-   * `--leaderboard`: after the run, write results/LEADERBOARD.md and results/leaderboard.html
-   * (cli/report.ts `leaderboardCommand`) and print their terminal overview instead of the run's own
-   * table, also with `--quiet` (to stderr with `--json`). `just bake-off` passes it: one overview.
-   */
-  leaderboard?: boolean;
-  /** `--profile-cpu`: after each group's ranked windows, one profiled window per cell (scheduler/run.ts `profileCpu`). */
-  profileCpu?: boolean;
-  /** `--footprint`: after the groups, the footprint probes of every contender (scheduler/footprint-probes.ts). */
-  footprint?: boolean;
-  /** `--interval`: V8's sampling interval of `--profile-cpu`, µs (checked by cli/why.ts precheckProfileCpu). */
-  interval?: string;
-}
+import type { Globals } from './command-kit.ts';
+import type { BenchOpts } from './options.ts';
 
 const err = (l: string) => process.stderr.write(`${l}\n`);
 
@@ -94,41 +47,31 @@ export function load(g: Globals): { scenarios: Scenario[]; manifests: Manifest[]
   };
 }
 
-function seconds(flag: string, v: string | boolean | undefined): number | undefined {
-  if (v === false) return 0;
-  if (typeof v !== 'string') return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 60)
-    throw new UserError(`${flag} must be seconds from 0 to 60 (0 = off), got '${v}'`);
-  return n;
+/**
+ * The checks of `bench` / `bench-all` that need no server, run BEFORE the machine lock (the
+ * bench command's action, cli/bench-command.ts): the profile with its overrides, the contenders
+ * and the scenarios, so that `bench fastfy` says "Did you mean 'fastify'" at once instead of
+ * "another run holds this machine" or waiting with --wait. Returns the effective profile; throws
+ * the UserError (exit 2) bench() itself would.
+ */
+export function precheckBench(g: Globals, names: string[], opts: BenchOpts): Profile {
+  const profile = withOverrides(getProfile(opts.profile), opts);
+  const { scenarios, manifests } = load(g);
+  selectContenders(manifests, names);
+  selectScenarios(scenarios, opts.scenario ?? []);
+  return profile;
 }
 
 /**
- * The checks of names and options that need no server, run BEFORE the machine lock is taken
- * (cli.ts preAction), so that `bench fastfy` says "Did you mean 'fastify'" at once instead of
- * "another run holds this machine" or waiting with --wait. `command` is the CLI command
- * (bench, bench-all, verify, selftest). Throws the same UserError (exit 2) the command itself
- * would; with --json it also emits the run-end event first, as bench() does.
+ * `fn()`, and with `json` a UserError it throws also emits the run-end event on stdout first (as
+ * bench() does for a failed run), so that an NDJSON reader sees how the command ended.
  */
-export function precheckCommand(g: Globals, command: string, names: string[], opts: Partial<BenchOpts>): void {
+export function withRunEnd<T>(o: { json?: boolean; quiet?: boolean }, fn: () => T): T {
   try {
-    if (command === 'verify' || command === 'ab') {
-      selectContenders(load(g).manifests, names);
-      if (command === 'ab') getProfile(opts.profile ?? 'ab');
-      return;
-    }
-    if (command === 'selftest') {
-      getProfile(opts.profile ?? 'quick');
-      return;
-    }
-    withOverrides(getProfile(opts.profile ?? 'quick'), opts as BenchOpts);
-    const { scenarios, manifests } = load(g);
-    selectContenders(manifests, names);
-    selectScenarios(scenarios, opts.scenario ?? []);
-    if (opts.node) parseMajors(opts.node);
+    return fn();
   } catch (e) {
-    if (e instanceof UserError && opts.json)
-      createProgressSink({ json: true, quiet: opts.quiet }).emit({
+    if (e instanceof UserError && o.json)
+      createProgressSink({ json: true, quiet: o.quiet }).emit({
         event: 'run-end',
         runId: null,
         exitCode: e.exitCode,
@@ -242,7 +185,7 @@ export function closingLine(summary: RunSummary, v: ReportView, html: string, wa
   return `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${html} (\`npx just leaderboard\` renders every run in the results folder).\n`;
 }
 
-/** What bench() will run: the effective profile, the scenarios, the cells (baselines added), the rounds. */
+/** What bench() will run: the effective profile, the scenarios, the cells (baselines added). */
 export interface BenchPlan {
   profile: Profile;
   /** Every scenario of the contract (for the final table's order). */
@@ -251,13 +194,16 @@ export interface BenchPlan {
   cells: CellSpec[];
   /** Scenario → its baseline contender. */
   baselines: Record<string, string>;
-  rounds: number;
 }
 
 /**
  * The plan of `bench <names>` with `opts`, without running anything: profile overrides, contenders
- * (compose-only ones left out, with a note), scenarios, Node runtimes, cells with the baselines,
- * rounds. Notes go through `note`. Throws UserError for bad names or options, or nothing to run.
+ * (compose-only ones left out, with a note), scenarios, Node runtimes, cells with the baselines.
+ * The rounds are not planned here: bench() runs `opts.rounds` when given, else the scheduler
+ * applies the profile's default for the run (core/profiles.ts `defaultRounds`): the profile's
+ * solo rounds, plus its interleaved rounds as solo rounds when the run cannot interleave them, as
+ * with `--url` (an external server cannot be paused or its CPU read: quick gives 2 + 6 = 8 solo
+ * rounds). Notes go through `note`. Throws UserError for bad names or options, or nothing to run.
  */
 export function planBench(
   g: Globals,
@@ -290,7 +236,7 @@ export function planBench(
     chosen = chosen.filter((m) => !m.composeOnly);
   }
   const scen = selectScenarios(scenarios, opts.scenario ?? []);
-  const majors = opts.node ? parseMajors(opts.node) : [Number(process.versions.node.split('.')[0])];
+  const majors = opts.nodeMajors ?? [Number(process.versions.node.split('.')[0])];
   const nodes = majors.map((major) => resolveNode(major, note));
   let cells = planCells(chosen, scen, profile, nodes, opts.variants);
   if (!cells.length)
@@ -310,14 +256,7 @@ export function planBench(
         `baseline ${name} of ${list.join(', ')} is not available here (not in ${g.contendersDir}, or it does not support the scenario): those tables have no baseline in this run`,
       );
   }
-  if (opts.trials !== undefined) note('--trials is the old name of --rounds (measured windows per cell): use --rounds');
-  const roundsArg = opts.rounds ?? opts.trials;
-  const rounds = roundsArg === undefined ? profile.rounds : Number(roundsArg);
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 50)
-    throw new UserError(
-      `${opts.rounds !== undefined ? '--rounds' : '--trials'} must be an integer from 1 to 50, got '${roundsArg}'`,
-    );
-  return { profile, scenarios, cells, baselines, rounds };
+  return { profile, scenarios, cells, baselines };
 }
 
 /** bench() up to the run's summary (and the scenarios, for the table); notes through `progress`. */
@@ -332,23 +271,17 @@ async function benchRun(
   wrapDeps: (d: RunDeps) => RunDeps,
 ): Promise<{ summary: RunSummary; scenarios: Scenario[] }> {
   const note = (l: string) => progress.note(l);
-  const { profile, scenarios, cells, baselines, rounds } = planBench(g, names, opts, note, extraManifests);
-  const delay = Number(opts.upstreamDelay);
-  if (!Number.isFinite(delay) || delay < 0)
-    throw new UserError(`--upstream-delay must be a number of ms ≥ 0, got '${opts.upstreamDelay}'`);
-  const seed = opts.seed === undefined ? undefined : Number(opts.seed);
-  if (seed !== undefined && !Number.isInteger(seed))
-    throw new UserError(`--seed must be an integer, got '${opts.seed}'`);
-  const fidelityS = seconds('--fidelity', opts.fidelity) ?? seconds('--cross-check', opts.crossCheck);
+  const { profile, scenarios, cells, baselines } = planBench(g, names, opts, note, extraManifests);
+  const fidelityS = opts.fidelityS;
   if (fidelityS && profile.driver === 'k6')
     throw new UserError(`the driver fidelity check compares connection drivers; ${profile.name} is a k6 profile`);
   const abandoned = sweepAbandoned(g.resultsDir);
   if (abandoned.length)
     note(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
-  const target = { port: opts.port, externalUrl: opts.url, upstreamDelayMs: delay };
+  const target = { port: opts.port, externalUrl: opts.url, upstreamDelayMs: opts.upstreamDelayMs };
   const summary = await runPlan({
-    rounds,
-    shuffleSeed: seed,
+    rounds: opts.rounds,
+    shuffleSeed: opts.seed,
     fidelityS,
     baselines,
     cells,
@@ -360,7 +293,7 @@ async function benchRun(
     command,
     signal,
     progress,
-    ...(opts.profileCpu ? { profileCpu: { intervalUs: Number(opts.interval ?? WHY_INTERVAL_US) } } : {}),
+    ...(opts.profileCpu ? { profileCpu: opts.profileCpu } : {}),
     ...(opts.footprint ? { footprint: {} } : {}),
   });
   return { summary, scenarios };

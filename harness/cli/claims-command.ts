@@ -12,7 +12,9 @@
  * `--dry-run` prints only that. After the runs it prints each claim's verdict (report/claims.ts).
  */
 import path from 'node:path';
+import type { Command } from 'commander';
 import { UserError } from '../core/errors.ts';
+import { EXIT_HELP } from '../core/exit-codes.ts';
 import { getProfile } from '../core/profiles.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 import { readSnapshot } from './report.ts';
@@ -31,30 +33,9 @@ import {
 import { groupPlan } from '../scheduler/group.ts';
 import { fmtDuration } from '../scheduler/progress.ts';
 import type { CellSpec } from '../scheduler/plan.ts';
-import { bench, type BenchOpts, type Globals, load, planBench } from './bench.ts';
-
-/** Options of `claims`. */
-export interface ClaimsOpts {
-  /** `--source <name>`: only this docs/sources.md entry (exact name, case-insensitive). */
-  source?: string;
-  /** `--claim <ids>`: only these claim ids. */
-  claim?: string[];
-  /** `--dry-run`: print the plan and the expected duration; measure nothing. */
-  dryRun?: boolean;
-  /** `--rounds N` (≥ 5): rounds per cell (default max(profile rounds, 5)). */
-  rounds?: string;
-  /** `--duration s`: shortens the windows (verdicts then provisional). */
-  duration?: string;
-  /**
-   * `--with-baselines`: add each scenario's baseline contender, as bench does (about 10 min more).
-   * Off by default, to keep every claim within the hour: each claim compares a with its own
-   * reference b, and the table model then takes b as its reference row (report/claims.ts).
-   */
-  withBaselines?: boolean;
-  seed?: string;
-  quiet?: boolean;
-  host: string;
-}
+import { bench, load, planBench } from './bench.ts';
+import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
+import { type BenchOpts, type ClaimsOpts, list, parseClaimsOptions, parseHost } from './options.ts';
 
 /** One bench run of the claims plan: one profile, its contenders and scenarios. */
 export interface ClaimsStep {
@@ -129,21 +110,19 @@ export function planClaims(g: Globals, o: ClaimsOpts): ClaimsPlan {
     }
     for (const p of c.profiles) byProfile.set(p, [...(byProfile.get(p) ?? []), c]);
   }
-  if (o.rounds !== undefined && !(Number(o.rounds) >= MIN_CI_TRIALS))
-    throw new UserError(`--rounds must be at least ${MIN_CI_TRIALS} for a verdict, got '${o.rounds}'`);
   const steps: ClaimsStep[] = [...byProfile].map(([profile, cs]) => {
     const contenders = [...new Set(cs.flatMap((c) => [c.a, c.b].map(contenderOf)))];
     const scenarios = [...new Set(cs.map((c) => c.scenario))];
     const variants = cs.some((c) => [c.a, c.b].some((l) => l.includes(' +')));
-    const rounds = o.rounds ?? String(Math.max(getProfile(profile).rounds, MIN_CI_TRIALS));
+    const rounds = o.rounds ?? Math.max(getProfile(profile).rounds, MIN_CI_TRIALS);
     const opts: BenchOpts = {
       profile,
       scenario: scenarios,
       variants,
       rounds,
       host: o.host,
-      upstreamDelay: '0',
-      ...(o.duration !== undefined ? { duration: o.duration } : {}),
+      upstreamDelayMs: 0,
+      ...(o.durationS !== undefined ? { durationS: o.durationS } : {}),
       ...(o.withBaselines ? {} : { baseline: false }),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       ...(o.quiet ? { quiet: true } : {}),
@@ -157,8 +136,8 @@ export function planClaims(g: Globals, o: ClaimsOpts): ClaimsPlan {
       claims: cs.map((c) => c.id),
       opts,
       cells: plan.cells,
-      rounds: plan.rounds,
-      ms: expectedMs(plan.cells, plan.rounds),
+      rounds,
+      ms: expectedMs(plan.cells, rounds),
     };
   });
   return { steps, notMeasured, ms: steps.reduce((s, x) => s + x.ms, 0) };
@@ -176,7 +155,7 @@ export function stepCommand(s: ClaimsStep): string[] {
     '--rounds',
     String(s.rounds),
     ...(s.variants ? [] : ['--no-variants']),
-    ...(s.opts.duration ? ['--duration', s.opts.duration] : []),
+    ...(s.opts.durationS ? ['--duration', String(s.opts.durationS)] : []),
     ...(s.opts.baseline === false ? ['--no-baseline'] : []),
   ];
 }
@@ -225,11 +204,15 @@ function verdictLines(g: Globals, ids: string[]): string[] {
 }
 
 /**
- * `claims`: prints the plan and its expected duration, then (unless --dry-run) runs each step
- * with bench() and prints the claims' verdicts. Returns the exit code (the worst of the runs').
+ * `claims`: prints the plan (planClaims) and its expected duration, then (unless --dry-run) runs
+ * each step with bench() and prints the claims' verdicts. Returns the exit code (the worst of the runs').
  */
-export async function claimsCommand(g: Globals, o: ClaimsOpts, signal: AbortSignal): Promise<number> {
-  const plan = planClaims(g, o);
+export async function claimsCommand(
+  g: Globals,
+  plan: ClaimsPlan,
+  o: Pick<ClaimsOpts, 'dryRun'>,
+  signal: AbortSignal,
+): Promise<number> {
   const write = (l: string) => process.stdout.write(`${l}\n`);
   for (const l of renderClaimsPlan(plan)) write(l);
   if (o.dryRun) return 0;
@@ -250,4 +233,47 @@ export async function claimsCommand(g: Globals, o: ClaimsOpts, signal: AbortSign
     write(`  ${l}`);
   write(`(results folder: ${path.relative(process.cwd(), g.resultsDir) || '.'})`);
   return exit;
+}
+
+/**
+ * Registers `claims` on `program`: options parsed and the plan made (planClaims: names, profiles,
+ * rounds) before the machine lock, which `--dry-run` never takes; then claimsCommand().
+ */
+export function registerClaims(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('claims')
+    .description(
+      "measure every source claim (harness/report/claims.json) in its source's own load shape at its own length, ≥ 5 interleaved rounds per cell: one bench run per profile; prints the plan and expected duration first, the verdicts at the end",
+    )
+    .option(
+      '--source <name>',
+      'only the claims of this source (a docs/sources.md name, e.g. "Nexus/Express/Fastify report")',
+    )
+    .option('--claim <ids>', 'only these claim ids, comma-separated or repeated (e.g. s003-json)', list)
+    .option('--dry-run', 'print the plan (runs, cells, commands) and the expected duration; measure nothing')
+    .option('--rounds <n>', "rounds per cell, at least 5 (default: the profile's, at least 5)")
+    .option('--duration <s>', 'shorten the windows (the verdicts are then marked provisional); not for k6-ramp')
+    .option(
+      '--with-baselines',
+      "also measure each scenario's baseline contender, as bench does (about 10 min more; by default each claim's own reference b is the table model's reference row)",
+    )
+    .option('--seed <n>', 'shuffle seed of every run')
+    .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
+    .option('-q, --quiet', 'no progress lines or notes');
+  waitOption(c).action(async (raw: Record<string, unknown>) => {
+    const g = ctx.globals();
+    const opts = parseClaimsOptions(raw);
+    const plan = planClaims(g, opts);
+    if (!opts.dryRun) await takeMachine({ wait: opts.wait, command: ctx.argv });
+    process.exitCode = await claimsCommand(g, plan, opts, ctx.signal);
+  });
+  helpFooter(
+    c,
+    [
+      'npx just claims --dry-run',
+      'npx just claims --source "Nexus/Express/Fastify report"',
+      'npx just claims --claim s004-postgraphile-live',
+    ],
+    EXIT_HELP,
+  );
 }

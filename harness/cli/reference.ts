@@ -20,6 +20,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Command } from 'commander';
 import { buildTables } from '../analysis/tables.ts';
 import {
   type BakeoffRatio,
@@ -37,7 +38,7 @@ import { loadSharedSchemas, type Scenario } from '../contract/scenarios.ts';
 import type { Manifest } from '../core/manifest.ts';
 import { getProfile, type Profile } from '../core/profiles.ts';
 import { UserError } from '../core/errors.ts';
-import { EXIT } from '../core/exit-codes.ts';
+import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { findWrk, wrkDriver } from '../drivers/wrk.ts';
 import { buildContender } from '../lifecycle/build.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
@@ -54,55 +55,9 @@ import { startUpstream, type Upstream } from '../services/upstream.ts';
 import { machineInfo, newRunId } from '../store/results.ts';
 import { readRun } from '../store/runs.ts';
 import { readReference, writeReference } from '../store/reference-store.ts';
-import { type Globals, load } from './bench.ts';
-
-/** Options of `reference` (strings as the CLI gives them). */
-export interface ReferenceOpts {
-  scenario?: string[];
-  /** Warm-up seconds per process (default REFERENCE_MINIMUMS.warmupS). */
-  warmup?: string;
-  /** Measured windows per process. */
-  windows?: string;
-  /** Seconds per window. */
-  window?: string;
-  /** Fresh server processes per contender. */
-  processes?: string;
-  /** wrk connections (default: the quick profile's). */
-  connections?: string;
-  quiet?: boolean;
-}
-
-/** The validated design of a reference run. Seconds, counts. */
-export interface ReferenceDesign {
-  warmupS: number;
-  windows: number;
-  windowS: number;
-  processes: number;
-  connections: number;
-  order: 'ABBA';
-}
-
-function num(flag: string, v: string | undefined, dflt: number, min: number, max: number, int = true): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n)))
-    throw new UserError(`${flag} must be ${int ? 'a whole number' : 'a number'} from ${min} to ${max}, got '${v}'`);
-  return n;
-}
-
-/** The design from the options (defaults: REFERENCE_MINIMUMS, the quick profile's connections). Throws UserError. */
-export function referenceDesign(o: ReferenceOpts): ReferenceDesign {
-  const quick = getProfile('quick');
-  const conns = 'connections' in quick ? quick.connections : 100;
-  return {
-    warmupS: num('--warmup', o.warmup, REFERENCE_MINIMUMS.warmupS, 0, 600, false),
-    windows: num('--windows', o.windows, REFERENCE_MINIMUMS.windows, 1, 50),
-    windowS: num('--window', o.window, REFERENCE_MINIMUMS.windowS, 1, 600),
-    processes: num('--processes', o.processes, REFERENCE_MINIMUMS.processes, 1, 20),
-    connections: num('--connections', o.connections, conns, 1, 10_000),
-    order: 'ABBA',
-  };
-}
+import { load } from './bench.ts';
+import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP, takeMachine, waitOption } from './command-kit.ts';
+import { list, parseReferenceOptions, type ReferenceDesign, type ReferenceOpts } from './options.ts';
 
 /** Whether a design meets the reference's minimums (≥ 20 s warm-up, ≥ 3 × 10 s windows, ≥ 3 processes). */
 export function meetsMinimums(d: ReferenceDesign): boolean {
@@ -117,9 +72,8 @@ export function abbaOrder<T>(items: readonly T[], rounds: number): T[] {
   return out;
 }
 
-/** Checks of `reference`'s names and options before the machine lock (cli.ts preAction). Throws UserError. */
+/** Checks of `reference`'s names before the machine lock (registerReference). Throws UserError. */
 export function precheckReference(g: Globals, names: string[], o: ReferenceOpts): void {
-  referenceDesign(o);
   const { manifests, scenarios } = load(g);
   if (!names.length) throw new UserError('name the contenders to measure, e.g. `just reference node-http fastify`');
   selectContenders(manifests, names);
@@ -208,7 +162,7 @@ async function measureProcess(m: Manifest, scenario: Scenario, order: number, x:
 
 /** Runs the reference; returns the exit code. See the module docstring. */
 export async function reference(g: Globals, names: string[], o: ReferenceOpts, signal: AbortSignal): Promise<number> {
-  const design = referenceDesign(o);
+  const { design } = o;
   const { manifests, scenarios: all } = load(g);
   const chosen = selectContenders(manifests, names);
   const scenarios = selectScenarios(all, o.scenario ?? ['json']);
@@ -407,4 +361,54 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
+}
+
+/** Registers `reference <contender...>` on `program`: options parsed and names checked before the machine lock, then reference(). */
+export function registerReference(program: Command, ctx: CliContext): void {
+  const m = REFERENCE_MINIMUMS;
+  const c = program
+    .command('reference')
+    .description(
+      'the steady-state reference: each contender ALONE on the server core with wrk, a long warm-up, long windows, fresh server processes in ABBA order; requests/s and requests per CPU-second with intervals between processes (results/reference/<run-id>.json)',
+    )
+    .argument('<contender...>')
+    .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated (default json)', list)
+    .option('--warmup <s>', 'warm-up seconds per server process (reference: ≥ 20)', String(m.warmupS))
+    .option('--windows <n>', 'measured windows per process (reference: ≥ 3)', String(m.windows))
+    .option('--window <s>', 'seconds per window (reference: ≥ 10)', String(m.windowS))
+    .option('--processes <n>', 'fresh server processes per contender, ABBA order (reference: ≥ 3)', String(m.processes))
+    .option('--connections <n>', "wrk connections (default: the quick profile's)")
+    .option('-q, --quiet', 'no progress lines');
+  waitOption(c).action(async (names: string[], raw: Record<string, unknown>) => {
+    const g = ctx.globals();
+    const opts = parseReferenceOptions(raw);
+    precheckReference(g, names, opts);
+    await takeMachine({ wait: opts.wait, command: ctx.argv });
+    process.exitCode = await reference(g, names, opts, ctx.signal);
+  });
+  helpFooter(c, ['npx just reference node-http fastify express --scenario json,users'], EXIT_HELP);
+}
+
+/** Registers `reference-compare --reference <id|file> --run <id>` on `program`. */
+export function registerReferenceCompare(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('reference-compare')
+    .description(
+      "a bake-off run's ratios to its baselines against a reference record: per row |bake-off ÷ reference − 1| and whether its 95% CI covers the reference ratio; median and max bias, rows covered",
+    )
+    .requiredOption('--reference <id|file>', 'the reference record (a run id of results/reference/ or a file)')
+    .requiredOption('--run <id>', 'the bake-off run')
+    .option(
+      '--unit <unit>',
+      "the reference's ratio compared: rps (requests/s) or efficiency (requests per CPU-second)",
+      'rps',
+    )
+    .action((opts: ReferenceCompareOpts) => {
+      process.exitCode = referenceCompare(ctx.globals(), opts);
+    });
+  helpFooter(
+    c,
+    ['npx just reference-compare --reference 2026-01-01T00-00-00Z-abcd --run 2026-01-02T00-00-00Z-ef01'],
+    SHORT_EXIT_HELP,
+  );
 }

@@ -1,13 +1,14 @@
 /**
- * The report commands of the CLI: `leaderboard [--run ID [--out DIR]]` (writes LEADERBOARD.md and
- * leaderboard.html, prints the terminal report) and `export --format json|csv|md|html|terminal
- * [--run ID] [--out FILE]`, both through the exporter registry (report/exporters/exporter-registry.ts)
- * over one snapshot read from the store.
+ * The report commands of the CLI, their registration and actions: `leaderboard [--run ID [--out
+ * DIR]]` (writes LEADERBOARD.md and leaderboard.html, prints the terminal report) and `export
+ * --format json|csv|md|html|terminal [--run ID] [--out FILE]`, both through the exporter registry
+ * (report/exporters/exporter-registry.ts) over one snapshot read from the store.
  *
  * Output paths: results/LEADERBOARD.md and results/leaderboard.html, or for one run
  * results/reports/<run-id>/ (or --out DIR), from the store (store/runs.ts `reportFiles`, `runReportDir`).
  */
 import path from 'node:path';
+import type { Command } from 'commander';
 import writeFileAtomic from 'write-file-atomic';
 import { fileKind, outputError, writeOutputFile } from '../core/output-file.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
@@ -23,6 +24,8 @@ import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
 import { buildView } from '../report/view-build.ts';
 import type { ReportView } from '../report/view.ts';
+import { terminalSettings } from '../report/exporters/terminal.ts';
+import { type CliContext, helpFooter, SHORT_EXIT_HELP } from './command-kit.ts';
 
 /** Every run of the store with its cells and trial files, the scenario contract, the `just why` records and the newest self-test record; warnings for skipped files. */
 export function readSnapshot(
@@ -164,4 +167,64 @@ export function exportCommand(
   });
   if (opts.out) writeOutputFile(opts.out, text);
   return text;
+}
+
+const stderrLine = (l: string) => process.stderr.write(`${l}\n`);
+
+/** Registers `leaderboard` on `program`: leaderboardCommand() with the terminal's width and colours, its text on stdout. */
+export function registerLeaderboard(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('leaderboard')
+    .description(
+      'write results/LEADERBOARD.md and results/leaderboard.html (overview first: winners, % of baseline, how sure) and print the terminal report; with --run, one run into results/reports/<run-id>/ (never over the committed report)',
+    )
+    .option('--run <id>', 'render one run only (a run id or a unique prefix of one)')
+    .option(
+      '--out <dir>',
+      'with --run: the folder for its LEADERBOARD.md and leaderboard.html (default results/reports/<run-id>/)',
+    )
+    .option('--details', 'print every table after the overview (the terminal report; the files always have them)')
+    .action((opts: { run?: string; out?: string; details?: boolean }) => {
+      const term = terminalSettings(process.stdout, process.env);
+      process.stdout.write(leaderboardCommand(ctx.globals(), { ...opts, ...term }, stderrLine));
+    });
+  helpFooter(
+    c,
+    [
+      'npx just leaderboard',
+      'npx just leaderboard --run 2026-01-01T00-00-00Z',
+      'npx just leaderboard --run 2026-01-01T00-00-00Z --out /tmp/one-run',
+      'npx just leaderboard --details',
+    ],
+    SHORT_EXIT_HELP,
+  );
+}
+
+/** Registers `export` on `program`: exportCommand(), its text on stdout unless --out. */
+export function registerExport(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('export')
+    .description('results as JSON (schema bakeoff-export v2), CSV, Markdown, HTML or terminal text')
+    .option('--format <format>', 'json, csv, md, html or terminal', 'json')
+    .option('--run <id>', 'export one run only (a run id or a unique prefix of one)')
+    .option('--out <file>', 'write to a file instead of stdout')
+    .option('--summary', 'md: only the paste-able summary table per scenario (requests/s, % of baseline, rank)')
+    .option('--details', 'terminal: every table after the overview')
+    .action((opts: { format: string; run?: string; out?: string; summary?: boolean; details?: boolean }) => {
+      const term = terminalSettings(
+        { isTTY: !opts.out && process.stdout.isTTY, columns: process.stdout.columns },
+        process.env,
+      );
+      const text = exportCommand(ctx.globals(), { ...opts, ...term }, stderrLine);
+      if (!opts.out) process.stdout.write(text);
+    });
+  helpFooter(
+    c,
+    [
+      'npx just export --format csv --out results.csv',
+      'npx just export --format json --run 2026-01-01T00-00-00Z',
+      'npx just export --format md --summary',
+    ],
+    SHORT_EXIT_HELP,
+  );
 }

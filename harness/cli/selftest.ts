@@ -31,16 +31,20 @@
  * wall time, to `<results>/selftest/<run>.json` through the store. Exit 0 unless a run fails.
  */
 import path from 'node:path';
+import type { Command } from 'commander';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { buildTables, tableModel } from '../analysis/tables.ts';
 import { compare } from '../analysis/table-model.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { CONTENDERS_DIR } from '../core/paths.ts';
 import { UserError } from '../core/errors.ts';
-import { EXIT } from '../core/exit-codes.ts';
+import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
+import { DEFAULT_PROFILE, getProfile } from '../core/profiles.ts';
 import { readRun, writeSelftest } from '../store/runs.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { bench, type BenchOpts, type Globals } from './bench.ts';
+import { bench } from './bench.ts';
+import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
+import { type BenchOpts, list, OPTION_DEFAULTS, parseSelftestOptions, type SelftestOpts } from './options.ts';
 import { clusteredFalseDifference, judgePairs, type PairShare, SELFTEST_FIXTURE } from './selftest-judge.ts';
 
 export {
@@ -58,13 +62,6 @@ export {
  * is never benchmarked by `bench-all`) and, having no package.json, not an npm workspace.
  */
 export const SELFTEST_FIXTURES = path.join(CONTENDERS_DIR, '_selftest');
-export interface SelftestOpts {
-  scenario?: string[];
-  profile: string;
-  /** K identical copies of the fixture (default 10: 45 null pairs per scenario). */
-  copies?: string;
-  seed?: string;
-}
 
 /**
  * Iterations of fixed work per request of the pilot's probe copies: a grid around the iterations
@@ -108,17 +105,14 @@ export function fitBurnIters(probes: readonly { iters: number; ratio: number }[]
 }
 
 /**
- * The self-test's validated inputs: `--copies` K (2–30), `--seed` (an integer; random when absent),
- * the fixture's manifest, and the scenarios (default: the contract's simple REST routes, scenario
- * files with `"reference": true`), kept to those the fixture serves. Throws UserError on a bad
- * value or a missing fixture.
+ * The self-test's inputs: `--copies` K and `--seed` (random when absent), as parsed
+ * (cli/options.ts), the fixture's manifest, and the scenarios (default: the contract's simple
+ * REST routes, scenario files with `"reference": true`), kept to those the fixture serves.
+ * Throws UserError on a missing fixture or no scenario it serves.
  */
 function selftestInputs(g: Globals, o: SelftestOpts) {
-  const copies = Number(o.copies ?? 10);
-  if (!Number.isInteger(copies) || copies < 2 || copies > 30)
-    throw new UserError(`--copies must be a whole number from 2 to 30, got '${o.copies}'`);
-  const seed = o.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(o.seed);
-  if (!Number.isInteger(seed)) throw new UserError(`--seed must be an integer, got '${o.seed}'`);
+  const { copies } = o;
+  const seed = o.seed ?? Math.floor(Math.random() * 2 ** 31);
   const all = loadScenarios(g.scenariosDir);
   const fixture = loadManifests(
     SELFTEST_FIXTURES,
@@ -208,9 +202,9 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
     scenario: scenarios,
     profile: o.profile,
     host: '127.0.0.1',
-    upstreamDelay: '0',
+    upstreamDelayMs: 0,
     variants: true,
-    fidelity: false,
+    fidelityS: 0,
   };
   log(
     `pilot: ${SELFTEST_FIXTURE}, ${PROBE_ITERS.length} probe copies (${PROBE_ITERS.join(', ')} iterations per request) and the baseline × ${scenarios.join(', ')} (calibrates the burns)`,
@@ -218,7 +212,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   const pilotSummary = await bench(
     own,
     [SELFTEST_FIXTURE],
-    { ...common, rounds: '1', seed: String(seed) },
+    { ...common, rounds: 1, seed },
     ['selftest', 'pilot'],
     signal,
     [withProbes(fixture)],
@@ -236,7 +230,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   const mainSummary = await bench(
     own,
     [SELFTEST_FIXTURE],
-    { ...common, seed: String(seed + 1) },
+    { ...common, seed: seed + 1 },
     ['selftest', 'main'],
     signal,
     [copied],
@@ -313,4 +307,28 @@ function clusteredText(c: SelftestRecord['falseDifferenceClustered'], pct: (x: n
   const runs =
     c.runsToCertify8 !== null ? ` — about ${c.runsToCertify8} runs of this design would certify it at this rate` : '';
   return `  95% CI ${pct(c.ci95[0])}–${pct(c.ci95[1])} counting the pairs' dependence (pigeonhole bootstrap over ${c.tables} tables and ${c.copies} copies)${worth}; upper end ≤ 8%: ${met ? 'met' : `not met${runs}`}`;
+}
+
+/** Registers `selftest` on `program`: options parsed and the profile checked before the machine lock, then selftest(). */
+export function registerSelftest(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('selftest')
+    .description(
+      "certify the harness's resolution: K identical copies of a fixture and copies slowed by 10% and 5%, in one run, judged pair by pair (false-difference rate, power at 10% and 5%); a benchmark, ~35 min; its newest record is the report's how-sure line",
+    )
+    .option('-s, --scenario <names>', 'scenarios (default: the simple REST routes)', list)
+    .option('-p, --profile <name>', 'load profile of the runs', DEFAULT_PROFILE)
+    .option(
+      '--copies <k>',
+      'identical copies of the fixture (k(k−1)/2 null pairs per scenario)',
+      String(OPTION_DEFAULTS.copies),
+    )
+    .option('--seed <n>', 'shuffle seed of the pilot run (the main run uses seed+1)');
+  waitOption(c).action(async (raw: Record<string, unknown>) => {
+    const opts = parseSelftestOptions(raw);
+    const profile = getProfile(opts.profile);
+    await takeMachine({ driverProfile: profile, wait: opts.wait, command: ctx.argv });
+    process.exitCode = await selftest(ctx.globals(), opts, ctx.signal);
+  });
+  helpFooter(c, ['npx just selftest', 'npx just selftest --copies 6 --scenario ping,json'], EXIT_HELP);
 }

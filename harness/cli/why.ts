@@ -15,12 +15,14 @@
  * baseline (report/why-text.ts). A cell without a profile says "no profile: <why>".
  */
 import path from 'node:path';
+import type { Command } from 'commander';
 import { type ProfileResult, readCpuProfile, samplerBias } from '../analysis/cpu-profile.ts';
 import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
 import { whyCell, whyDiffs } from '../analysis/why-table.ts';
 import { UserError } from '../core/errors.ts';
-import { getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
-import { findCpuProfile, WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
+import { EXIT_HELP } from '../core/exit-codes.ts';
+import { DEFAULT_PROFILE, getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
+import { findCpuProfile } from '../lifecycle/cpu-prof.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
 import { runSamplerProbe } from '../lifecycle/sampler-probe.ts';
 import { whyRecordText } from '../report/why-text.ts';
@@ -37,43 +39,20 @@ import {
   whyResultsDir,
   writeWhy,
 } from '../store/why-store.ts';
-import { bench, type BenchOpts, type Globals, load } from './bench.ts';
+import { bench, load, precheckBench } from './bench.ts';
+import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
+import { type BenchOpts, list, OPTION_DEFAULTS, parseHost, parseWhyOptions, type WhyOpts } from './options.ts';
 
-export interface WhyOpts {
-  scenario?: string[];
-  profile: string;
-  host: string;
-  upstreamDelay: string;
-  variants: boolean;
-  baseline?: boolean;
-  duration?: string;
-  /** V8 sampling interval, µs (`--interval`; default WHY_INTERVAL_US). */
-  interval?: string;
-  /** The contender every other one is compared with (`--against`; default: each scenario's baseline). */
-  against?: string;
-  /** Buckets shown per table (`--top`; default 12). */
-  top?: string;
-  seed?: string;
-  quiet?: boolean;
-}
-
-function positiveInt(flag: string, v: string | undefined, dflt: number, max: number): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    throw new UserError(`${flag} must be a whole number from 1 to ${max}, got '${v}'`);
-  return n;
-}
-
-/** The checks of `why`'s own options, before the machine lock (cli.ts preAction). Throws UserError. */
-export function precheckWhy(opts: Partial<WhyOpts>): void {
-  const p = getProfile(opts.profile ?? 'quick');
+/**
+ * The checks of `why`'s options that need the profile, before the machine lock: the profile
+ * exists and is closed-loop (one window to profile, not a capacity search). Throws UserError.
+ */
+export function precheckWhy(profile: string): void {
+  const p = getProfile(profile);
   if ('capacity' in p && p.capacity)
     throw new UserError(
       `why profiles one closed-loop window; ${p.name} is a capacity profile (an open-loop search). Use --profile quick (or another closed-loop profile).`,
     );
-  positiveInt('--interval', opts.interval, WHY_INTERVAL_US, 100_000);
-  positiveInt('--top', opts.top, 12, 1000);
 }
 
 /** One cell's attribution (its server, profile file and measured window) and the profile it read. */
@@ -129,6 +108,23 @@ function writeFlames(runDir: string, runId: string, inputs: ReturnType<typeof ce
   });
 }
 
+/** The bench options of a why run: its own, one round, no fidelity check. */
+function whyBenchOpts(opts: WhyOpts): BenchOpts {
+  return {
+    scenario: opts.scenario,
+    profile: opts.profile,
+    host: opts.host,
+    upstreamDelayMs: opts.upstreamDelayMs,
+    variants: opts.variants,
+    baseline: opts.baseline,
+    durationS: opts.durationS,
+    seed: opts.seed,
+    quiet: opts.quiet,
+    rounds: 1,
+    fidelityS: 0,
+  };
+}
+
 /** `why`: see the module comment. Returns the written record (null when the run wrote no folder). */
 export async function why(
   g: Globals,
@@ -137,16 +133,15 @@ export async function why(
   command: string[],
   signal: AbortSignal,
 ): Promise<WhyRecord | null> {
-  precheckWhy(opts);
-  const intervalUs = positiveInt('--interval', opts.interval, WHY_INTERVAL_US, 100_000);
-  const top = positiveInt('--top', opts.top, 12, 1000);
+  precheckWhy(opts.profile);
+  const { intervalUs, top } = opts;
   const isBaseline = (n: string) => load(g).scenarios.some((s) => s.baseline === n);
   if (opts.against && !names.includes(opts.against) && !isBaseline(opts.against))
     throw new UserError(
       `--against ${opts.against}: name it among the contenders too (e.g. \`just why A ${opts.against} --against ${opts.against}\`), so that it is profiled in the same run`,
     );
   const own: Globals = { ...g, resultsDir: whyResultsDir(g.resultsDir) };
-  const benchOpts: BenchOpts = { ...opts, rounds: '1', fidelity: false };
+  const benchOpts = whyBenchOpts(opts);
   const profile = withOverrides(getProfile(opts.profile), benchOpts);
   let servers = new Map<string, ProfiledServer>();
   const summary: RunSummary = await bench(own, names, benchOpts, command, signal, [], undefined, (d) => {
@@ -224,34 +219,19 @@ function recordWhy(
   return record;
 }
 
-/** What `--profile-cpu` reads of bench's options (BenchOpts, plus `--interval`). */
-export interface ProfileCpuOpts extends BenchOpts {
-  profileCpu?: boolean;
-  interval?: string;
-}
-
 /**
  * The checks of `bench --profile-cpu` / `bench-all --profile-cpu`, before the machine lock: the
  * profiled windows need the harness's own servers on the pinned Node (not `--url`, not `--node`),
  * a closed-loop profile (precheckWhy), and text output (not `--json`, whose stdout is NDJSON).
- * Throws UserError (exit 2).
+ * (`--interval` without `--profile-cpu` is refused by the parse, cli/options.ts.) Throws UserError (exit 2).
  */
-export function precheckProfileCpu(opts: Partial<ProfileCpuOpts>): void {
-  if (!opts.profileCpu && opts.interval !== undefined)
-    throw new UserError('--interval sets the sampling of --profile-cpu: add --profile-cpu (or use `just why`)');
+export function precheckProfileCpu(opts: BenchOpts): void {
   if (!opts.profileCpu) return;
   const no = (flag: string, why: string) => new UserError(`--profile-cpu cannot be combined with ${flag}: ${why}`);
   if (opts.url) throw no('--url', 'it profiles the servers the harness starts, not an external target');
-  if (opts.node) throw no('--node', 'the profiled windows run on the pinned Node only; run `just why` per major');
+  if (opts.nodeMajors) throw no('--node', 'the profiled windows run on the pinned Node only; run `just why` per major');
   if (opts.json) throw no('--json', 'the attribution is printed as text');
-  precheckWhy({ profile: opts.profile ?? 'quick', interval: opts.interval });
-}
-
-/** V8's sampling interval of `--profile-cpu`, µs (`--interval`, default WHY_INTERVAL_US), for the scheduler's `profileCpu`. */
-export function profileCpuOf(opts: Partial<ProfileCpuOpts>): { intervalUs: number } | undefined {
-  return opts.profileCpu
-    ? { intervalUs: positiveInt('--interval', opts.interval, WHY_INTERVAL_US, 100_000) }
-    : undefined;
+  precheckWhy(opts.profile);
 }
 
 /**
@@ -265,7 +245,7 @@ export function profileCpuOf(opts: Partial<ProfileCpuOpts>): { intervalUs: numbe
  */
 export async function recordProfiled(
   g: Globals,
-  opts: ProfileCpuOpts,
+  opts: BenchOpts,
   ranked: RunSummary,
   signal: AbortSignal,
 ): Promise<WhyRecord | null> {
@@ -277,14 +257,57 @@ export async function recordProfiled(
       `\n--profile-cpu: one window per cell under V8's CPU profiler after each group's ranked windows of run ${ranked.runId} (a why run of its own, ${p.runId}; the ranked figures above are not touched)\n`,
     );
     const profile = withOverrides(getProfile(opts.profile), opts);
-    const intervalUs = profileCpuOf(opts)?.intervalUs ?? WHY_INTERVAL_US;
+    const { intervalUs } = opts.profileCpu;
     const samplerCheck = await checkSampler(
       path.join(p.runDir, 'logs', 'profiles', 'sampler-probe'),
       intervalUs,
       signal,
     );
-    return recordWhy(g, p, { profile, intervalUs, top: 12, rankedRunId: ranked.runId, samplerCheck });
+    return recordWhy(g, p, { profile, intervalUs, top: OPTION_DEFAULTS.top, rankedRunId: ranked.runId, samplerCheck });
   } finally {
     process.exitCode = exit;
   }
+}
+
+/** Registers `why <contender...>` on `program`: options parsed and names checked before the machine lock, then why(). */
+export function registerWhy(program: Command, ctx: CliContext): void {
+  const c = program
+    .command('why')
+    .description(
+      "why a stack is slow: one window per cell under V8's CPU profiler (plus each scenario's baseline), CPU per request attributed to packages, and each contender's difference from the baseline (results/why/)",
+    )
+    .argument('<contender...>')
+    .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated', list)
+    .option(
+      '-p, --profile <name>',
+      'load profile whose load shape the profiled window uses (closed-loop)',
+      DEFAULT_PROFILE,
+    )
+    .option('--duration <s>', "the profiled window's seconds (default: the profile's)")
+    .option(
+      '--interval <us>',
+      "V8's sampling interval, µs (--cpu-prof-interval; 5000: see docs/why.md)",
+      String(OPTION_DEFAULTS.intervalUs),
+    )
+    .option('--against <contender>', "compare every other contender with this one (default: each scenario's baseline)")
+    .option('--top <n>', 'buckets shown per table', String(OPTION_DEFAULTS.top))
+    .option('--host <host>', 'loopback address the contenders listen on (127.0.0.1 or ::1)', parseHost, '127.0.0.1')
+    .option('--upstream-delay <ms>', 'UPSTREAM_DELAY_MS of the upstream mock', String(OPTION_DEFAULTS.upstreamDelayMs))
+    .option('--no-variants', 'skip manifest variants')
+    .option('--no-baseline', "do not add each scenario's baseline contender")
+    .option('--seed <n>', 'shuffle seed (recorded)')
+    .option('-q, --quiet', 'no progress lines or notes');
+  waitOption(c).action(async (names: string[], raw: Record<string, unknown>) => {
+    const g = ctx.globals();
+    const opts = parseWhyOptions(raw);
+    precheckBench(g, names, whyBenchOpts(opts));
+    precheckWhy(opts.profile);
+    await takeMachine({ wait: opts.wait, command: ctx.argv });
+    await why(g, names, opts, ctx.argv, ctx.signal);
+  });
+  helpFooter(
+    c,
+    ['npx just why express --scenario json', 'npx just why loopback4 --scenario ping --duration 5'],
+    EXIT_HELP,
+  );
 }

@@ -400,59 +400,70 @@ export function measuredSeconds(p: Profile): number {
   return p.durationS ?? 0;
 }
 
+/** The interleaved rounds of a profile (`InterleaveShape`): a connection profile's, not the capacity profile's; else null. */
+export function interleaveOf(p: Profile): InterleaveShape | null {
+  return p.driver !== 'k6' && !p.capacity ? (p.interleave ?? null) : null;
+}
+
 /**
- * Applies CLI overrides (--driver name, --duration s, --vus n, --rate r, --slo-p99 ms) to a
- * profile; `--driver` replaces a connection profile's driver (native, wrk or autocannon). Throws
- * UserError when an override does not fit the profile's driver or executor, or is not a positive number (a
- * duration: not a whole number of seconds).
+ * The solo rounds per cell of a run of `p` when none are asked for (no `--rounds`): the profile's
+ * `rounds`, plus its interleaved rounds when the run cannot interleave (`interleaving` false: a
+ * driver that cannot pause, or an external `--url` target, whose CPU time cannot be read), so the
+ * table still has enough rounds to rank. quick: 2, or 2 + 6 = 8 against an external target.
  */
-export function withOverrides(
-  p: Profile,
-  o: { duration?: string; vus?: string; rate?: string; sloP99?: string; driver?: string },
-): Profile {
-  const num = (flag: string, v: string) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new UserError(`${flag} must be a positive number, got '${v}'`);
-    return n;
-  };
+export function defaultRounds(p: Profile, interleaving: boolean): number {
+  const il = interleaveOf(p);
+  return p.rounds + (il && !interleaving ? il.rounds : 0);
+}
+
+/** The CLI's overrides of a profile, typed (cli/options.ts parses and range-checks them). */
+export interface ProfileOverrides {
+  /** `--driver`: a connection profile's load driver. */
+  driver?: ConnectionDriver;
+  /** `--duration`: one window, whole seconds. */
+  durationS?: number;
+  /** `--vus`: k6 VUs. */
+  vus?: number;
+  /** `--rate`: k6-rate's arrival rate, requests/s. */
+  rate?: number;
+  /** `--slo-p99`: the capacity profile's p99 objective, ms. */
+  sloP99Ms?: number;
+}
+
+/**
+ * Applies the CLI's overrides to a profile: `driver` replaces a connection profile's driver,
+ * `durationS` its window, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
+ * objective. The values come checked (cli/options.ts); this checks that each fits the profile's
+ * driver or executor, and throws UserError naming the flag when one does not.
+ */
+export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
   let out: Profile = { ...p };
   if (o.driver !== undefined) {
-    const names: readonly string[] = CONNECTION_DRIVERS;
     if (out.driver === 'k6')
       throw new UserError(
         `--driver applies to the connection profiles, not ${p.name} (a k6 profile: its driver is k6)`,
       );
-    if (!names.includes(o.driver))
-      throw new UserError(`--driver must be one of ${CONNECTION_DRIVERS.join(', ')}, got '${o.driver}'`);
-    out = { ...out, driver: o.driver as ConnectionDriver };
+    out = { ...out, driver: o.driver };
   }
-  if (o.duration !== undefined) {
+  if (o.durationS !== undefined) {
     if (p.driver === 'k6' && p.stages)
       throw new UserError(`--duration does not apply to ${p.name} (ramping stages are fixed)`);
-    const d = num('--duration', o.duration);
-    // wrk's -d and autocannon's duration are whole seconds: 0.01 would silently run 1 s windows.
-    if (!Number.isInteger(d))
-      throw new UserError(
-        `--duration is a whole number of seconds (the drivers time windows in seconds), at least 1; got '${o.duration}'`,
-      );
-    out = { ...out, durationS: d } as Profile;
+    out = { ...out, durationS: o.durationS } as Profile;
   }
   if (o.vus !== undefined) {
     if (out.driver !== 'k6' || out.executor === 'ramping-vus')
       throw new UserError(`--vus applies to the k6 profiles k6-vus, k6-rate and quick-k6, not ${p.name}`);
-    out = { ...out, vus: Math.round(num('--vus', o.vus)) };
+    out = { ...out, vus: o.vus };
   }
   if (o.rate !== undefined) {
     if (out.driver !== 'k6' || out.executor !== 'constant-arrival-rate')
       throw new UserError(`--rate applies to k6-rate only, not ${p.name}`);
-    out = { ...out, rate: num('--rate', o.rate) };
+    out = { ...out, rate: o.rate };
   }
-  if (o.sloP99 !== undefined) {
+  if (o.sloP99Ms !== undefined) {
     if (out.driver === 'k6' || !out.capacity)
       throw new UserError(`--slo-p99 applies to the capacity profile only, not ${p.name} (try --profile capacity)`);
-    const ms = num('--slo-p99', o.sloP99);
-    if (ms > 60000) throw new UserError(`--slo-p99 is in ms and at most 60000, got '${o.sloP99}'`);
-    out = { ...out, capacity: { ...out.capacity, sloP99Ms: ms } };
+    out = { ...out, capacity: { ...out.capacity, sloP99Ms: o.sloP99Ms } };
   }
   return out;
 }

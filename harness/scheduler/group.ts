@@ -9,7 +9,13 @@
  * (window.ts `loopbackBreach`): one off loopback makes the cell `error` with the address.
  * Times in ms.
  */
-import { type CapacityShape, type InterleaveShape, measuredSeconds, type Profile } from '../core/profiles.ts';
+import {
+  type CapacityShape,
+  type InterleaveShape,
+  interleaveOf,
+  measuredSeconds,
+  type Profile,
+} from '../core/profiles.ts';
 import { UserError } from '../core/errors.ts';
 import type { CellResult } from '../store/results.ts';
 import { aggregateTrials, describe } from './aggregate.ts';
@@ -73,11 +79,6 @@ export function groupPlan(
 /** The ms per kind of `parts` (groupPlan), for progress.ts `plan` and `settle`. */
 export function partsMs(parts: Partial<Record<PhaseKind, PlannedPhases>>): Partial<Record<PhaseKind, number>> {
   return Object.fromEntries(Object.entries(parts).map(([k, x]) => [k, x.n * x.ms]));
-}
-
-/** The interleaved rounds of a connection profile (profiles.ts `InterleaveShape`), or null. */
-function interleaveOf(p: Profile) {
-  return p.driver !== 'k6' && !p.capacity ? (p.interleave ?? null) : null;
 }
 
 function windowMs(p: Profile): number {
@@ -346,7 +347,7 @@ async function runRounds(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: 
 async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   const il = interleaveOf(p);
   // A driver that cannot interleave (k6; `just why`'s profiled driver, scheduler/profiled.ts: one
-  // window per server process) gets the interleaved rounds as solo rounds instead (run.ts `soloOnly`).
+  // window per server process) gets the interleaved rounds as solo rounds instead (profiles.ts `defaultRounds`).
   if (!il || entries.length < 2 || !ctx.driver.interleaves) return;
   if (ops.alive().some((e) => liveServer(e).cpuUs() === null)) {
     ctx.progress.note("  interleaved rounds skipped: a server's CPU time cannot be read (external target)");

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { ContractChecker } from '../contract/verify.ts';
 import { UserError } from '../core/errors.ts';
 import { loadSharedSchemas } from '../contract/scenarios.ts';
-import { measuredSeconds } from '../core/profiles.ts';
+import { defaultRounds, interleaveOf, measuredSeconds } from '../core/profiles.ts';
 import type { BuildResult } from '../lifecycle/build.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
@@ -51,7 +51,11 @@ export interface RunOptions {
   externalUrl?: string;
   /** The upstream mock's delay per response, ms (recorded in meta.json; `deps.services` applies it). */
   upstreamDelayMs: number;
-  /** Rounds: measured windows per cell, one trial each; default: the profile's `rounds`. */
+  /**
+   * Rounds: solo measured windows per cell, one trial each; default: core/profiles.ts
+   * `defaultRounds` (the profile's `rounds`, plus its interleaved rounds when this run cannot
+   * interleave them: a driver that cannot pause, an external target).
+   */
   rounds?: number;
   /** Seed of the per-round shuffle (recorded in meta.json); random when unset. */
   shuffleSeed?: number;
@@ -180,10 +184,8 @@ function openPlanRun(o: RunOptions): Run {
   const mode = o.mode ?? 'bench';
   const p0 = o.cells[0]?.profile;
   // Without interleaved rounds (a driver that cannot pause, an external target) the profile's
-  // interleaved rounds become solo rounds, so the table still has enough rounds to rank.
-  const il = p0 && p0.driver !== 'k6' && !p0.capacity ? p0.interleave : undefined;
-  const soloOnly = il && (!o.deps.driver.driver.interleaves || o.externalUrl) ? il.rounds : 0;
-  const rounds = o.rounds ?? (p0?.rounds ?? 1) + soloOnly;
+  // interleaved rounds become solo rounds (profiles.ts `defaultRounds`).
+  const rounds = o.rounds ?? (p0 ? defaultRounds(p0, canInterleave(o)) : 1);
   const seed = o.shuffleSeed ?? randomSeed();
   const usesK6 = o.cells.some((c) => c.profile.driver === 'k6');
   const k6 = usesK6 ? o.deps.prechecks.k6(log) : { bin: null, why: '' };
@@ -245,7 +247,7 @@ function announce(run: Run, usesK6: boolean): void {
   progress.plan('build', builds.length * ESTIMATE.build);
   if (o.cells.some(needsDatabase)) progress.plan('database', ESTIMATE.database);
   for (const g of groups) {
-    const gp = groupPlan(g, rounds, mode, driver.driver.interleaves && !o.externalUrl);
+    const gp = groupPlan(g, rounds, mode, canInterleave(o));
     const pp = run.profiled ? groupPlan(g, 1, mode, false) : null;
     for (const x of pp ? [gp, pp] : [gp]) {
       for (const [kind, ms] of Object.entries(partsMs(x.parts)) as [PhaseKind, number][]) progress.plan(kind, ms);
@@ -273,10 +275,15 @@ function announce(run: Run, usesK6: boolean): void {
   if (usesK6) log(run.k6.bin ? `k6: ${run.k6.bin}` : `k6 cells will be skipped: ${run.k6.why}`);
 }
 
+/** Whether the run's interleaved rounds can run: a driver that can pause, servers the harness started. */
+function canInterleave(o: RunOptions): boolean {
+  return o.deps.driver.driver.interleaves && !o.externalUrl;
+}
+
 /** ", then 5 interleaved rounds of 1 s per server (100 ms slices)" when the run has them, else "". */
 function interleaved(p: RunOptions['cells'][number]['profile'] | undefined, run: Run): string {
-  const il = p && p.driver !== 'k6' && !p.capacity ? p.interleave : undefined;
-  if (!il || !run.deps.driver.driver.interleaves || run.o.externalUrl) return '';
+  const il = p ? interleaveOf(p) : null;
+  if (!il || !canInterleave(run.o)) return '';
   return `, then ${il.rounds} interleaved rounds of ${il.activeS} s per server (${il.sliceMs} ms slices)`;
 }
 

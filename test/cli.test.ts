@@ -104,8 +104,10 @@ test('unknown contender, scenario and profile: did you mean, and the valid list 
 test('names are checked before the machine lock: with a run in progress, a typo says "did you mean" and --wait does not wait', async () => {
   const file = path.join(tmpDir('lock-names'), 'run.lock');
   const held = await acquireRunLock({ runId: 'test-holder', file, command: ['bench-all'] });
-  // Safety net only: if the CLI waited for the lock, release it after 60 s so the test ends (and fails below).
-  const safety = setTimeout(() => held.release(), 60_000);
+  // Safety net only: if the CLI waited for the lock, release it so the test ends (and fails below).
+  // Late enough that 9 CLI calls on a slow machine finish first: released early, the last call
+  // would take the lock and start a real benchmark.
+  const safety = setTimeout(() => held.release(), 250_000);
   try {
     const cases: [string[], RegExp][] = [
       [['bench', 'fastfy'], /unknown contender 'fastfy'\. Did you mean 'fastify'\?/],

@@ -135,6 +135,7 @@ test('the profile overrides are typed before the profile sees them; the profile 
   const vus = withOverrides(getProfile('k6-vus'), { vus: 200, durationS: 4 });
   assert.ok(vus.driver === 'k6' && vus.vus === 200 && vus.durationS === 4);
   refuses(() => withOverrides(getProfile('quick'), { vus: 200 }), /^--vus applies to the k6 profiles/, 'vus on quick');
+  assert.equal(withOverrides(getProfile('quick'), { warmupS: 20 }).warmupS, 20, '--warmup replaces the warm-up per server process');
   refuses(
     () => withOverrides(getProfile('k6-ramp'), { durationS: 5 }),
     /^--duration does not apply to k6-ramp/,
@@ -173,14 +174,19 @@ test('selftest, ab, claims, reference and compare: their numbers', () => {
   refusesAll('--duration', ['0', '-2', '10x'], claims('duration'), /must be a positive number/);
   refusesAll('--seed', ['abc'], claims('seed'), /must be an integer/);
 
-  assert.deepEqual(referenceDesign({ warmup: '2.5', windows: '2', window: '1', processes: '2', connections: '50' }), {
-    warmupS: 2.5,
-    windows: 2,
-    windowS: 1,
-    processes: 2,
-    connections: 50,
-    order: 'ABBA',
-  });
+  assert.deepEqual(
+    referenceDesign({ design: 'solo', warmup: '2.5', windows: '2', window: '1', processes: '2', connections: '50' }),
+    { warmupS: 2.5, windows: 2, windowS: 1, processes: 2, connections: 50, order: 'ABBA' },
+  );
+  assert.deepEqual(
+    { ...referenceDesign({}), connections: 0 },
+    { warmupS: 20, windows: 6, windowS: 5, processes: 3, connections: 0, order: 'rotation' },
+    'the default design: rotation blocks, 6 × 5 s windows',
+  );
+  assert.equal(referenceDesign({ design: 'solo' }).windowS, 10, "solo's own defaults");
+  refuses(() => referenceDesign({ design: 'abba' }), /^--design must be rotation or solo, got 'abba'/, 'reference --design');
+  refusesAll('--warmup', ['3x'], (v) => parseBenchOptions({ ...BENCH_RAW, warmup: v }), /--warmup must be a whole number of seconds from 0 to 600/);
+  assert.equal(parseBenchOptions({ ...BENCH_RAW, warmup: '20' }).warmupS, 20, 'bench --warmup');
   const ref = (k: string) => (v: string) => referenceDesign({ [k]: v });
   refusesAll('--warmup', ['-1', '601', ...NOT_NUMBERS], ref('warmup'), /must be a number from 0 to 600/);
   refusesAll('--windows', ['0', '-1', '51', '1.5', ...NOT_NUMBERS], ref('windows'), /must be a whole number from 1/);

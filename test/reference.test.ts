@@ -14,7 +14,8 @@ import {
   referenceRatios,
   type ReferenceProcess,
 } from '../harness/analysis/reference-stats.ts';
-import { abbaOrder, meetsMinimums } from '../harness/cli/reference.ts';
+import { meetsMinimums } from '../harness/cli/reference.ts';
+import { abbaOrder, rotated } from '../harness/cli/reference-measure.ts';
 import { referenceDesign } from '../harness/cli/options.ts';
 import { findWrk } from '../harness/drivers/wrk.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
@@ -54,9 +55,59 @@ test('ABBA order, figures and ratios with intervals between processes; the desig
   assert.ok(
     ratio && Math.abs(ratio.rps.figure - 0.5) < 0.01 && Math.abs((ratio.efficiency?.figure ?? 0) - 0.55) < 0.01,
   );
-  assert.equal(meetsMinimums(referenceDesign({})), true, 'the defaults are the minimums');
+  assert.equal(meetsMinimums(referenceDesign({})), true, 'the defaults meet the minimums');
+  assert.equal(meetsMinimums(referenceDesign({ design: 'solo' })), true, "solo's defaults meet them too");
   assert.equal(meetsMinimums(referenceDesign({ warmup: '1', windows: '2', window: '1', processes: '2' })), false);
+  assert.equal(meetsMinimums(referenceDesign({ windows: '6', window: '4' })), false, '24 s measured per process');
+  assert.deepEqual(rotated(['A', 'B', 'C'], 1), ['B', 'C', 'A']);
+  assert.deepEqual(rotated(['A', 'B', 'C'], 3), ['A', 'B', 'C']);
   assert.throws(() => referenceDesign({ windows: '0' }), /--windows must be a whole number from 1/);
+});
+
+/** Rotation-design processes: `blocks` blocks of the contenders `base` (figure per contender), with block effects `drift` and noise σ. */
+function blocks(base: Record<string, number>, drift: number[], sigma: number, seed: number): ReferenceProcess[] {
+  const rnd = mulberry32(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+  return drift.flatMap((d, b) =>
+    Object.entries(base).map(([contender, v], i) => {
+      const x = v * Math.exp(d + sigma * gauss());
+      return { ...proc(contender, x, x, b * 10 + i + 1), block: b + 1 };
+    }),
+  );
+}
+
+test('rotation blocks: the block effect (the host in those minutes) cancels; the interval is pooled over contenders', () => {
+  const base = { 'node-http': 40_000, hono: 30_000, express: 15_000, fastify: 38_000 };
+  // The host is 30% slower in block 2 and 15% faster in block 3: solo processes would carry that.
+  const ps = blocks(base, [0, Math.log(0.7), Math.log(1.15)], 0.02, 7);
+  const ratios = referenceRatios(ps, () => 'node-http');
+  for (const r of ratios) {
+    const truth = ((base as Record<string, number>)[r.contender] ?? 0) / base['node-http'];
+    const [lo, hi] = r.rps.ci95 ?? [0, 0];
+    assert.ok(lo <= truth && truth <= hi, `${r.contender}: ${r.rps.figure} (${lo}–${hi}) covers ${truth}`);
+    assert.ok(hi / lo < 1.15, `${r.contender}: the drift is not in the interval (${lo}–${hi})`);
+  }
+  // The same processes without their blocks (solo): the drift widens every interval.
+  const solo = referenceRatios(
+    ps.map(({ block: _b, ...p }) => p),
+    () => 'node-http',
+  );
+  const width = (r: (typeof ratios)[number]) => (r.rps.ci95 ? r.rps.ci95[1] / r.rps.ci95[0] : Infinity);
+  for (const [i, r] of solo.entries()) assert.ok(width(r) > 2 * width(ratios[i] as (typeof ratios)[number]));
+  // Coverage over many simulated runs stays near 95% (the interval means what it says).
+  let covered = 0;
+  const runs = 400;
+  for (let k = 0; k < runs; k++) {
+    const r = referenceRatios(blocks(base, [0, -0.2, 0.1], 0.05, 100 + k), () => 'node-http').find(
+      (x) => x.contender === 'hono',
+    );
+    const c = r?.rps.ci95;
+    if (c && c[0] <= 0.75 && 0.75 <= c[1]) covered++;
+  }
+  assert.ok(covered / runs > 0.91 && covered / runs < 0.99, `coverage ${covered}/${runs}`);
+  // A block one contender did not finish is left out of the fit.
+  const partial = ps.filter((p) => !(p.block === 3 && p.contender === 'express'));
+  assert.equal(referenceRatios(partial, () => 'node-http')[0]?.rps.n, 2);
 });
 
 test('the bake-off against the reference: bias per row, median and max, rows whose 95% CI covers the reference ratio', () => {
@@ -168,6 +219,60 @@ test('the how-sure line gains the reference certificate when a record exists', (
   assert.doesNotMatch(without.certainty, /reference `/);
 });
 
+test('`reference` in rotation blocks (short options): every contender per block, windows in rotation, ratios fitted over blocks', {
+  skip: findWrk() ? false : 'wrk is not installed (npx just tools)',
+}, async () => {
+  const results = tmpDir('reference-rotation');
+  const r = await runCli([
+    '--results-dir',
+    results,
+    'reference',
+    'node-http',
+    'hono',
+    'express',
+    '--scenario',
+    'json',
+    '--warmup',
+    '1',
+    '--windows',
+    '2',
+    '--window',
+    '1',
+    '--processes',
+    '2',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /3 cells, 2 processes each \(rotation blocks\)/);
+  assert.match(r.stderr, /json · hono · block 2, process \d: [\d,]+ requests\/s/);
+  const [file] = fs.readdirSync(path.join(results, 'reference')).filter((n) => n.endsWith('.json'));
+  const rec = JSON.parse(fs.readFileSync(path.join(results, 'reference', file ?? ''), 'utf8'));
+  assert.equal(rec.design.order, 'rotation');
+  assert.deepEqual(
+    rec.processes.map((p: ReferenceProcess) => [p.block, p.contender]),
+    [
+      [1, 'node-http'],
+      [1, 'hono'],
+      [1, 'express'],
+      [2, 'hono'],
+      [2, 'express'],
+      [2, 'node-http'],
+    ],
+    'block 2 starts with the next contender',
+  );
+  for (const p of rec.processes as ReferenceProcess[]) {
+    assert.equal(p.windows.length, 2);
+    for (const w of p.windows) assert.ok(w.rps > 0 && (w.efficiency ?? 0) > 0 && w.errors === 0, JSON.stringify(w));
+  }
+  assert.deepEqual(
+    rec.ratios.map((x: { contender: string; rps: { n: number; ci95: unknown } }) => [x.contender, x.rps.n, !!x.rps.ci95]),
+    [
+      ['hono', 2, true],
+      ['express', 2, true],
+    ],
+  );
+  assert.equal(rec.quiet?.read, 12, 'every window read for other work');
+});
+
 test('`reference` on two contenders (short options): ABBA processes, a record, and reference-compare against a bake-off run', {
   skip: findWrk() ? false : 'wrk is not installed (npx just tools)',
 }, async () => {
@@ -180,6 +285,8 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
     'hono',
     '--scenario',
     'json',
+    '--design',
+    'solo',
     '--warmup',
     '1',
     '--windows',
@@ -235,7 +342,7 @@ test('Ctrl-C during `reference`: exit 130, no process left, the finished process
 }, async () => {
   const results = tmpDir('reference-sigint');
   const args = ['--results-dir', results, 'reference', 'node-http', 'hono', '--scenario', 'json'];
-  const design = ['--warmup', '1', '--windows', '1', '--window', '2', '--processes', '2'];
+  const design = ['--design', 'solo', '--warmup', '1', '--windows', '1', '--window', '2', '--processes', '2'];
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CLI, ...args, ...design], {
     env: { ...process.env, BENCH_LOCK_FILE: TEST_LOCK_FILE },
     stdio: ['ignore', 'pipe', 'pipe'],

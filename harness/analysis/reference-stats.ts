@@ -1,14 +1,17 @@
 /**
- * The steady-state reference (`just reference`, cli/reference.ts) and the bake-off's agreement
- * with it. A reference measures each contender ALONE on the server core with wrk: a long warm-up,
- * then long windows, in several fresh server processes per contender (ABBA order). Its units are
- * the processes: a process's figure is the mean over its windows, and intervals are between
- * processes (the variation a restarted server really has), never between windows of one process.
+ * The steady-state reference (`just reference`, cli/reference.ts and cli/reference-measure.ts)
+ * and the bake-off's agreement with it. A reference measures each contender ALONE on the server
+ * core with wrk: a long warm-up, then long windows, in several fresh server processes per
+ * contender, either in rotation blocks (every contender's process of a block in the same minutes)
+ * or solo in ABBA order. Its units are the processes: a process's figure is the mean over its
+ * windows, and intervals are between processes (the variation a restarted server really has),
+ * never between windows of one process.
  *
  * - `referenceFigure`: geometric mean over processes of requests/s (or requests per server
  *   CPU-second) with the Student-t 95% interval on the logs (df = processes − 1).
  * - `referenceRatios`: each contender's ratio to the scenario's baseline: exp(mean log_c − mean
- *   log_B) over processes, Welch's t interval on the logs (Welch–Satterthwaite df).
+ *   log_B) over processes; rotation blocks fitted two-way over (contender, block) with the pooled
+ *   residual (`blockRatio`), solo processes by Welch's t on the logs (Welch–Satterthwaite df).
  * - `compareWithReference`: per bake-off row (a ranked table's ratio to its baseline, with its
  *   95% CI), the bias |bake-off ratio ÷ reference ratio − 1| and whether the row's CI covers the
  *   reference ratio; over the rows their median and max bias and the rows covered. The targets
@@ -32,8 +35,20 @@ export function quietCheck(processes: { windows: ReferenceWindow[] }[]): QuietCh
   );
 }
 
-/** The reference's minimums (the defaults of `just reference`): shorter runs are marked as such. */
-export const REFERENCE_MINIMUMS = { warmupS: 20, windows: 3, windowS: 10, processes: 3 } as const;
+/**
+ * The reference's minimums (issue "accurate, not only precise": a warm-up of ≥ 20 s, ≥ 3 windows
+ * and ≥ 30 s measured per process, ≥ 3 processes per contender): shorter runs are marked as such.
+ */
+export const REFERENCE_MINIMUMS = { warmupS: 20, windows: 3, measuredS: 30, processes: 3 } as const;
+
+/**
+ * The defaults of `just reference`: the rotation design with 6 windows of 5 s per process (30 s),
+ * 3 blocks. Solo runs default to 3 windows of 10 s.
+ */
+export const REFERENCE_DEFAULTS = {
+  rotation: { warmupS: 20, windows: 6, windowS: 5, processes: 3 },
+  solo: { warmupS: 20, windows: 3, windowS: 10, processes: 3 },
+} as const;
 
 /** One measured window of a reference process. */
 export interface ReferenceWindow {
@@ -56,8 +71,10 @@ export interface ReferenceWindow {
 export interface ReferenceProcess {
   contender: string;
   scenario: string;
-  /** 1-based position in the run's ABBA order. */
+  /** 1-based position in the run's order of starts. */
   order: number;
+  /** The rotation design's block (1-based): the processes of one block ran in the same minutes. Absent in solo runs. */
+  block?: number;
   windows: ReferenceWindow[];
   /** Mean of the windows' requests/s and of their efficiencies (the process's figures). */
   rps: number;
@@ -124,7 +141,9 @@ export function ratioOfProcesses(a: number[], b: number[]): ReferenceFigure {
 
 /**
  * Every contender's ratio to its scenario's baseline (`baselineOf(scenario)`) from a reference's
- * processes; scenarios without processes of their baseline give no ratios.
+ * processes; scenarios without processes of their baseline give no ratios. Processes of the
+ * rotation design (every one with a `block`) are fitted two-way (`blockRatio`); solo processes
+ * by Welch's t between processes (`ratioOfProcesses`).
  */
 export function referenceRatios(
   processes: ReferenceProcess[],
@@ -133,27 +152,71 @@ export function referenceRatios(
   const out: ReferenceRatio[] = [];
   for (const scenario of [...new Set(processes.map((p) => p.scenario))]) {
     const baseline = baselineOf(scenario);
-    const of = (c: string) => processes.filter((p) => p.scenario === scenario && p.contender === c);
+    const here = processes.filter((p) => p.scenario === scenario);
+    const of = (c: string) => here.filter((p) => p.contender === c);
     const base = of(baseline);
     if (!base.length) continue;
-    for (const contender of [...new Set(processes.filter((p) => p.scenario === scenario).map((p) => p.contender))]) {
+    const blocked = here.every((p) => p.block !== undefined);
+    const eff = (ps: ReferenceProcess[]) => ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
+    const effOk = here.every((p) => p.efficiency !== null && p.efficiency > 0);
+    for (const contender of [...new Set(here.map((p) => p.contender))]) {
       if (contender === baseline) continue;
       const mine = of(contender);
-      const eff = (ps: ReferenceProcess[]) => ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
-      const effOk = eff(mine).length === mine.length && eff(base).length === base.length;
-      out.push({
-        contender,
-        scenario,
-        baseline,
-        rps: ratioOfProcesses(
-          mine.map((p) => p.rps),
-          base.map((p) => p.rps),
-        ),
-        efficiency: effOk ? ratioOfProcesses(eff(mine), eff(base)) : null,
-      });
+      const rps = blocked
+        ? blockRatio(here, contender, baseline, (p) => p.rps)
+        : ratioOfProcesses(
+            mine.map((p) => p.rps),
+            base.map((p) => p.rps),
+          );
+      const efficiency = !effOk
+        ? null
+        : blocked
+          ? blockRatio(here, contender, baseline, (p) => p.efficiency ?? 0)
+          : ratioOfProcesses(eff(mine), eff(base));
+      out.push({ contender, scenario, baseline, rps, efficiency });
     }
   }
   return out;
+}
+
+/**
+ * The rotation design's ratio of `contender` to `baseline` over one scenario's processes `ps`:
+ * y_cb = ln value(process of contender c in block b), fitted y_cb = μ_c + β_b + ε over the blocks
+ * every contender completed (the block effect β_b takes the host's speed in those minutes);
+ * ratio exp(ȳ_contender − ȳ_baseline) with the t interval on σ̂·√(2/B), σ̂² the residual
+ * variance pooled over the contenders, df = (C − 1)(B − 1). With fewer than 2 complete blocks:
+ * the ratio of the means and no interval.
+ */
+export function blockRatio(
+  ps: ReferenceProcess[],
+  contender: string,
+  baseline: string,
+  value: (p: ReferenceProcess) => number,
+): ReferenceFigure {
+  const cs = [...new Set(ps.map((p) => p.contender))];
+  const at = (c: string, b: number) => ps.find((p) => p.contender === c && p.block === b);
+  const blocks = [...new Set(ps.map((p) => p.block ?? 0))].filter((b) =>
+    cs.every((c) => {
+      const p = at(c, b);
+      return p !== undefined && value(p) > 0;
+    }),
+  );
+  const y = (c: string, b: number) => Math.log(value(at(c, b) as ReferenceProcess));
+  const rowMean = (c: string) => mean(blocks.map((b) => y(c, b)));
+  const B = blocks.length;
+  if (B < 2) {
+    const l = (c: string) => logs(ps.filter((p) => p.contender === c).map(value));
+    const d = mean(l(contender)) - mean(l(baseline));
+    return { figure: Math.exp(d), ci95: null, n: B };
+  }
+  const colMean = (b: number) => mean(cs.map((c) => y(c, b)));
+  const grand = mean(cs.map(rowMean));
+  let ss = 0;
+  for (const c of cs) for (const b of blocks) ss += (y(c, b) - rowMean(c) - colMean(b) + grand) ** 2;
+  const df = (cs.length - 1) * (B - 1);
+  const d = rowMean(contender) - rowMean(baseline);
+  const h = tQuantile(0.975, df) * Math.sqrt(ss / df) * Math.sqrt(2 / B);
+  return { figure: Math.exp(d), ci95: [Math.exp(d - h), Math.exp(d + h)], n: B };
 }
 
 /** One bake-off row to compare: its ratio to the table's baseline with the 95% CI the report prints. */

@@ -165,6 +165,8 @@ export const DURATION: readonly Rule[] = [
     (v) => `--duration is a whole number of seconds (the drivers time windows in seconds), at least 1; got '${v}'`,
   ],
 ];
+/** `--warmup`: whole seconds from 0 to 600 per server process (the drivers time windows in seconds). */
+export const WARMUP: readonly Rule[] = [range('--warmup', 0, 600, true, 'a whole number of seconds')];
 /** `--seed`: an integer (absent: random, chosen where the run starts). */
 export const SEED = numeric([integer('--seed')]);
 /** `--upstream-delay`: ms ≥ 0, default OPTION_DEFAULTS.upstreamDelayMs. */

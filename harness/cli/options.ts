@@ -8,7 +8,7 @@
  *
  * Defaults: a value that depends on the profile (rounds, window seconds, VUs, arrival rate, the
  * fidelity check's seconds, the p99 objective) stays absent here, and the run takes it from the
- * profile (core/profiles.ts). Every other default is a constant (OPTION_DEFAULTS, REFERENCE_MINIMUMS),
+ * profile (core/profiles.ts). Every other default is a constant (OPTION_DEFAULTS, REFERENCE_DEFAULTS),
  * which the commands' help shows as its string and which applies here when a field is absent.
  *
  * The rules of each flag's value and commander's parsers of --port, --host and --url are in
@@ -18,6 +18,7 @@ import { z } from 'zod';
 import {
   checkNumber,
   DURATION,
+  WARMUP,
   defined,
   fidelitySeconds,
   INTERVAL,
@@ -34,7 +35,7 @@ import {
 } from './option-rules.ts';
 import { CONNECTION_DRIVERS, type ConnectionDriver, getProfile, type ProfileOverrides } from '../core/profiles.ts';
 import { parseMajors } from '../lifecycle/node-runtime.ts';
-import { REFERENCE_MINIMUMS } from '../analysis/reference-stats.ts';
+import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 
 export { list, OPTION_DEFAULTS, parseHost, parsePort, parseUrl } from './option-rules.ts';
@@ -53,6 +54,7 @@ const OVERRIDES = z.object({
       return z.NEVER;
     }),
   duration: numeric(DURATION),
+  warmup: numeric(WARMUP),
   vus: numeric([positive('--vus'), [isInt, (v) => `--vus is a whole number of VUs, at least 1; got '${v}'`]]),
   rate: numeric([positive('--rate')]),
   sloP99: numeric([
@@ -62,18 +64,19 @@ const OVERRIDES = z.object({
 });
 
 /**
- * `--driver`, `--duration`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
+ * `--driver`, `--duration`, `--warmup`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
  * core/profiles.ts `withOverrides`. Throws UserError naming the first bad option.
  */
 export function parseProfileOverrides(raw: {
   driver?: string;
   duration?: string;
+  warmup?: string;
   vus?: string;
   rate?: string;
   sloP99?: string;
 }): ProfileOverrides {
   const o = parseWith(OVERRIDES, raw);
-  return defined({ driver: o.driver, durationS: o.duration, vus: o.vus, rate: o.rate, sloP99Ms: o.sloP99 });
+  return defined({ driver: o.driver, durationS: o.duration, warmupS: o.warmup, vus: o.vus, rate: o.rate, sloP99Ms: o.sloP99 });
 }
 
 // --- bench and bench-all ---
@@ -188,6 +191,7 @@ const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
       driver: o.driver,
       nodeMajors: o.node,
       durationS: o.duration,
+      warmupS: o.warmup,
       vus: o.vus,
       rate: o.rate,
       sloP99Ms: o.sloP99,
@@ -395,7 +399,8 @@ export interface ReferenceDesign {
   windowS: number;
   processes: number;
   connections: number;
-  order: 'ABBA';
+  /** `rotation`: blocks of every contender at once, windows in rotation; `ABBA`: solo processes (cli/reference-measure.ts). */
+  order: 'rotation' | 'ABBA';
 }
 
 /** The options of `reference`, typed: the scenarios and the run's design. */
@@ -412,26 +417,29 @@ const quickConnections = () => {
 };
 
 const REFERENCE_DESIGN = z.object({
-  warmup: numericOr([range('--warmup', 0, 600, false)], REFERENCE_MINIMUMS.warmupS),
-  windows: numericOr([range('--windows', 1, 50)], REFERENCE_MINIMUMS.windows),
-  window: numericOr([range('--window', 1, 600)], REFERENCE_MINIMUMS.windowS),
-  processes: numericOr([range('--processes', 1, 20)], REFERENCE_MINIMUMS.processes),
+  design: z.enum(['rotation', 'solo'], { error: (i) => `--design must be rotation or solo, got '${String(i.input)}'` }).default('rotation'),
+  warmup: numeric([range('--warmup', 0, 600, false)]),
+  windows: numeric([range('--windows', 1, 50)]),
+  window: numeric([range('--window', 1, 600)]),
+  processes: numeric([range('--processes', 1, 20)]),
   connections: numeric([range('--connections', 1, 10_000)]),
 });
 
 /**
- * The reference's design from the raw `--warmup`, `--windows`, `--window`, `--processes` and
- * `--connections` (defaults: REFERENCE_MINIMUMS, the quick profile's connections). Throws UserError.
+ * The reference's design from the raw `--design`, `--warmup`, `--windows`, `--window`,
+ * `--processes` and `--connections` (defaults: REFERENCE_DEFAULTS of the design, the quick
+ * profile's connections). Throws UserError.
  */
 export function referenceDesign(raw: Record<string, unknown>): ReferenceDesign {
   const o = parseWith(REFERENCE_DESIGN, raw);
+  const d = REFERENCE_DEFAULTS[o.design];
   return {
-    warmupS: o.warmup,
-    windows: o.windows,
-    windowS: o.window,
-    processes: o.processes,
+    warmupS: o.warmup ?? d.warmupS,
+    windows: o.windows ?? d.windows,
+    windowS: o.window ?? d.windowS,
+    processes: o.processes ?? d.processes,
     connections: o.connections ?? quickConnections(),
-    order: 'ABBA',
+    order: o.design === 'rotation' ? 'rotation' : 'ABBA',
   };
 }
 

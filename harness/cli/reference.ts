@@ -1,14 +1,14 @@
 /**
  * `just reference` (the `reference` command): the steady-state reference of the bake-off's
- * figures (analysis/reference-stats.ts). Each chosen contender is measured ALONE on the server core of
- * the CPU plan with wrk on the client cores: per fresh server process a warm-up (default 20 s),
- * then windows (default 3 × 10 s), each window's requests/s and requests per server CPU-second
- * (lifecycle/processes.ts `cpuUsageUs`, the server's cgroup or process tree); ≥ 3 processes per
- * contender (default 3) in ABBA order (the contenders in order, then reversed, and so on), so a
- * slow drift of the host does not favour one contender. The record (design, machine, every
- * process and window, the figures and the ratios to each scenario's baseline with intervals
- * between processes) goes to `<results>/reference/<run-id>.json`. Shorter runs (for tests) are
- * allowed through the options and are marked `meetsMinimums: false` in the record.
+ * figures (analysis/reference-stats.ts). Each chosen contender is measured ALONE on the server
+ * core of the CPU plan with wrk on the client cores: per fresh server process a warm-up (default
+ * 20 s), then windows, each window's requests/s and requests per server CPU-second; ≥ 3 processes
+ * per contender. The default design runs them in rotation blocks (every contender's process of a
+ * block in the same minutes, windows of 5 s in rotation, so the host's drift cancels in the
+ * ratios); `--design solo` runs one process at a time in ABBA order (cli/reference-measure.ts).
+ * The record (design, machine, every process and window, the figures and the ratios to each
+ * scenario's baseline with intervals between processes) goes to `<results>/reference/<run-id>.json`.
+ * Shorter runs (for tests) are allowed through the options and are marked `meetsMinimums: false`.
  *
  * `reference-compare --reference <id|file> --run <bake-off run>`: per row of the run's ranked
  * tables, |bake-off ratio ÷ reference ratio − 1| and whether the row's 95% CI covers the
@@ -27,6 +27,7 @@ import {
   compareWithReference,
   processFigures,
   quietCheck,
+  REFERENCE_DEFAULTS,
   REFERENCE_MINIMUMS,
   REFERENCE_TARGETS,
   type ReferenceProcess,
@@ -39,16 +40,11 @@ import type { Manifest } from '../core/manifest.ts';
 import { getProfile, type Profile } from '../core/profiles.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
-import { findWrk, wrkDriver } from '../drivers/wrk.ts';
 import { buildContender } from '../lifecycle/build.ts';
+import { findWrk } from '../drivers/wrk.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
-import { resolveNode } from '../lifecycle/node-runtime.ts';
-import { freePort } from '../lifecycle/ports.ts';
-import { cpuUsageUs } from '../lifecycle/processes.ts';
-import { foreignCpuS, foreignSnapshot } from '../lifecycle/foreign-cpu.ts';
 import { FOREIGN_CPU_LIMIT, type QuietCheck } from '../analysis/quiet.ts';
-import { type ServerHandle, startServer } from '../lifecycle/server.ts';
-import { loadJob, needsDatabase } from '../scheduler/jobs.ts';
+import { needsDatabase } from '../scheduler/jobs.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
 import { openDatabase, type RunDatabase } from '../services/database.ts';
 import { startUpstream, type Upstream } from '../services/upstream.ts';
@@ -56,20 +52,19 @@ import { machineInfo, newRunId } from '../store/results.ts';
 import { readRun } from '../store/runs.ts';
 import { readReference, writeReference } from '../store/reference-store.ts';
 import { load } from './bench.ts';
+import { abbaOrder, measureRotationBlock, measureSoloProcess, type RunCtx } from './reference-measure.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP, takeMachine, waitOption } from './command-kit.ts';
 import { list, parseReferenceOptions, type ReferenceDesign, type ReferenceOpts } from './options.ts';
 
-/** Whether a design meets the reference's minimums (≥ 20 s warm-up, ≥ 3 × 10 s windows, ≥ 3 processes). */
+/** Whether a design meets the reference's minimums (REFERENCE_MINIMUMS: ≥ 20 s warm-up, ≥ 3 windows and ≥ 30 s measured per process, ≥ 3 processes). */
 export function meetsMinimums(d: ReferenceDesign): boolean {
   const m = REFERENCE_MINIMUMS;
-  return d.warmupS >= m.warmupS && d.windows >= m.windows && d.windowS >= m.windowS && d.processes >= m.processes;
-}
-
-/** The ABBA order of `items` over `rounds` rounds: round 1 in order, round 2 reversed, … ([A,B] × 3 → A B B A A B). */
-export function abbaOrder<T>(items: readonly T[], rounds: number): T[] {
-  const out: T[] = [];
-  for (let r = 0; r < rounds; r++) out.push(...(r % 2 ? [...items].reverse() : items));
-  return out;
+  return (
+    d.warmupS >= m.warmupS &&
+    d.windows >= m.windows &&
+    d.windows * d.windowS >= m.measuredS &&
+    d.processes >= m.processes
+  );
 }
 
 /** Checks of `reference`'s names before the machine lock (registerReference). Throws UserError. */
@@ -94,70 +89,6 @@ async function startServices(
   const db = wantsDb ? await openDatabase({ cpus, log, external: false, signal }) : null;
   if (db && !db.ready) throw new UserError(`the reference needs PostgreSQL for these cells: ${db.error}`);
   return { upstream, db };
-}
-
-interface RunCtx {
-  g: Globals;
-  design: ReferenceDesign;
-  profile: Profile;
-  cpus: { server: string | null; client: string | null; threads: number };
-  upstream: Upstream | null;
-  db: RunDatabase | null;
-  sharedSchemas: object[];
-  logsDir: string;
-  signal: AbortSignal;
-  log: (l: string) => void;
-}
-
-/** One fresh server process of `m` on `scenario`: warm-up, then the measured windows; the server is always stopped. */
-async function measureProcess(m: Manifest, scenario: Scenario, order: number, x: RunCtx): Promise<ReferenceProcess> {
-  const node = resolveNode(Number(process.versions.node.split('.')[0]));
-  const cell = { manifest: m, variant: null, scenario, profile: x.profile, node };
-  let server: ServerHandle | null = null;
-  try {
-    server = await startServer(m, {
-      host: '127.0.0.1',
-      port: await freePort('127.0.0.1'),
-      upstreamUrl: x.upstream?.url ?? 'http://127.0.0.1:9',
-      env: needsDatabase(cell) && x.db?.url ? { DATABASE_URL: x.db.url } : {},
-      cpus: x.cpus.server,
-      logFile: path.join(x.logsDir, `${m.name}__${scenario.name}__p${order}.log`),
-      nodePath: node.path,
-    });
-    const job = loadJob(cell, x.g.scenariosDir, x.db ?? undefined, server.baseUrl);
-    const common = {
-      cpus: x.cpus.client,
-      threads: x.cpus.threads,
-      signal: x.signal,
-      scenario,
-      sharedSchemas: x.sharedSchemas,
-    };
-    if (x.design.warmupS > 0)
-      await wrkDriver.window(x.profile, job, { ...common, durationS: x.design.warmupS, warmup: true, latency: false });
-    const windows: ReferenceWindow[] = [];
-    for (let w = 0; w < x.design.windows; w++) {
-      const pid = server.pid;
-      const c0 = cpuUsageUs(pid);
-      const f0 = foreignSnapshot();
-      const out = await wrkDriver.window(x.profile, job, { ...common, durationS: x.design.windowS, warmup: false });
-      const c1 = cpuUsageUs(pid);
-      const foreign = foreignCpuS(f0, foreignSnapshot());
-      const cpuS = c0 !== null && c1 !== null ? (c1 - c0) / 1e6 : null;
-      const requests = out.requests.total;
-      windows.push({
-        rps: out.durationS > 0 ? requests / out.durationS : 0,
-        efficiency: cpuS && cpuS > 0 ? requests / cpuS : null,
-        requests,
-        durationS: out.durationS,
-        serverCpuS: cpuS,
-        errors: out.errors + out.timeouts + out.non2xx,
-        foreignCpuS: foreign,
-      });
-    }
-    return { contender: m.name, scenario: scenario.name, order, windows, ...processFigures(windows) };
-  } finally {
-    await server?.stop();
-  }
 }
 
 /** Runs the reference; returns the exit code. See the module docstring. */
@@ -203,7 +134,7 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
       if (!b.ok) throw new UserError(`${m.name} did not build: ${b.output.slice(-400)}`);
     }
     log(
-      `${cells.length} cells, ${design.processes} processes each (ABBA), warm-up ${design.warmupS} s, ${design.windows} × ${design.windowS} s windows; ${plan.note}`,
+      `${cells.length} cells, ${design.processes} processes each (${design.order === 'rotation' ? 'rotation blocks' : 'solo, ABBA'}), warm-up ${design.warmupS} s, ${design.windows} × ${design.windowS} s windows; ${plan.note}`,
     );
     for (const s of scenarios) await measureScenario(chosen, s, x, processes);
   } finally {
@@ -252,15 +183,29 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
   return interrupted ? EXIT.interrupted : EXIT.ok;
 }
 
-/** Every process of one scenario in ABBA order into `out`, each logged; stops early, keeping what it measured, on Ctrl-C. */
+/**
+ * Every process of one scenario into `out`, each logged, in the design's order (cli/reference-measure.ts):
+ * rotation blocks, or solo processes in ABBA order. Stops early, keeping what it finished, on Ctrl-C.
+ */
 async function measureScenario(chosen: Manifest[], s: Scenario, x: RunCtx, out: ReferenceProcess[]): Promise<void> {
   const ms = chosen.filter((m) => m.scenarios.includes(s.name));
+  const keepGoing = (e: unknown) => {
+    if (x.signal.aborted) return null;
+    throw e;
+  };
+  if (x.design.order === 'rotation') {
+    for (let b = 1; b <= x.design.processes; b++) {
+      if (x.signal.aborted) return;
+      const ps = await measureRotationBlock(ms, s, b, out.length + 1, x).catch(keepGoing);
+      if (!ps?.length) return;
+      out.push(...ps);
+      for (const p of ps) x.log(processLine(p));
+    }
+    return;
+  }
   for (const [i, m] of abbaOrder(ms, x.design.processes).entries()) {
     if (x.signal.aborted) return;
-    const p = await measureProcess(m, s, i + 1, x).catch((e: unknown) => {
-      if (x.signal.aborted) return null;
-      throw e;
-    });
+    const p = await measureSoloProcess(m, s, i + 1, x).catch(keepGoing);
     if (!p) return;
     out.push(p);
     x.log(processLine(p));
@@ -275,7 +220,8 @@ function processLine(p: ReferenceProcess): string {
       ? `; other work used up to ${Math.round(100 * q.maxShare)}% of a core (limit ${Math.round(100 * FOREIGN_CPU_LIMIT)}%): not quiet`
       : '';
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  return `${p.scenario} · ${p.contender} · process ${p.order}: ${n(p.rps)} requests/s, ${p.efficiency ? n(p.efficiency) : '–'} requests per CPU-second${busy}`;
+  const where = p.block === undefined ? `process ${p.order}` : `block ${p.block}, process ${p.order}`;
+  return `${p.scenario} · ${p.contender} · ${where}: ${n(p.rps)} requests/s, ${p.efficiency ? n(p.efficiency) : '–'} requests per CPU-second${busy}`;
 }
 
 /** The figures of a reference record as lines: per cell requests/s and requests per CPU-second with their 95% CI between processes. */
@@ -298,7 +244,7 @@ function referenceSummary(r: {
     ...(r.meetsMinimums
       ? []
       : [
-          'note: shorter than the reference minimums (20 s warm-up, 3 × 10 s windows, 3 processes): not a reference for the bake-off',
+          'note: shorter than the reference minimums (20 s warm-up, 3 windows and 30 s measured per process, 3 processes): not a reference for the bake-off',
         ]),
     ...r.figures.map(
       (f) =>
@@ -365,18 +311,23 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
 
 /** Registers `reference <contender...>` on `program`: options parsed and names checked before the machine lock, then reference(). */
 export function registerReference(program: Command, ctx: CliContext): void {
-  const m = REFERENCE_MINIMUMS;
+  const [r, s] = [REFERENCE_DEFAULTS.rotation, REFERENCE_DEFAULTS.solo];
   const c = program
     .command('reference')
     .description(
-      'the steady-state reference: each contender ALONE on the server core with wrk, a long warm-up, long windows, fresh server processes in ABBA order; requests/s and requests per CPU-second with intervals between processes (results/reference/<run-id>.json)',
+      'the steady-state reference: each contender ALONE on the server core with wrk, a long warm-up, long windows, fresh server processes (rotation blocks: every contender in the same minutes, one loaded at a time); requests/s and requests per CPU-second with intervals between processes (results/reference/<run-id>.json)',
     )
     .argument('<contender...>')
     .option('-s, --scenario <names>', 'scenario(s), comma-separated or repeated (default json)', list)
-    .option('--warmup <s>', 'warm-up seconds per server process (reference: ≥ 20)', String(m.warmupS))
-    .option('--windows <n>', 'measured windows per process (reference: ≥ 3)', String(m.windows))
-    .option('--window <s>', 'seconds per window (reference: ≥ 10)', String(m.windowS))
-    .option('--processes <n>', 'fresh server processes per contender, ABBA order (reference: ≥ 3)', String(m.processes))
+    .option(
+      '--design <name>',
+      'rotation (blocks: one fresh process of every contender, warmed alone, then windows in rotation) or solo (one process at a time, ABBA order)',
+      'rotation',
+    )
+    .option('--warmup <s>', `warm-up seconds per server process (default ${r.warmupS}; reference: ≥ 20)`)
+    .option('--windows <n>', `measured windows per process (default rotation ${r.windows}, solo ${s.windows}; reference: ≥ 3)`)
+    .option('--window <s>', `seconds per window (default rotation ${r.windowS}, solo ${s.windowS}; reference: ≥ 30 s per process)`)
+    .option('--processes <n>', `fresh server processes per contender: rotation blocks or ABBA rounds (default ${r.processes}; reference: ≥ 3)`)
     .option('--connections <n>', "wrk connections (default: the quick profile's)")
     .option('-q, --quiet', 'no progress lines');
   waitOption(c).action(async (names: string[], raw: Record<string, unknown>) => {

@@ -422,6 +422,8 @@ export interface ProfileOverrides {
   driver?: ConnectionDriver;
   /** `--duration`: one window, whole seconds. */
   durationS?: number;
+  /** `--warmup`: the warm-up of each server process, whole seconds ≥ 0. */
+  warmupS?: number;
   /** `--vus`: k6 VUs. */
   vus?: number;
   /** `--rate`: k6-rate's arrival rate, requests/s. */
@@ -432,7 +434,7 @@ export interface ProfileOverrides {
 
 /**
  * Applies the CLI's overrides to a profile: `driver` replaces a connection profile's driver,
- * `durationS` its window, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
+ * `durationS` its window, `warmupS` every profile's warm-up per server process, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
  * objective. The values come checked (cli/options.ts); this checks that each fits the profile's
  * driver or executor, and throws UserError naming the flag when one does not.
  */
@@ -450,6 +452,7 @@ export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
       throw new UserError(`--duration does not apply to ${p.name} (ramping stages are fixed)`);
     out = { ...out, durationS: o.durationS } as Profile;
   }
+  if (o.warmupS !== undefined) out = { ...out, warmupS: o.warmupS } as Profile;
   if (o.vus !== undefined) {
     if (out.driver !== 'k6' || out.executor === 'ramping-vus')
       throw new UserError(`--vus applies to the k6 profiles k6-vus, k6-rate and quick-k6, not ${p.name}`);

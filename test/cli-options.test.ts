@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { UserError } from '../harness/core/errors.ts';
-import { defaultRounds, getProfile, withOverrides } from '../harness/core/profiles.ts';
+import { defaultRounds, getProfile, interleaveOf, withOverrides } from '../harness/core/profiles.ts';
 import { EXIT } from '../harness/core/exit-codes.ts';
 import { acquireRunLock } from '../harness/lifecycle/lock.ts';
 import {
@@ -135,7 +135,11 @@ test('the profile overrides are typed before the profile sees them; the profile 
   const vus = withOverrides(getProfile('k6-vus'), { vus: 200, durationS: 4 });
   assert.ok(vus.driver === 'k6' && vus.vus === 200 && vus.durationS === 4);
   refuses(() => withOverrides(getProfile('quick'), { vus: 200 }), /^--vus applies to the k6 profiles/, 'vus on quick');
-  assert.equal(withOverrides(getProfile('quick'), { warmupS: 20 }).warmupS, 20, '--warmup replaces the warm-up per server process');
+  assert.equal(
+    withOverrides(getProfile('quick'), { warmupS: 20 }).warmupS,
+    20,
+    '--warmup replaces the warm-up per server process',
+  );
   refuses(
     () => withOverrides(getProfile('k6-ramp'), { durationS: 5 }),
     /^--duration does not apply to k6-ramp/,
@@ -184,8 +188,29 @@ test('selftest, ab, claims, reference and compare: their numbers', () => {
     'the default design: rotation blocks, 6 × 5 s windows',
   );
   assert.equal(referenceDesign({ design: 'solo' }).windowS, 10, "solo's own defaults");
-  refuses(() => referenceDesign({ design: 'abba' }), /^--design must be rotation or solo, got 'abba'/, 'reference --design');
-  refusesAll('--warmup', ['3x'], (v) => parseBenchOptions({ ...BENCH_RAW, warmup: v }), /--warmup must be a whole number of seconds from 0 to 600/);
+  refuses(
+    () => referenceDesign({ design: 'abba' }),
+    /^--design must be rotation or solo, got 'abba'/,
+    'reference --design',
+  );
+  refusesAll(
+    '--warmup',
+    ['3x'],
+    (v) => parseBenchOptions({ ...BENCH_RAW, warmup: v }),
+    /must be a whole number of seconds from 0 to 600/,
+  );
+  refusesAll(
+    '--slice',
+    ['5', '5001', '1.5'],
+    (v) => parseBenchOptions({ ...BENCH_RAW, slice: v }),
+    /must be a whole number of ms from 10 to 5000/,
+  );
+  assert.equal(interleaveOf(withOverrides(getProfile('quick'), { sliceMs: 500 }))?.sliceMs, 500, '--slice');
+  refuses(
+    () => withOverrides(getProfile('k6-vus'), { sliceMs: 500 }),
+    /^--slice applies to the profiles with interleaved rounds/,
+    'slice on k6',
+  );
   assert.equal(parseBenchOptions({ ...BENCH_RAW, warmup: '20' }).warmupS, 20, 'bench --warmup');
   const ref = (k: string) => (v: string) => referenceDesign({ [k]: v });
   refusesAll('--warmup', ['-1', '601', ...NOT_NUMBERS], ref('warmup'), /must be a number from 0 to 600/);

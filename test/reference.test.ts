@@ -264,7 +264,11 @@ test('`reference` in rotation blocks (short options): every contender per block,
     for (const w of p.windows) assert.ok(w.rps > 0 && (w.efficiency ?? 0) > 0 && w.errors === 0, JSON.stringify(w));
   }
   assert.deepEqual(
-    rec.ratios.map((x: { contender: string; rps: { n: number; ci95: unknown } }) => [x.contender, x.rps.n, !!x.rps.ci95]),
+    rec.ratios.map((x: { contender: string; rps: { n: number; ci95: unknown } }) => [
+      x.contender,
+      x.rps.n,
+      !!x.rps.ci95,
+    ]),
     [
       ['hono', 2, true],
       ['express', 2, true],

@@ -29,6 +29,7 @@ function benchOptions(c: Command): Command {
     .option('--node <majors>', 'Node.js majors to run the contenders on, e.g. 22,24,26 (default: the pinned 24)')
     .option('--duration <s>', "override the profile's window seconds (one measured trial)")
     .option('--warmup <s>', "override the profile's warm-up seconds per server process (quick: 1)")
+    .option('--slice <ms>', "override the interleaved rounds' slice, ms (quick: 100)")
     .option('--vus <n>', 'k6 profiles: VUs (k6-vus default 1000)')
     .option('--slo-p99 <ms>', "capacity profile: the p99 objective in ms (default: each scenario's sloP99Ms)")
     .option(

@@ -35,7 +35,6 @@ import {
 } from './option-rules.ts';
 import { CONNECTION_DRIVERS, type ConnectionDriver, getProfile, type ProfileOverrides } from '../core/profiles.ts';
 import { parseMajors } from '../lifecycle/node-runtime.ts';
-import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 
 export { list, OPTION_DEFAULTS, parseHost, parsePort, parseUrl } from './option-rules.ts';
@@ -55,6 +54,7 @@ const OVERRIDES = z.object({
     }),
   duration: numeric(DURATION),
   warmup: numeric(WARMUP),
+  slice: numeric([range('--slice', 10, 5000, true, 'a whole number of ms')]),
   vus: numeric([positive('--vus'), [isInt, (v) => `--vus is a whole number of VUs, at least 1; got '${v}'`]]),
   rate: numeric([positive('--rate')]),
   sloP99: numeric([
@@ -64,19 +64,28 @@ const OVERRIDES = z.object({
 });
 
 /**
- * `--driver`, `--duration`, `--warmup`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
+ * `--driver`, `--duration`, `--warmup`, `--slice`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
  * core/profiles.ts `withOverrides`. Throws UserError naming the first bad option.
  */
 export function parseProfileOverrides(raw: {
   driver?: string;
   duration?: string;
   warmup?: string;
+  slice?: string;
   vus?: string;
   rate?: string;
   sloP99?: string;
 }): ProfileOverrides {
   const o = parseWith(OVERRIDES, raw);
-  return defined({ driver: o.driver, durationS: o.duration, warmupS: o.warmup, vus: o.vus, rate: o.rate, sloP99Ms: o.sloP99 });
+  return defined({
+    driver: o.driver,
+    durationS: o.duration,
+    warmupS: o.warmup,
+    sliceMs: o.slice,
+    vus: o.vus,
+    rate: o.rate,
+    sloP99Ms: o.sloP99,
+  });
 }
 
 // --- bench and bench-all ---
@@ -192,6 +201,7 @@ const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
       nodeMajors: o.node,
       durationS: o.duration,
       warmupS: o.warmup,
+      sliceMs: o.slice,
       vus: o.vus,
       rate: o.rate,
       sloP99Ms: o.sloP99,
@@ -390,72 +400,14 @@ export function parseClaimsOptions(raw: Record<string, unknown>): ClaimsOpts {
   return { host, ...defined({ ...rest, durationS: duration }) };
 }
 
-// --- reference ---
+// --- reference: cli/reference-options.ts ---
 
-/** The validated design of a reference run. Seconds, counts. */
-export interface ReferenceDesign {
-  warmupS: number;
-  windows: number;
-  windowS: number;
-  processes: number;
-  connections: number;
-  /** `rotation`: blocks of every contender at once, windows in rotation; `ABBA`: solo processes (cli/reference-measure.ts). */
-  order: 'rotation' | 'ABBA';
-}
-
-/** The options of `reference`, typed: the scenarios and the run's design. */
-export interface ReferenceOpts {
-  scenario?: string[];
-  design: ReferenceDesign;
-  quiet?: boolean;
-  wait?: boolean;
-}
-
-const quickConnections = () => {
-  const quick = getProfile('quick');
-  return 'connections' in quick ? quick.connections : 100;
-};
-
-const REFERENCE_DESIGN = z.object({
-  design: z.enum(['rotation', 'solo'], { error: (i) => `--design must be rotation or solo, got '${String(i.input)}'` }).default('rotation'),
-  warmup: numeric([range('--warmup', 0, 600, false)]),
-  windows: numeric([range('--windows', 1, 50)]),
-  window: numeric([range('--window', 1, 600)]),
-  processes: numeric([range('--processes', 1, 20)]),
-  connections: numeric([range('--connections', 1, 10_000)]),
-});
-
-/**
- * The reference's design from the raw `--design`, `--warmup`, `--windows`, `--window`,
- * `--processes` and `--connections` (defaults: REFERENCE_DEFAULTS of the design, the quick
- * profile's connections). Throws UserError.
- */
-export function referenceDesign(raw: Record<string, unknown>): ReferenceDesign {
-  const o = parseWith(REFERENCE_DESIGN, raw);
-  const d = REFERENCE_DEFAULTS[o.design];
-  return {
-    warmupS: o.warmup ?? d.warmupS,
-    windows: o.windows ?? d.windows,
-    windowS: o.window ?? d.windowS,
-    processes: o.processes ?? d.processes,
-    connections: o.connections ?? quickConnections(),
-    order: o.design === 'rotation' ? 'rotation' : 'ABBA',
-  };
-}
-
-/** The options of `reference` from commander's raw values; throws UserError naming the first bad option. */
-export function parseReferenceOptions(raw: Record<string, unknown>): ReferenceOpts {
-  const design = referenceDesign(raw);
-  const o = parseWith(
-    z.object({
-      scenario: z.array(z.string()).optional(),
-      quiet: z.boolean().optional(),
-      wait: z.boolean().optional(),
-    }),
-    raw,
-  );
-  return { design, ...defined(o) };
-}
+export {
+  parseReferenceOptions,
+  type ReferenceDesign,
+  referenceDesign,
+  type ReferenceOpts,
+} from './reference-options.ts';
 
 // --- compare ---
 

@@ -25,13 +25,11 @@ import { buildTables } from '../analysis/tables.ts';
 import {
   type BakeoffRatio,
   compareWithReference,
-  processFigures,
   quietCheck,
   REFERENCE_DEFAULTS,
   REFERENCE_MINIMUMS,
   REFERENCE_TARGETS,
   type ReferenceProcess,
-  type ReferenceWindow,
   referenceFigure,
   referenceRatios,
 } from '../analysis/reference-stats.ts';
@@ -325,9 +323,18 @@ export function registerReference(program: Command, ctx: CliContext): void {
       'rotation',
     )
     .option('--warmup <s>', `warm-up seconds per server process (default ${r.warmupS}; reference: ≥ 20)`)
-    .option('--windows <n>', `measured windows per process (default rotation ${r.windows}, solo ${s.windows}; reference: ≥ 3)`)
-    .option('--window <s>', `seconds per window (default rotation ${r.windowS}, solo ${s.windowS}; reference: ≥ 30 s per process)`)
-    .option('--processes <n>', `fresh server processes per contender: rotation blocks or ABBA rounds (default ${r.processes}; reference: ≥ 3)`)
+    .option(
+      '--windows <n>',
+      `measured windows per process (default rotation ${r.windows}, solo ${s.windows}; reference: ≥ 3)`,
+    )
+    .option(
+      '--window <s>',
+      `seconds per window (default rotation ${r.windowS}, solo ${s.windowS}; reference: ≥ 30 s per process)`,
+    )
+    .option(
+      '--processes <n>',
+      `fresh server processes per contender: rotation blocks or ABBA rounds (default ${r.processes}; reference: ≥ 3)`,
+    )
     .option('--connections <n>', "wrk connections (default: the quick profile's)")
     .option('-q, --quiet', 'no progress lines');
   waitOption(c).action(async (names: string[], raw: Record<string, unknown>) => {

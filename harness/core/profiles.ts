@@ -424,6 +424,8 @@ export interface ProfileOverrides {
   durationS?: number;
   /** `--warmup`: the warm-up of each server process, whole seconds ≥ 0. */
   warmupS?: number;
+  /** `--slice`: the interleaved rounds' slice, ms. */
+  sliceMs?: number;
   /** `--vus`: k6 VUs. */
   vus?: number;
   /** `--rate`: k6-rate's arrival rate, requests/s. */
@@ -434,7 +436,8 @@ export interface ProfileOverrides {
 
 /**
  * Applies the CLI's overrides to a profile: `driver` replaces a connection profile's driver,
- * `durationS` its window, `warmupS` every profile's warm-up per server process, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
+ * `durationS` its window, `warmupS` every profile's warm-up per server process, `sliceMs` the
+ * interleaved rounds' slice, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
  * objective. The values come checked (cli/options.ts); this checks that each fits the profile's
  * driver or executor, and throws UserError naming the flag when one does not.
  */
@@ -453,6 +456,11 @@ export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
     out = { ...out, durationS: o.durationS } as Profile;
   }
   if (o.warmupS !== undefined) out = { ...out, warmupS: o.warmupS } as Profile;
+  if (o.sliceMs !== undefined) {
+    const il = interleaveOf(out);
+    if (!il) throw new UserError(`--slice applies to the profiles with interleaved rounds (quick, ab), not ${p.name}`);
+    out = { ...out, interleave: { ...il, sliceMs: o.sliceMs } } as Profile;
+  }
   if (o.vus !== undefined) {
     if (out.driver !== 'k6' || out.executor === 'ramping-vus')
       throw new UserError(`--vus applies to the k6 profiles k6-vus, k6-rate and quick-k6, not ${p.name}`);

@@ -76,7 +76,11 @@ export function parseProfileOverrides(raw: {
   rate?: string;
   sloP99?: string;
 }): ProfileOverrides {
-  const o = parseWith(OVERRIDES, raw);
+  return overridesOf(parseWith(OVERRIDES, raw));
+}
+
+/** The typed overrides from OVERRIDES' parsed fields (absent ones left out). */
+function overridesOf(o: z.output<typeof OVERRIDES>): ProfileOverrides {
   return defined({
     driver: o.driver,
     durationS: o.duration,
@@ -195,16 +199,10 @@ const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
     host: o.host,
     upstreamDelayMs: o.upstreamDelay,
     variants: o.variants,
+    ...overridesOf(o),
     ...defined({
       port: o.port,
-      driver: o.driver,
       nodeMajors: o.node,
-      durationS: o.duration,
-      warmupS: o.warmup,
-      sliceMs: o.slice,
-      vus: o.vus,
-      rate: o.rate,
-      sloP99Ms: o.sloP99,
       url: o.url,
       rounds,
       seed: o.seed,

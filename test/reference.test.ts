@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { mulberry32 } from '../harness/core/prng.ts';
+import { noBiasReading, noBiasText } from '../harness/analysis/reference-floor.ts';
 import {
   compareWithReference,
   ratioOfProcesses,
@@ -172,6 +173,97 @@ test('the bake-off against the reference: bias per row, median and max, rows who
   assert.equal(d.distinct, 1);
 });
 
+/**
+ * `n` rows on json whose bake-off ratio is the reference's × exp(gap_i), the bake-off's 95% CI
+ * ±`hb` and the reference's ±`hr` on the log scale; gaps drawn Normal(bias, σ²) with σ the gap's
+ * standard error, so `bias` 0 is an unbiased design.
+ */
+function simulatedCheck(rand: () => number, n: number, bias: number, hb = 0.06, hr = 0.09) {
+  const se = Math.hypot(hb, hr) / 1.96;
+  const ref = Array.from({ length: n }, (_, i) => ({
+    contender: `c${i}`,
+    scenario: 'json',
+    baseline: 'node-http',
+    rps: { figure: 0.5, ci95: [0.5 * Math.exp(-hr), 0.5 * Math.exp(hr)] as [number, number], n: 3 },
+    efficiency: null,
+  }));
+  const rows = ref.map((r) => {
+    const g = bias + se * Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+    const ratio = 0.5 * Math.exp(g);
+    return {
+      label: r.contender,
+      scenario: 'json',
+      baseline: 'node-http',
+      ratio,
+      ci95: [ratio * Math.exp(-hb), ratio * Math.exp(hb)] as [number, number],
+    };
+  });
+  return compareWithReference(rows, ref);
+}
+
+test('the noise floor: what an unbiased design reads against a reference, and Σz² tells a bias from noise', () => {
+  const rand = mulberry32(7);
+  // Floor: with gap SE s = √(0.06² + 0.09²) ÷ 1.96 ≈ 0.055, the median |e^g − 1| of an unbiased row is about 0.674 s.
+  const floor = noBiasReading(simulatedCheck(rand, 14, 0));
+  assert.ok(floor);
+  assert.equal(floor.rows, 14);
+  assert.ok(floor.medianBias > 0.03 && floor.medianBias < 0.045, `floor median ${floor.medianBias}`);
+  // The bake-off CI (±6%) covers a reference point that has its own ±9% noise in P(|Z| < 0.06 ÷ 0.055) ≈ 72% of rows.
+  assert.ok(floor.covered / 14 > 0.62 && floor.covered / 14 < 0.82, `covered ${floor.covered}`);
+  assert.ok(floor.pass < 0.05, `an unbiased design passes the targets in ${floor.pass} of runs with these intervals`);
+  // Σz² over unbiased rows: p < 0.05 in about 5% of runs; with a 12% bias on every row, in most runs.
+  let falseAlarms = 0;
+  let found = 0;
+  const runs = 400;
+  for (let i = 0; i < runs; i++) {
+    if ((noBiasReading(simulatedCheck(rand, 14, 0), 50)?.p ?? 1) < 0.05) falseAlarms++;
+    if ((noBiasReading(simulatedCheck(rand, 14, Math.log(0.88)), 50)?.p ?? 1) < 0.05) found++;
+  }
+  assert.ok(falseAlarms / runs > 0.02 && falseAlarms / runs < 0.09, `false alarms ${falseAlarms} of ${runs}`);
+  assert.ok(found / runs > 0.9, `a 12% bias found in ${found} of ${runs}`);
+  // The text says which.
+  const biased = noBiasReading(simulatedCheck(rand, 14, Math.log(0.7)));
+  assert.ok(biased);
+  assert.match(
+    noBiasText(biased),
+    /an unbiased design would read median \d+\.\d%, max \d+\.\d%, \d+\.\d of 14 covered, and pass the targets in \d+% of runs; Σz² \d+\.\d on 14 df \(p < 0\.001\): a bias beyond both intervals/,
+  );
+  const exact = compareWithReference(
+    [{ label: 'c0', scenario: 'json', baseline: 'node-http', ratio: 0.5, ci95: [0.47, 0.53] }],
+    [
+      {
+        contender: 'c0',
+        scenario: 'json',
+        baseline: 'node-http',
+        rps: { figure: 0.5, ci95: [0.45, 0.55], n: 3 },
+        efficiency: null,
+      },
+    ],
+  );
+  assert.match(
+    noBiasText(noBiasReading(exact) ?? assert.fail('no reading')),
+    /Σz² 0\.0 on 1 df \(p = 1\.000\): no bias beyond both intervals/,
+  );
+  // Rows without a reference interval give no reading.
+  assert.equal(
+    noBiasReading(
+      compareWithReference(
+        [{ label: 'c0', scenario: 'json', baseline: 'node-http', ratio: 0.5, ci95: [0.47, 0.53] }],
+        [
+          {
+            contender: 'c0',
+            scenario: 'json',
+            baseline: 'node-http',
+            rps: { figure: 0.5, ci95: null, n: 3 },
+            efficiency: null,
+          },
+        ],
+      ),
+    ),
+    null,
+  );
+});
+
 /** A bake-off cell on json of run `ra` with 6 interleaved rounds of efficiency `eff` (σ about 2%). */
 function cell(label: string, eff: number, seed: number, runId = 'ra'): CellResult {
   const rnd = mulberry32(seed);
@@ -213,7 +305,7 @@ test('the how-sure line gains the reference certificate when a record exists', (
   const v = buildView(snap, { now: new Date('2026-11-27T01:00:00Z') });
   assert.match(
     v.certainty,
-    /reference `ref1` \(each contender alone, steady state\): bias median \d+\.\d%, max \d+\.\d% over 2 rows; their 95% CIs cover the reference ratio in [0-2] of 2, [0-2] differ beyond both intervals \(targets ≤ 2\.0%, ≤ 5\.0%, ≥ 90%: (met|not met)\)/,
+    /reference `ref1` \(each contender alone, steady state\): bias median \d+\.\d%, max \d+\.\d% over 2 rows; their 95% CIs cover the reference ratio in [0-2] of 2, [0-2] differ beyond both intervals \(targets ≤ 2\.0%, ≤ 5\.0%, ≥ 90%: (met|not met)\)(; an unbiased design would read .* (no bias|a bias) beyond both intervals)?/,
   );
   const without = buildView({ ...snap, reference: null } as ReportSnapshot, { now: new Date('2026-11-27T01:00:00Z') });
   assert.doesNotMatch(without.certainty, /reference `/);

@@ -245,6 +245,10 @@ export interface ReferenceRowCheck {
   z: number | null;
   /** |z| > 1.96: the two figures differ beyond both intervals (a bias the two runs resolve). */
   distinct: boolean;
+  /** The standard error of the log gap, √(SE_bake-off² + SE_reference²); null when either side has no CI. */
+  gapSe: number | null;
+  /** Half the width of the bake-off's 95% CI on the log scale; null without a CI. */
+  halfWidth: number | null;
 }
 
 /** The bake-off against the reference over the rows both have. */
@@ -278,6 +282,8 @@ export function compareWithReference(
     const f = fig?.figure;
     if (!x || f === undefined || !(f > 0) || !(r.ratio > 0)) continue;
     const z = logGapZ(r.ratio, r.ci95, f, fig?.ci95 ?? null);
+    const sa = logSe(r.ci95);
+    const sb = logSe(fig?.ci95 ?? null);
     checks.push({
       label: r.label,
       scenario: r.scenario,
@@ -287,6 +293,8 @@ export function compareWithReference(
       covered: r.ci95 !== null && r.ci95[0] <= f && f <= r.ci95[1],
       z,
       distinct: z !== null && Math.abs(z) > 1.96,
+      gapSe: sa !== null && sb !== null ? Math.sqrt(sa ** 2 + sb ** 2) : null,
+      halfWidth: sa === null ? null : sa * 1.96,
     });
   }
   const biases = checks.map((c) => c.bias).sort((a, b) => a - b);

@@ -33,7 +33,7 @@ import {
   SEED,
   UPSTREAM_DELAY,
 } from './option-rules.ts';
-import { CONNECTION_DRIVERS, type ConnectionDriver, getProfile, type ProfileOverrides } from '../core/profiles.ts';
+import { CONNECTION_DRIVERS, type ConnectionDriver, type ProfileOverrides } from '../core/profiles.ts';
 import { parseMajors } from '../lifecycle/node-runtime.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 

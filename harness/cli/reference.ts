@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { noBiasReading, noBiasText } from '../analysis/reference-floor.ts';
 import { buildTables } from '../analysis/tables.ts';
 import {
   type BakeoffRatio,
@@ -303,6 +304,8 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
       ? `bias median ${pct(check.medianBias)}, max ${pct(check.maxBias)}; the 95% CI covers the reference ratio in ${check.covered} of ${check.rows.length} rows (targets: every row ≤ ${pct(t.maxBias)}, median ≤ ${pct(t.medianBias)}, ≥ ${Math.round(100 * t.covered)}% covered: ${check.met ? 'met' : 'not met'}; reference ${ref.runId}, unit ${unit === 'rps' ? 'requests/s' : 'requests per CPU-second'})`
       : `no row of run ${o.run} has a reference ratio in ${ref.runId}`,
   );
+  const floor = noBiasReading(check);
+  if (floor) lines.push(noBiasText(floor));
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }

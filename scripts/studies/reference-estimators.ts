@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { estimatorGaps } from '../../harness/analysis/estimator-agreement.ts';
+import { noBiasReading, noBiasText } from '../../harness/analysis/reference-floor.ts';
 import { compareWithReference, type ReferenceRatio } from '../../harness/analysis/reference-stats.ts';
 import { cellSamples } from '../../harness/analysis/stats.ts';
 import { buildTables, type RankedTable } from '../../harness/analysis/tables.ts';
@@ -96,5 +97,7 @@ for (const unit of ['rps', 'efficiency'] as const) {
     process.stdout.write(
       `${k} vs reference ${unit}: bias median ${pct(c.medianBias ?? 0)}, max ${pct(c.maxBias ?? 0)}; covered ${c.covered} of ${c.rows.length}; beyond both intervals ${c.distinct} of ${c.rows.length}: ${c.met ? 'met' : 'not met'}\n`,
     );
+    const floor = noBiasReading(c);
+    if (floor) process.stdout.write(`  ${noBiasText(floor)}\n`);
   }
 }

@@ -4,6 +4,7 @@
  * difference, the trials and rounds behind the figures, the noisy tables, the lower bounds and the
  * driver fidelity, joined into one sentence. Percentages are of ratios (0.074 → 7.4%).
  */
+import { noBiasReading, noBiasText } from '../../analysis/reference-floor.ts';
 import { compareWithReference, REFERENCE_TARGETS } from '../../analysis/reference-stats.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
 import type { TableView } from '../view.ts';
@@ -89,7 +90,9 @@ export function certaintyOf(
  * The how-sure line's second certificate: the overview's ratios to their baselines against the
  * newest steady-state reference (analysis/reference-stats.ts `compareWithReference`, its requests/s
  * ratios): "reference `ID`: bias median 1.2%, max 4.0% over 12 rows; their 95% CIs cover the
- * reference ratio in 11 of 12 (targets ≤ 2%, ≤ 5%, ≥ 90%: met)"; null without a record or a shared row.
+ * reference ratio in 11 of 12 (targets ≤ 2%, ≤ 5%, ≥ 90%: met)", then what an unbiased design would
+ * read against the same intervals and whether the gaps are beyond them (analysis/reference-floor.ts);
+ * null without a record or a shared row.
  */
 export function referenceText(ref: ReferenceRecord | null, overview: TableView[]): string | null {
   if (!ref) return null;
@@ -111,5 +114,6 @@ export function referenceText(ref: ReferenceRecord | null, overview: TableView[]
   const bias = `bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows`;
   const cover = `their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length}, ${c.distinct} differ beyond both intervals`;
   const targets = `targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'}`;
-  return `reference \`${ref.runId}\` (each contender alone, steady state): ${bias}; ${cover} (${targets})`;
+  const floor = noBiasReading(c);
+  return `reference \`${ref.runId}\` (each contender alone, steady state): ${bias}; ${cover} (${targets})${floor ? `; ${noBiasText(floor)}` : ''}`;
 }

@@ -459,8 +459,9 @@ const GUARD_MS = 100;
 
 /**
  * Watches tracked child `pid` (entry `t`) against `limits`: the kernel's verdict from the cgroup's
- * events where `kernel` says it enforces a limit, else the RSS and tasks of its processes every
- * GUARD_MS, killing all of them (group, cgroup or token carriers) once over. Sets `t.breach`.
+ * events where `kernel` says it enforces a limit (a refused fork is also read every GUARD_MS, before
+ * the RSS), else the RSS and tasks of its processes every GUARD_MS, killing all of them (group,
+ * cgroup or token carriers) once over. Sets `t.breach`.
  */
 function guardLimits(
   child: ChildProcess,
@@ -480,11 +481,18 @@ function guardLimits(
   if (kernel.memory && kernel.pids) return;
   const timer = setInterval(() => {
     if (hasExited(child) || t.breach) return clearInterval(timer);
-    const u = usageOf(trackedProcesses(pid, false));
-    if (!kernel.memory && u.rss > limits.memoryBytes)
-      t.breach = `exceeded its memory limit (${mib(limits.memoryBytes)}; ${mib(u.rss)} in use when the harness stopped it)`;
-    else if (!kernel.pids && u.tasks > limits.pids)
-      t.breach = `exceeded its process limit (${limits.pids} tasks; ${u.tasks} when the harness stopped it)`;
+    // A fork the kernel refused comes first: the RSS summed over the processes counts a child
+    // between its fork and its exec at its parent's size, so a forking server can look over its
+    // memory limit right after it reached its task limit.
+    if (kernel.pids) fromKernel();
+    if (!t.breach) {
+      // Tasks before RSS: the count is exact, the summed RSS is not (see above).
+      const u = usageOf(trackedProcesses(pid, false));
+      if (!kernel.pids && u.tasks > limits.pids)
+        t.breach = `exceeded its process limit (${limits.pids} tasks; ${u.tasks} when the harness stopped it)`;
+      else if (!kernel.memory && u.rss > limits.memoryBytes)
+        t.breach = `exceeded its memory limit (${mib(limits.memoryBytes)}; ${mib(u.rss)} in use when the harness stopped it)`;
+    }
     if (!t.breach) return;
     clearInterval(timer);
     signalGroup(child, 'SIGKILL');

@@ -281,9 +281,10 @@ export function compareWithReference(
     const fig = unit === 'rps' ? x?.rps : x?.efficiency;
     const f = fig?.figure;
     if (!x || f === undefined || !(f > 0) || !(r.ratio > 0)) continue;
-    const z = logGapZ(r.ratio, r.ci95, f, fig?.ci95 ?? null);
     const sa = logSe(r.ci95);
     const sb = logSe(fig?.ci95 ?? null);
+    const gapSe = sa !== null && sb !== null ? Math.sqrt(sa ** 2 + sb ** 2) : null;
+    const z = gapSe === null ? null : Math.log(r.ratio / f) / gapSe;
     checks.push({
       label: r.label,
       scenario: r.scenario,
@@ -293,7 +294,7 @@ export function compareWithReference(
       covered: r.ci95 !== null && r.ci95[0] <= f && f <= r.ci95[1],
       z,
       distinct: z !== null && Math.abs(z) > 1.96,
-      gapSe: sa !== null && sb !== null ? Math.sqrt(sa ** 2 + sb ** 2) : null,
+      gapSe,
       halfWidth: sa === null ? null : sa * 1.96,
     });
   }
@@ -316,12 +317,4 @@ export function compareWithReference(
 function logSe(ci: [number, number] | null): number | null {
   if (!ci || !(ci[0] > 0) || !(ci[1] > ci[0])) return null;
   return (Math.log(ci[1]) - Math.log(ci[0])) / (2 * 1.96);
-}
-
-/** ln(a ÷ b) over √(SE_a² + SE_b²) from the two 95% CIs; null when either has none. */
-function logGapZ(a: number, aCi: [number, number] | null, b: number, bCi: [number, number] | null): number | null {
-  const sa = logSe(aCi);
-  const sb = logSe(bCi);
-  if (sa === null || sb === null) return null;
-  return Math.log(a / b) / Math.sqrt(sa ** 2 + sb ** 2);
 }

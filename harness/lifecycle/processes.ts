@@ -41,7 +41,38 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  applyChildLimits,
+  CGROUP_PREFIX,
+  type ChildCgroups,
+  cgroupParent,
+  childCpuUs,
+  childPids,
+  childPopulated,
+  childProcsFiles,
+  freezeChild,
+  freezeKind,
+  type HarnessCgroups,
+  hasCgroup,
+  kernelBreach,
+  killChild,
+  killPids,
+  killV1,
+  makeChild,
+  makeV1Folders,
+  type ProcessLimits,
+  readKnob,
+  removeChild,
+  removeCgroupDir,
+  startTicks,
+  sweepStaleV1,
+  v1Parents,
+  v1Populated,
+  writeKnob,
+} from './cgroups.ts';
 import { processTree } from './ports.ts';
+
+export { cgroupParent, type ProcessLimits };
 
 const live = new Set<ChildProcess>();
 
@@ -55,18 +86,27 @@ export function orphanGuardPrefix(): string[] {
   return pdeathsig;
 }
 
-// The watchdog reads "+PGID" / "-PGID" lines, "H<cgroup folder>" and "T<token prefix>"; at end of
-// input it SIGKILLs the groups still listed, kills and removes the cgroup folder, and kills every
+// The watchdog reads "+PGID" / "-PGID" lines, "H<v2 cgroup folder>", "V<v1 cgroup folder>" and
+// "T<token prefix>"; at end of input it SIGKILLs the groups still listed, kills and removes the v2
+// folder, thaws, kills and removes each v1 folder's children and the folder, and kills every
 // process whose environment carries the token.
 const WATCHDOG_SCRIPT = `trap '' INT TERM HUP
-g=' '; h=''; t=''
+g=' '; h=''; t=''; v=''
 while IFS= read -r l; do
   case "$l" in
     +*) g="$g\${l#+} " ;;
     -*) n=" \${l#-} "; case "$g" in *"$n"*) g="\${g%%"$n"*} \${g#*"$n"}" ;; esac ;;
     H*) h="\${l#H}" ;;
+    V*) v="$v \${l#V}" ;;
     T*) t="\${l#T}" ;;
   esac
+done
+for d in $v; do
+  for c in "$d"/*/; do
+    [ -d "$c" ] || continue
+    [ -f "$c/freezer.state" ] && echo THAWED > "$c/freezer.state" 2>/dev/null
+    for p in $(cat "$c/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  done
 done
 for p in $g; do kill -9 "-$p" 2>/dev/null; done
 if [ -n "$h" ] && [ -d "$h" ]; then
@@ -83,6 +123,15 @@ if [ -n "$t" ]; then
     if grep -qa "BENCH_PROC_TOKEN=$t" "$f" 2>/dev/null; then p=\${f#/proc/}; kill -9 "\${p%/environ}" 2>/dev/null; fi
   done
 fi
+i=0
+while [ -n "$v" ] && [ $i -lt 100 ]; do
+  left=''
+  for d in $v; do
+    for c in "$d"/*/; do [ -d "$c" ] && rmdir "$c" 2>/dev/null; done
+    rmdir "$d" 2>/dev/null || left="$left $d"
+  done
+  v="$left"; i=$((i+1)); [ -n "$v" ] && sleep 0.05
+done
 exit 0`;
 
 let watchdog: ChildProcess | null | undefined;
@@ -111,122 +160,38 @@ export function watchdogPid(): number | null {
 }
 
 // ---------------------------------------------------------------------------------------------
-// cgroup v2 containment (see the module comment) and the environment-token fallback.
-
-const CGROUP_PREFIX = 'bakeoff-';
-
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot), or null when gone. */
-function startTicks(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The cgroup2 folder that holds this process's own cgroup (where the harness's per-run folders
- * go), from /proc/self/mountinfo and /proc/self/cgroup ("0::/path"); null off Linux or without
- * a cgroup2 mount.
- */
-export function cgroupParent(): string | null {
-  try {
-    const mount = fs
-      .readFileSync('/proc/self/mountinfo', 'utf8')
-      .split('\n')
-      .map((l) => l.split(' '))
-      .find((f) => f[f.indexOf('-') + 1] === 'cgroup2')?.[4];
-    const own = /^0::(.*)$/m.exec(fs.readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
-    if (!mount || own === undefined) return null;
-    return path.join(mount, own.replace(/ \(deleted\)$/, ''));
-  } catch {
-    return null;
-  }
-}
-
-/** Writes 1 to `<dir>/cgroup.kill` (SIGKILL to every process in it and its descendants); false when not possible. */
-function cgroupKill(dir: string): boolean {
-  try {
-    fs.writeFileSync(path.join(dir, 'cgroup.kill'), '1');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The pids in cgroup `dir` (not its descendants), [] when it is gone. */
-function cgroupPids(dir: string): number[] {
-  try {
-    return fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** True while cgroup `dir` or one of its descendants holds a process (cgroup.events `populated 1`). */
-function cgroupPopulated(dir: string): boolean {
-  try {
-    return /^populated 1$/m.test(fs.readFileSync(path.join(dir, 'cgroup.events'), 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Kills every process in cgroup `dir` and its descendants, waits (≤ `waitMs`) until it is
- * empty, and removes it (children first). True when the folder is gone.
- */
-async function destroyCgroup(dir: string, waitMs = 3000): Promise<boolean> {
-  if (!fs.existsSync(dir)) return true;
-  cgroupKill(dir);
-  const end = Date.now() + waitMs;
-  while (cgroupPopulated(dir) && Date.now() < end) await sleep(10);
-  return removeCgroupDir(dir);
-}
-
-/** rmdir of cgroup `dir` and its (empty) child cgroups; true when it is gone. */
-function removeCgroupDir(dir: string): boolean {
-  try {
-    for (const d of fs.readdirSync(dir, { withFileTypes: true }))
-      if (d.isDirectory()) removeCgroupDir(path.join(dir, d.name));
-    fs.rmdirSync(dir);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT';
-  }
-}
+// Containment (lifecycle/cgroups.ts: v2 and v1) and the environment-token fallback.
 
 /**
  * Kills and removes the `bakeoff-<pid>-<ticks>` cgroup folders (beside this harness's own
- * cgroup) whose harness is gone (pid dead, or reused: its start time differs). Returns the
- * folders removed. Safe to call at any time, from any harness: a live harness's folder is never
- * touched. Called at a harness's first spawn; lock.ts may call it too to name what it removed.
+ * cgroup, in the v2 tree `parent` and in every v1 hierarchy) whose harness is gone (pid dead, or
+ * reused: its start time differs). Returns the folders removed. Safe to call at any time, from any
+ * harness: a live harness's folder is never touched. Called at a harness's first spawn; lock.ts
+ * may call it too to name what it removed.
  */
 export function sweepStaleCgroups(parent: string | null = cgroupParent()): string[] {
-  if (!parent) return [];
+  const removed = sweepStaleV1();
+  if (!parent) return removed;
   let names: string[] = [];
   try {
     names = fs.readdirSync(parent);
   } catch {
-    return [];
+    return removed;
   }
-  const removed: string[] = [];
   for (const name of names) {
     const m = /^bakeoff-(\d+)-(\d+)$/.exec(name);
     if (!m || startTicks(Number(m[1])) === m[2]) continue;
     const dir = path.join(parent, name);
-    cgroupKill(dir);
-    for (let i = 0; i < 200 && cgroupPopulated(dir); i++) spawnSync('sleep', ['0.01']);
+    writeKnob(dir, 'cgroup.kill', '1');
+    for (let i = 0; i < 200 && /^populated 1$/m.test(readKnob(dir, 'cgroup.events') ?? ''); i++)
+      spawnSync('sleep', ['0.01']);
     if (removeCgroupDir(dir)) removed.push(dir);
   }
   return removed;
 }
 
-interface Containment {
-  /** The harness's cgroup folder, or null in the fallback. */
-  dir: string | null;
-  /** The token prefix `<pid>-<random>` of the children's BENCH_PROC_TOKEN (set in both modes; scanned in the fallback). */
+interface Containment extends HarnessCgroups {
+  /** The token prefix `<pid>-<random>` of the children's BENCH_PROC_TOKEN (set in every mode; scanned without cgroups). */
   token: string;
 }
 
@@ -237,11 +202,12 @@ let seq = 0;
 function contain(): Containment {
   if (containment) return containment;
   const token = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  const name = `${CGROUP_PREFIX}${process.pid}-${startTicks(process.pid)}`;
   let dir: string | null = null;
-  const parent = process.env.BENCH_CGROUP === 'off' ? null : cgroupParent();
+  const parent = cgroupParent();
+  sweepStaleCgroups(parent);
   if (parent) {
-    sweepStaleCgroups(parent);
-    const d = path.join(parent, `${CGROUP_PREFIX}${process.pid}-${startTicks(process.pid)}`);
+    const d = path.join(parent, name);
     try {
       fs.mkdirSync(d);
       if (fs.existsSync(path.join(d, 'cgroup.kill'))) dir = d;
@@ -250,27 +216,25 @@ function contain(): Containment {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') dir = d;
     }
   }
-  containment = { dir, token };
+  const v1 = makeV1Folders(v1Parents(), name);
+  containment = { v2: dir, v1, token };
+  if (dir) tellWatchdog(`H${dir}`);
+  for (const d of Object.values(v1)) tellWatchdog(`V${d}`);
   // The watchdog's environ scan (one grep per process) only where there is no cgroup to kill.
-  tellWatchdog(dir ? `H${dir}` : `T${token}-`);
+  if (!dir && !Object.keys(v1).length) tellWatchdog(`T${token}-`);
   return containment;
 }
 
-/** How tracked children are contained on this machine: `cgroup` (with its folder) or `environ` (the token fallback). */
-export function containmentInfo(): { kind: 'cgroup' | 'environ'; dir: string | null } {
+/** How tracked children are contained on this machine: `cgroup` (with its v2 folder, or null on v1 only) or `environ` (the token fallback). */
+export function containmentInfo(): { kind: 'cgroup' | 'environ'; dir: string | null; v1: string[] } {
   const c = contain();
-  return { kind: c.dir ? 'cgroup' : 'environ', dir: c.dir };
+  const v1 = Object.values(c.v1);
+  return { kind: c.v2 || v1.length ? 'cgroup' : 'environ', dir: c.v2, v1 };
 }
 
-/** The limits of a tracked child: memory in bytes (RSS), tasks (threads included). */
-export interface ProcessLimits {
-  memoryBytes: number;
-  pids: number;
-}
-
-/** Per child: its cgroup folder (or null), its environment token, and the limit it went over (or null). */
+/** Per child: its cgroups (or null), its environment token, and the limit it went over (or null). */
 interface TrackedChild {
-  cgroup: string | null;
+  cg: ChildCgroups | null;
   token: string;
   breach: string | null;
 }
@@ -300,26 +264,16 @@ function pidsWithToken(token: string): number[] {
   return out;
 }
 
-function killPids(pids: number[]): void {
-  for (const p of pids) {
-    try {
-      process.kill(p, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-}
-
 /**
- * Every process that belongs to tracked child `pid`: with cgroups exactly its cgroup's pids;
+ * Every process that belongs to tracked child `pid`: with cgroups exactly its cgroups' pids;
  * else its process tree (ports.ts `processTree`) plus, unless `tokens` is false (a cheaper read:
  * no scan of every process's environment), the processes carrying its token. `[pid]` for an
  * untracked pid that is alive.
  */
 export function trackedProcesses(pid: number, tokens = true): number[] {
   const t = byPid.get(pid);
-  if (t?.cgroup) {
-    const pids = cgroupPids(t.cgroup);
+  if (t?.cg) {
+    const pids = childPids(t.cg);
     if (pids.length) return pids;
   }
   const out = new Set(processTree(pid));
@@ -332,20 +286,15 @@ const USER_HZ = 100;
 
 /**
  * CPU time used so far by every process of tracked child `pid`, µs: with cgroups the cgroup's
- * `cpu.stat` `usage_usec` (µs resolution, exited threads and processes included, so the difference
- * over a window is exact); else the sum of utime + stime (10 ms ticks) over `trackedProcesses(pid)`,
- * which misses processes that exited during the window. null when nothing can be read (not Linux).
+ * counter (v2 `cpu.stat` usage_usec, v1 `cpuacct.usage`: exited threads and processes included,
+ * so the difference over a window is exact); else the sum of utime + stime (10 ms ticks) over
+ * `trackedProcesses(pid)`, which misses processes that exited during the window. null when
+ * nothing can be read (not Linux).
  */
 export function cpuUsageUs(pid: number): number | null {
   const t = byPid.get(pid);
-  if (t?.cgroup) {
-    try {
-      const m = /^usage_usec (\d+)$/m.exec(fs.readFileSync(path.join(t.cgroup, 'cpu.stat'), 'utf8'));
-      if (m?.[1]) return Number(m[1]);
-    } catch {
-      /* fall through to /proc */
-    }
-  }
+  const fromCgroup = t?.cg ? childCpuUs(t.cg) : null;
+  if (fromCgroup !== null) return fromCgroup;
   let ticks = 0;
   let read = false;
   for (const p of trackedProcesses(pid)) {
@@ -361,12 +310,23 @@ export function cpuUsageUs(pid: number): number | null {
   return read ? (ticks * 1e6) / USER_HZ : null;
 }
 
-/** Kills whatever is left of a child's containment (cgroup or token set) and removes its cgroup. */
+/** Kills every process of a child's cgroups and waits (≤ `waitMs`) until they are empty; then removes them. True when all are gone. */
+async function destroyChild(cg: ChildCgroups, waitMs = 3000): Promise<boolean> {
+  killChild(cg);
+  const end = Date.now() + waitMs;
+  while (childPopulated(cg) && Date.now() < end) {
+    await sleep(10);
+    killChild(cg); // a v1 cgroup has no atomic kill: a process forked meanwhile is killed too
+  }
+  return removeChild(cg);
+}
+
+/** Kills whatever is left of a child's containment (cgroups or token set) and removes its cgroups. */
 async function reap(child: ChildProcess): Promise<void> {
   const t = tracked.get(child);
   if (!t) return;
-  if (t.cgroup) {
-    if (await destroyCgroup(t.cgroup)) t.cgroup = null;
+  if (t.cg) {
+    if (await destroyChild(t.cg)) t.cg = null;
   } else {
     for (let i = 0; i < 5; i++) {
       const pids = pidsWithToken(`${t.token}\0`);
@@ -375,61 +335,11 @@ async function reap(child: ChildProcess): Promise<void> {
       await sleep(20);
     }
   }
-  if (child.pid !== undefined && !t.cgroup) byPid.delete(child.pid);
+  if (child.pid !== undefined && !t.cg) byPid.delete(child.pid);
 }
 
 /** "4096 MiB" for a byte count. */
 const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
-
-let controllers: { memory: boolean; pids: boolean } | undefined;
-/** Enables the cgroup2 memory and pids controllers for the children of `dir` (once); which ones it could. */
-function enableControllers(dir: string): { memory: boolean; pids: boolean } {
-  if (controllers) return controllers;
-  for (const c of ['memory', 'pids'])
-    try {
-      fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), `+${c}`);
-    } catch {
-      /* not available here: the guard watches this one */
-    }
-  let on = '';
-  try {
-    on = fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8');
-  } catch {
-    /* none */
-  }
-  controllers = { memory: /\bmemory\b/.test(on), pids: /\bpids\b/.test(on) };
-  return controllers;
-}
-
-/** Writes `value` to `<dir>/<file>`; false when it cannot. */
-function writeKnob(dir: string, file: string, value: string): boolean {
-  try {
-    fs.writeFileSync(path.join(dir, file), value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Applies `limits` to the child cgroup `dir` of the harness's folder `parent`; which ones the kernel now enforces. */
-function applyCgroupLimits(parent: string, dir: string, limits: ProcessLimits): { memory: boolean; pids: boolean } {
-  const on = enableControllers(parent);
-  const memory = on.memory && writeKnob(dir, 'memory.max', String(limits.memoryBytes));
-  if (memory) {
-    writeKnob(dir, 'memory.swap.max', '0'); // a limit swapped out is no limit on a host with swap
-    writeKnob(dir, 'memory.oom.group', '1'); // the whole server, not one of its processes
-  }
-  return { memory, pids: on.pids && writeKnob(dir, 'pids.max', String(limits.pids)) };
-}
-
-/** A counter of a cgroup `*.events` file (`oom_kill`, `max`), 0 when unreadable. */
-function cgroupEvent(dir: string, file: string, key: string): number {
-  try {
-    return Number(new RegExp(`^${key} (\\d+)$`, 'm').exec(fs.readFileSync(path.join(dir, file), 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
 
 /** RSS in bytes and tasks (threads) of `pids`, from /proc/<pid>/statm and stat. */
 function usageOf(pids: number[]): { rss: number; tasks: number } {
@@ -457,36 +367,32 @@ function pageBytes(): number {
 /** The guard's period, ms: how long a child may be over a limit the kernel does not enforce. */
 const GUARD_MS = 100;
 
+/** The breach clause of a limit the kernel enforced (kernelBreach's answer). */
+function kernelClause(which: 'memory' | 'pids', limits: ProcessLimits): string {
+  return which === 'memory'
+    ? `exceeded its memory limit (${mib(limits.memoryBytes)}; killed by the kernel, cgroup memory limit)`
+    : `reached its process limit (${limits.pids} tasks, cgroup pids.max: a fork or thread was refused)`;
+}
+
 /**
- * Watches tracked child `pid` (entry `t`) against `limits`: the kernel's verdict from the cgroup's
- * events where `kernel` says it enforces a limit (a refused fork is also read every GUARD_MS, before
- * the RSS), else the RSS and tasks of its processes every GUARD_MS, killing all of them (group,
- * cgroup or token carriers) once over. Sets `t.breach`.
+ * Watches tracked child `pid` (entry `t`) against `limits` every GUARD_MS: the kernel's counters
+ * where its cgroups enforce a limit (a refused fork first, then an OOM kill: the whole child is
+ * then killed, as v2's `memory.oom.group` would), else the tasks and RSS of its processes, killing
+ * all of them (group, cgroups or token carriers) once over. Sets `t.breach`.
  */
-function guardLimits(
-  child: ChildProcess,
-  pid: number,
-  t: TrackedChild,
-  limits: ProcessLimits,
-  kernel: { memory: boolean; pids: boolean },
-): void {
+function guardLimits(child: ChildProcess, pid: number, t: TrackedChild, limits: ProcessLimits): void {
+  const kernel = t.cg?.kernel ?? { memory: false, pids: false };
   const fromKernel = () => {
-    if (!t.cgroup || t.breach) return;
-    if (kernel.memory && cgroupEvent(t.cgroup, 'memory.events', 'oom_kill') > 0)
-      t.breach = `exceeded its memory limit (${mib(limits.memoryBytes)}; killed by the kernel, cgroup memory.max)`;
-    else if (kernel.pids && cgroupEvent(t.cgroup, 'pids.events', 'max') > 0)
-      t.breach = `reached its process limit (${limits.pids} tasks, cgroup pids.max: a fork or thread was refused)`;
+    const which = t.cg && !t.breach ? kernelBreach(t.cg) : null;
+    if (which) t.breach = kernelClause(which, limits);
   };
   child.once('exit', fromKernel);
-  if (kernel.memory && kernel.pids) return;
   const timer = setInterval(() => {
     if (hasExited(child) || t.breach) return clearInterval(timer);
-    // A fork the kernel refused comes first: the RSS summed over the processes counts a child
-    // between its fork and its exec at its parent's size, so a forking server can look over its
-    // memory limit right after it reached its task limit.
-    if (kernel.pids) fromKernel();
-    if (!t.breach) {
-      // Tasks before RSS: the count is exact, the summed RSS is not (see above).
+    fromKernel();
+    if (!t.breach && !(kernel.memory && kernel.pids)) {
+      // Tasks before RSS: the count is exact; the summed RSS counts a child between its fork and
+      // its exec at its parent's size, so a forking server can look over its memory limit first.
       const u = usageOf(trackedProcesses(pid, false));
       if (!kernel.pids && u.tasks > limits.pids)
         t.breach = `exceeded its process limit (${limits.pids} tasks; ${u.tasks} when the harness stopped it)`;
@@ -496,7 +402,7 @@ function guardLimits(
     if (!t.breach) return;
     clearInterval(timer);
     signalGroup(child, 'SIGKILL');
-    if (t.cgroup) cgroupKill(t.cgroup);
+    if (t.cg) killChild(t.cg);
     else killPids(trackedProcesses(pid, false));
   }, GUARD_MS);
   timer.unref();
@@ -511,8 +417,9 @@ export function limitBreach(pid: number): string | null {
   return byPid.get(pid)?.breach ?? null;
 }
 
-// Writes its own pid into the cgroup (argument 1), then execs the real command.
-const CGROUP_WRAPPER = 'echo $$ > "$1/cgroup.procs" 2>/dev/null; shift; exec "$@"';
+// Writes its own pid into each cgroup.procs file (the first argument counts them), then execs the real command.
+const CGROUP_WRAPPER =
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" 2>/dev/null; shift; n=$((n-1)); done; exec "$@"';
 
 /** True while any process of group `pgid` exists. */
 function groupExists(pgid: number): boolean {
@@ -524,55 +431,52 @@ function groupExists(pgid: number): boolean {
   }
 }
 
+/** Options of spawnTracked beyond node's: the child's limits and the CPUs its cgroup confines it to. */
+export interface TrackedOptions extends SpawnOptions {
+  limits?: ProcessLimits;
+  /** A CPU list ("1") the kernel confines the child to (cgroup cpuset) where it can; the caller still prefixes taskset. */
+  cpus?: string | null;
+}
+
 /**
- * Spawns `cmd args` in its own process group and its own cgroup (or with its environment
+ * Spawns `cmd args` in its own process group and its own cgroups (or with its environment
  * token), under the orphan guards of the module comment, and tracks it until it exits. A command
  * line that already starts with (or contains) `setpriv` is not wrapped in setpriv again. The
  * child's pid is that of `cmd` itself (the cgroup wrapper, setpriv and taskset exec). `limits`:
- * its memory and task limits (see the module comment; `limitBreach` tells when it went over).
+ * its memory and task limits (see the module comment; `limitBreach` tells when it went over);
+ * `cpus`: its cpuset.
  */
-export function spawnTracked(
-  cmd: string,
-  args: string[],
-  opts: SpawnOptions & { limits?: ProcessLimits } = {},
-): ChildProcess {
-  const { limits, ...spawnOpts } = opts;
+export function spawnTracked(cmd: string, args: string[], opts: TrackedOptions = {}): ChildProcess {
+  const { limits, cpus, ...spawnOpts } = opts;
   const c0 = contain();
   const token = `${c0.token}-${++seq}`;
-  let cgroup: string | null = null;
-  let kernel = { memory: false, pids: false };
-  if (c0.dir) {
-    const d = path.join(c0.dir, `c${seq}`);
-    try {
-      fs.mkdirSync(d);
-      cgroup = d;
-      if (limits) kernel = applyCgroupLimits(c0.dir, d, limits);
-    } catch {
-      cgroup = null;
-    }
-  }
+  let cg: ChildCgroups | null = makeChild(c0, `c${seq}`, cpus ?? null);
+  if (!hasCgroup(cg)) cg = null;
+  else if (limits) applyChildLimits(c0, cg, limits);
+  const files = cg ? childProcsFiles(cg) : [];
   const guard = cmd === 'setpriv' || args.includes('setpriv') ? [] : orphanGuardPrefix();
-  const wrap = cgroup ? ['sh', '-c', CGROUP_WRAPPER, 'bench-cgroup', cgroup] : [];
+  const wrap = files.length ? ['sh', '-c', CGROUP_WRAPPER, 'bench-cgroup', String(files.length), ...files] : [];
   const [c = cmd, ...a] = [...guard, ...wrap, cmd, ...args]; // never empty: `cmd` is in it
   const env = { ...(spawnOpts.env ?? process.env), BENCH_PROC_TOKEN: token };
   const child = spawn(c, a, { ...spawnOpts, env, detached: true });
   live.add(child);
   const pgid = child.pid;
-  const t: TrackedChild = { cgroup, token, breach: null };
+  const t: TrackedChild = { cg, token, breach: null };
   tracked.set(child, t);
   if (pgid !== undefined) {
     byPid.set(pgid, t);
-    if (limits) guardLimits(child, pgid, t, limits, kernel);
+    if (limits) guardLimits(child, pgid, t, limits);
     tellWatchdog(`+${pgid}`);
-    // A child under another uid cannot join the cgroup itself: move it from here (best effort).
-    if (cgroup && (opts.uid !== undefined || opts.gid !== undefined)) {
-      try {
-        fs.writeFileSync(path.join(cgroup, 'cgroup.procs'), String(pgid));
-      } catch {
-        /* it exited already */
+    // A child under another uid cannot join its cgroups itself: move it from here (best effort).
+    if (opts.uid !== undefined || opts.gid !== undefined)
+      for (const f of files) {
+        try {
+          fs.writeFileSync(f, String(pgid));
+        } catch {
+          /* it exited already */
+        }
       }
-    }
-  } else if (cgroup) removeCgroupDir(cgroup);
+  } else if (cg) removeChild(cg);
   const forget = () => {
     live.delete(child);
     if (pgid !== undefined && !groupExists(pgid)) tellWatchdog(`-${pgid}`);
@@ -606,6 +510,9 @@ export function hasExited(child: ChildProcess): boolean {
  * setsid descendants) and removes the cgroup. Resolves when all of it is gone.
  */
 export async function stopGroup(child: ChildProcess, graceMs = 3000): Promise<void> {
+  const cg = tracked.get(child)?.cg;
+  if (cg) freezeChild(cg, false); // a frozen process handles no SIGTERM
+  signalGroup(child, 'SIGCONT');
   if (hasExited(child)) {
     signalGroup(child, 'SIGKILL');
     await reap(child);
@@ -627,6 +534,18 @@ export async function stopGroup(child: ChildProcess, graceMs = 3000): Promise<vo
   }
 }
 
+/** The child folders of harness folder `dir` (absolute paths); [] when it is gone. */
+function subfolders(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => path.join(dir, d.name));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Stops every tracked child (SIGTERM, then SIGKILL after `graceMs`), then kills and removes
  * every cgroup of this harness (or every process carrying its token), including those of
@@ -635,31 +554,43 @@ export async function stopGroup(child: ChildProcess, graceMs = 3000): Promise<vo
 export async function stopAll(graceMs = 2000): Promise<void> {
   await Promise.all([...live].map((c) => stopGroup(c, graceMs)));
   if (!containment) return;
-  if (containment.dir) {
-    const dir = containment.dir;
-    let subs: string[] = [];
-    try {
-      subs = fs
-        .readdirSync(dir, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
-        .map((d) => path.join(dir, d.name));
-    } catch {
-      /* gone */
-    }
-    await Promise.all(subs.map((d) => destroyCgroup(d)));
-  } else killPids(pidsWithToken(`${containment.token}-`));
+  const c = containment;
+  if (!c.v2 && !Object.keys(c.v1).length) {
+    killPids(pidsWithToken(`${c.token}-`));
+    return;
+  }
+  const names = new Set(
+    [c.v2, ...Object.values(c.v1)].flatMap((d) => (d ? subfolders(d) : [])).map((d) => path.basename(d)),
+  );
+  const children = [...names].map(
+    (n): ChildCgroups => ({
+      v2: c.v2 ? path.join(c.v2, n) : null,
+      v1: Object.fromEntries(Object.entries(c.v1).map(([k, d]) => [k, path.join(d, n)])),
+      cpuset: null,
+      kernel: { memory: false, pids: false },
+    }),
+  );
+  await Promise.all(children.map((cg) => destroyChild(cg)));
 }
 
 /** Last-resort synchronous kill of every tracked group and cgroup (or token carrier), for `process.on('exit')`. */
 export function killAllSync(): void {
   for (const c of live) signalGroup(c, 'SIGKILL');
   if (!containment) return;
-  if (containment.dir) {
-    cgroupKill(containment.dir);
-    // The kill is asynchronous: remove what is already empty; the watchdog removes the rest.
-    for (let i = 0; i < 50 && cgroupPopulated(containment.dir); i++) spawnSync('sleep', ['0.01']);
-    removeCgroupDir(containment.dir);
-  } else killPids(pidsWithToken(`${containment.token}-`));
+  const { v2, v1, token } = containment;
+  if (!v2 && !Object.keys(v1).length) {
+    killPids(pidsWithToken(`${token}-`));
+    return;
+  }
+  if (v2) writeKnob(v2, 'cgroup.kill', '1');
+  for (const d of Object.values(v1)) killV1(d);
+  // The kill is asynchronous: remove what is already empty; the watchdog removes the rest.
+  const busy = () =>
+    (v2 !== null && /^populated 1$/m.test(readKnob(v2, 'cgroup.events') ?? '')) ||
+    Object.values(v1).some((d) => v1Populated(d));
+  for (let i = 0; i < 50 && busy(); i++) spawnSync('sleep', ['0.01']);
+  if (v2) removeCgroupDir(v2);
+  for (const d of Object.values(v1)) removeCgroupDir(d);
 }
 
 /**
@@ -792,4 +723,157 @@ export function watchLauncher(onGone: () => void, everyMs = 500): void {
     onGone();
   }, everyMs);
   timer.unref();
+}
+
+/**
+ * Pauses (`on`) or resumes every process of tracked child `pid`: its cgroup's freezer where it
+ * has one (v2 `cgroup.freeze`, v1 `freezer.state`: detached children included), else SIGSTOP /
+ * SIGCONT to its process group (an untracked pid: to its group, else to it). Returns how.
+ */
+export function pauseTracked(pid: number, on: boolean): 'cgroup-v2' | 'cgroup-v1' | 'signal' {
+  const cg = byPid.get(pid)?.cg;
+  const kind = cg ? freezeKind(cg) : null;
+  if (cg && kind && freezeChild(cg, on)) return kind === 'v2' ? 'cgroup-v2' : 'cgroup-v1';
+  const sig = on ? 'SIGSTOP' : 'SIGCONT';
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* gone */
+    }
+  }
+  return 'signal';
+}
+
+/**
+ * How tracked child `pid` is contained: `cpuset` (the cgroup version whose cpuset pins it, or
+ * null: taskset only, which the process can undo), `pause` (how pauseTracked stops it), `cpu`
+ * (where cpuUsageUs reads it), `limits` (`kernel` when its cgroups enforce memory and tasks,
+ * else `guard`: the harness polls every 100 ms). null for an untracked pid.
+ */
+export function containmentOf(pid: number): {
+  cpuset: 1 | 2 | null;
+  pause: 'cgroup-v2' | 'cgroup-v1' | 'signal';
+  cpu: 'cgroup' | 'proc';
+  limits: 'kernel' | 'guard';
+} | null {
+  const t = byPid.get(pid);
+  if (!t) return null;
+  const cg = t.cg;
+  const kind = cg ? freezeKind(cg) : null;
+  return {
+    cpuset: cg?.cpuset?.version ?? null,
+    pause: kind === 'v2' ? 'cgroup-v2' : kind === 'v1' ? 'cgroup-v1' : 'signal',
+    cpu: cg && childCpuUs(cg) !== null ? 'cgroup' : 'proc',
+    limits: cg?.kernel.memory && cg.kernel.pids ? 'kernel' : 'guard',
+  };
+}
+
+/** The process group of `pid` (field 5 of /proc/<pid>/stat), or null when gone. */
+function pgidOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return null;
+  }
+}
+
+/** The thread ids of `pid` whose allowed CPUs (/proc/<pid>/task/<tid>/status) include one of `cpus`. */
+function threadsOn(pid: number, cpus: ReadonlySet<number>): number[] {
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tids
+    .filter((tid) => {
+      try {
+        const line = /^Cpus_allowed_list:\s*(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
+        return (line?.[1] ?? '').split(',').some((part) => {
+          const [a = Number.NaN, b = a] = part.split('-').map(Number);
+          for (let c = a; c <= b; c++) if (cpus.has(c)) return true;
+          return false;
+        });
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** "pid 12, 13 and 1 more" for a failure reason. */
+function somePids(pids: number[]): string {
+  const shown = pids.slice(0, 3).join(', ');
+  return pids.length > 3 ? `pid ${shown} and ${pids.length - 3} more` : `pid ${shown}`;
+}
+
+/**
+ * What containment could not stop in tracked child `pid`, as clauses for a failure reason ([]
+ * when it is contained, or untracked): processes carrying its environment token outside its
+ * cgroups (they escape its pin, its pause and its CPU accounting) or, without cgroups, outside its
+ * process group (the pause's SIGSTOP does not reach them); and threads allowed on `clientCpus`
+ * (the load driver's cores: it re-pinned itself). A process that rewrites its environment escapes
+ * the first check: docs/faults.md, "Trust model".
+ */
+export function containmentBreaches(pid: number, clientCpus: readonly number[]): string[] {
+  const t = byPid.get(pid);
+  if (!t) return [];
+  const out: string[] = [];
+  const inside = new Set(trackedProcesses(pid, !t.cg));
+  if (t.cg) {
+    const outside = pidsWithToken(`${t.token}\0`).filter((p) => !inside.has(p));
+    if (outside.length)
+      out.push(
+        `processes left its cgroup (${somePids(outside)}): they escape its core, its pause and its CPU accounting`,
+      );
+  } else {
+    const apart = [...inside].filter((p) => pgidOf(p) !== pid);
+    if (apart.length)
+      out.push(
+        `processes left its process group (${somePids(apart)}): the pause (SIGSTOP to the group) does not reach them`,
+      );
+  }
+  if (clientCpus.length) {
+    const cpus = new Set(clientCpus);
+    const on = [...inside].flatMap((p) => threadsOn(p, cpus).map(() => p));
+    if (on.length)
+      out.push(
+        `${on.length} of its threads may run on the load driver's core (CPU ${[...cpus].join(',')}; ${somePids([...new Set(on)])}): it re-pinned itself`,
+      );
+  }
+  return out;
+}
+
+/**
+ * One clause for the run's CPU plan saying how servers are contained on this machine, from a
+ * probe cgroup pinned to `cpus` with limits (removed at once): e.g. "contained by cgroups: core by
+ * cpuset (v1), pause by freezing (v2), CPU from the cgroup's counter, memory and task limits by
+ * the kernel", or, without cgroups, the fallback and what it cannot stop.
+ */
+export function containmentNote(cpus: string | null): string {
+  const c = contain();
+  const probe = makeChild(c, `probe${++seq}`, cpus);
+  try {
+    if (!hasCgroup(probe))
+      return 'no cgroups here: pinned by taskset, paused by SIGSTOP to its process group, limits by a 100 ms guard (a server can undo the first two: the cells check it)';
+    const kernel = applyChildLimits(c, probe, { memoryBytes: 2 ** 30, pids: 512 });
+    const freeze = freezeKind(probe);
+    const parts = [
+      probe.cpuset
+        ? `core by cpuset (v${probe.cpuset.version})`
+        : cpus
+          ? 'core by taskset only (no cpuset here)'
+          : null,
+      freeze ? `pause by freezing (v${freeze === 'v2' ? 2 : 1})` : 'pause by SIGSTOP (no freezer here)',
+      childCpuUs(probe) !== null ? "CPU from the cgroup's counter" : 'CPU from /proc',
+      kernel.memory && kernel.pids ? 'memory and task limits by the kernel' : 'limits by a 100 ms guard (fallback)',
+    ];
+    return `contained by cgroups: ${parts.filter(Boolean).join(', ')}`;
+  } finally {
+    removeChild(probe);
+  }
 }

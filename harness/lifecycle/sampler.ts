@@ -36,6 +36,8 @@ export interface ResourceUse {
     rssSlopeSecondHalfBytesPerS?: number;
     samples: number;
     pinnedCores: number;
+    /** CPU-seconds of the server's cgroup per wall second of the window (its exact counter; scheduler/containment.ts judges it). */
+    cpuSPerS?: number;
   };
   client: { cpuPctAvg: number; cores: number };
   /** Requests served per CPU-second of the server. */

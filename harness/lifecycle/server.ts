@@ -1,7 +1,8 @@
 /**
  * Starting and stopping one contender server.
  *
- * `startServer` spawns the manifest's start command (pinned to the server cores) with HOST,
+ * `startServer` spawns the manifest's start command (pinned to the server cores: taskset, and the
+ * cgroup cpuset where the kernel offers one, which the process cannot leave) with HOST,
  * PORT, UPSTREAM_URL and NODE_ENV=production, sends its stdout/stderr to a log file, and polls
  * `GET /ping` until it answers 200. It throws StartError (with the log's tail) when the server
  * exits early or is not ready within the manifest's `readyTimeoutMs`, and UserError when the
@@ -152,7 +153,13 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   });
   const [cmd, ...args] = pinnedCommand(o.cpus, argv);
   const t0 = performance.now();
-  const child = spawnTracked(cmd, args, { cwd: m.dir, env, stdio: ['ignore', fd, fd], limits: o.limits });
+  const child = spawnTracked(cmd, args, {
+    cwd: m.dir,
+    env,
+    stdio: ['ignore', fd, fd],
+    limits: o.limits,
+    cpus: o.cpus,
+  });
   fs.closeSync(fd);
   let spawnError: Error | undefined;
   child.once('error', (e) => {

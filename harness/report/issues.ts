@@ -41,6 +41,7 @@ const ORDER: Record<Severity, number> = { critical: 0, major: 1, minor: 2 };
 
 /** Within a severity, rules in this order (a rule not listed comes last): what breaks the service first. */
 const RULE_ORDER = [
+  'uncontained',
   'crashed',
   'wrong-bodies',
   'failed-under-load',
@@ -93,6 +94,9 @@ function statusFindings(c: CellResult, add: Add, hint: string): boolean {
     case 'crashed':
       add('critical', 'crashed', 'crashed under load', `${reason}.${tail}`);
       return false;
+    case 'uncontained':
+      add('critical', 'uncontained', 'escaped its containment (not ranked)', `${reason}.${tail}`);
+      return true;
     case 'error':
       add('major', 'load-failed', 'load run failed', `${reason}.${tail}`);
       return true;

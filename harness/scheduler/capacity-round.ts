@@ -21,7 +21,7 @@ import type { CapacitySearch, CapacityStep, CapacitySummary, CellResult } from '
 import { judgeStep, searchCapacity } from './capacity-search.ts';
 import { loadJob } from './jobs.ts';
 import { type Entry, type GroupContext, liveServer, type OpenLoopChoice } from './scheduler-types.ts';
-import { runWindow, stopSampler } from './window.ts';
+import { runWindow, stopSampler, type WindowOutcome } from './window.ts';
 import type { CellSpec } from './plan.ts';
 
 /**
@@ -123,8 +123,31 @@ export function describeStep(s: CapacityStep): string {
 }
 
 /**
+ * The settle: an unrecorded open-loop step at SETTLE_SHARE of the first rate `start` (req/s), so
+ * the first recorded step follows an open-loop step, as every later step does. A failure here (a
+ * dead server) shows in the first step; an abort in the search. Nothing when `shape.settleS` is 0.
+ */
+async function settle(
+  openLoop: OpenLoopDriver,
+  job: ReturnType<typeof loadJob>,
+  start: number,
+  slo: number,
+  shape: CapacityShape,
+  timeoutS: number,
+  cpus: string | null,
+  signal: AbortSignal,
+): Promise<void> {
+  if (shape.settleS <= 0) return;
+  const rate = Math.max(1, Math.round(start * SETTLE_SHARE));
+  const connections = stepConnections(rate, slo, shape.openLoopConnections);
+  await openLoop
+    .step(job, { rate, durationS: shape.settleS, connections, timeoutS, cpus, signal })
+    .catch(() => undefined);
+}
+
+/**
  * Runs round `round` (1-based) of capacity cell `e`: the closed-loop peak window, then the
- * search. `out`: the peak window's measured fields, or the driver's error text (as runWindow);
+ * search. `out`: the peak window's outcome (runWindow's: measured fields, an escape, an error text);
  * `search`: the search (null when the peak window failed), its verdict `interrupted` when it
  * stopped early; `error`: why a step failed (driver error, server death), else null.
  */
@@ -134,12 +157,13 @@ export async function runCapacityRound(
   round: number,
   shape: CapacityShape,
   openLoop: OpenLoopDriver,
-): Promise<{ out: Partial<CellResult> | string; search: CapacitySearch | null; error: string | null }> {
+): Promise<{ out: WindowOutcome; search: CapacitySearch | null; error: string | null }> {
   const p = e.cell.profile;
   const out = await runWindow(e, ctx, p.durationS ?? 1, false);
-  if (typeof out === 'string' || ctx.signal.aborted || !out.load) return { out, search: null, error: null };
+  const peak = typeof out === 'object' && !('escaped' in out) ? out.load : undefined;
+  if (!peak || ctx.signal.aborted) return { out, search: null, error: null };
   const s = liveServer(e);
-  const peakRps = out.load.durationS > 0 ? out.load.requests.total / out.load.durationS : out.load.requestsPerSec.mean;
+  const peakRps = peak.durationS > 0 ? peak.requests.total / peak.durationS : peak.requestsPerSec.mean;
   const slo = sloOf(e.cell);
   const job = loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl);
   const signal = AbortSignal.any([ctx.signal, s.died]);
@@ -190,22 +214,7 @@ export async function runCapacityRound(
     );
   };
   const base = { sloP99Ms: slo, driver: openLoop.name, peakRps, capRps };
-  // The settle: an unrecorded open-loop step at SETTLE_SHARE of the first rate, so the first
-  // recorded step follows an open-loop step, as every later step does. A failure here
-  // (a dead server) shows in the first step; an abort in the search.
-  if (shape.settleS > 0) {
-    const rate = Math.max(1, Math.round(start * SETTLE_SHARE));
-    await openLoop
-      .step(job, {
-        rate,
-        durationS: shape.settleS,
-        connections: stepConnections(rate, slo, shape.openLoopConnections),
-        timeoutS: p.timeoutS,
-        cpus: ctx.cpuPlan.client,
-        signal,
-      })
-      .catch(() => undefined);
-  }
+  await settle(openLoop, job, start, slo, shape, p.timeoutS, ctx.cpuPlan.client, signal);
   try {
     const r = await searchCapacity({
       search: round,

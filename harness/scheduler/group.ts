@@ -26,7 +26,7 @@ import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE, type PhaseKind } from './progress.ts';
 import { roundOrders } from './rounds.ts';
 import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
-import { loopbackBreach, runWindow, verifyEntry } from './window.ts';
+import { escapedOf, loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 
@@ -234,11 +234,12 @@ async function warmOne(e: Entry, ctx: GroupContext, seconds: number, where: stri
   if (ctx.signal.aborted) return null;
   const died = e.server?.exitInfo();
   const wide = died ? null : loopbackBreach(e, where);
-  if (!died && !wide && typeof err !== 'string') return null;
-  const status: CellResult['status'] = died ? 'crashed' : 'error';
+  const escaped = died || wide ? null : escapedOf(err);
+  if (!died && !wide && !escaped && typeof err !== 'string') return null;
+  const status: CellResult['status'] = died ? 'crashed' : escaped ? 'uncontained' : 'error';
   return {
     status,
-    reason: died ? `server ${died} during ${where}` : (wide ?? `load driver failed in ${where}: ${err}`),
+    reason: died ? `server ${died} during ${where}` : (wide ?? escaped ?? `load driver failed in ${where}: ${err}`),
   };
 }
 
@@ -284,20 +285,21 @@ async function measureWindow(e: Entry, round: number, ctx: GroupContext, ops: Gr
   // A server killed by the interrupt (Ctrl-C reaches its process group too) did not crash.
   const died = ctx.signal.aborted ? null : liveServer(e).exitInfo();
   const wide = died ? null : loopbackBreach(e, `round ${round}`);
+  const escaped = died || wide ? null : escapedOf(out);
   const lost = await lostServices(e.cell, ctx);
   const trial: CellResult =
-    typeof out === 'string' || died || wide || c?.error
+    typeof out === 'string' || died || wide || escaped || c?.error
       ? {
           ...e.base,
           ...lost,
-          status: died ? 'crashed' : 'error',
+          status: died ? 'crashed' : escaped ? 'uncontained' : 'error',
           round,
           verification: e.verification,
           ...(c?.search ? { capacitySearch: c.search } : {}),
           failure: {
             reason: died
               ? `server ${died} during the load run`
-              : (wide ?? `load driver failed: ${typeof out === 'string' ? out : c?.error}`),
+              : (wide ?? escaped ?? `load driver failed: ${typeof out === 'string' ? out : c?.error}`),
             logTail: ops.tail(e),
           },
           finishedAt: new Date().toISOString(),

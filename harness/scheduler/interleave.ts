@@ -5,8 +5,9 @@
  * Why. On this host the speed of the server core drifts by 5–20% over a second or two, so two
  * solo windows measured seconds apart differ by that much whatever the stacks are. In an
  * interleaved round every live server of the group is driven AT ONCE, each by its own driver
- * window of the same length, and the scheduler keeps every server but one paused (SIGSTOP to the
- * server's process group): it resumes them in turn for `sliceMs` each (100 ms), in a new seeded
+ * window of the same length, and the scheduler keeps every server but one paused (its cgroup
+ * frozen, every process of it, detached ones included; SIGSTOP to its process group where no
+ * freezer is: lifecycle/processes.ts `pauseTracked`): it resumes them in turn for `sliceMs` each (100 ms), in a new seeded
  * shuffled order every cycle, for the whole window, so each server gets about `activeS` seconds.
  * A paused server's driver just waits for its answers (no CPU). Every server thus samples the same
  * seconds of the host's drift, and the drift cancels in the per-round ratio to the baseline (the
@@ -36,31 +37,24 @@ import { loadJob, lostServices } from './jobs.ts';
 import { shuffle } from './rounds.ts';
 import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
 import { loopbackBreach } from './window.ts';
+import { containmentBreach, FREEZE_SLACK_S } from './containment.ts';
+import { pauseTracked } from '../lifecycle/processes.ts';
 
 /** Wait after the last driver ended before the servers' CPU is read (they serve what was in flight), ms. */
 export const DRAIN_MS = 100;
 
-/** Sends `sig` to the process group `pid` leads (servers are spawned as group leaders); ignores a gone group. */
-function signalGroup(pid: number, sig: 'SIGSTOP' | 'SIGCONT'): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      /* gone */
-    }
-  }
-}
+/** Pauses (`true`) or resumes (`false`) one server. */
+type Pause = (on: boolean) => void;
 
 /**
- * The pause/resume state of one round: which entry's server runs, the server process group of
- * each entry, and each entry's unpaused time (ms). `register` pauses a server (SIGSTOP to its
- * process group) unless its entry is the active one; `switchTo` pauses the active server and
- * resumes the next; `resumeAll` resumes every server (the end of the slices, an abort).
+ * The pause/resume state of one round: which entry's server runs, how each entry's server is
+ * paused, and each entry's unpaused time (ms). `register` pauses a server unless its entry is the
+ * active one; `switchTo` pauses the active server and resumes the next; `resumeAll` resumes every
+ * server (the end of the slices, an abort). A server given by its pid is paused with
+ * lifecycle/processes.ts `pauseTracked` (its cgroup's freezer, else its process group's signals).
  */
 export class SliceGate {
-  private pids = new Map<Entry, number>();
+  private pids = new Map<Entry, Pause>();
   private active: Entry | null = null;
   private since = 0;
   readonly activeMs = new Map<Entry, number>();
@@ -71,19 +65,19 @@ export class SliceGate {
     this.now = now;
   }
 
-  /** The server of `e` (its process group leader `pid`): paused at once unless `e` is the active entry. */
-  register(e: Entry, pid: number): void {
-    this.pids.set(e, pid);
-    if (this.active !== e) signalGroup(pid, 'SIGSTOP');
+  /** The server of `e` (its pid, or its pause function): paused at once unless `e` is the active entry. */
+  register(e: Entry, server: number | Pause): void {
+    const pause: Pause = typeof server === 'number' ? (on) => void pauseTracked(server, on) : server;
+    this.pids.set(e, pause);
+    if (this.active !== e) pause(true);
   }
 
   /** Pauses the active entry's server (if another) and resumes `e`'s; the time is charged to the one that ran. */
   switchTo(e: Entry): void {
     this.charge();
     const prev = this.active ? this.pids.get(this.active) : undefined;
-    if (prev !== undefined && this.active !== e) signalGroup(prev, 'SIGSTOP');
-    const next = this.pids.get(e);
-    if (next !== undefined) signalGroup(next, 'SIGCONT');
+    if (prev !== undefined && this.active !== e) prev(true);
+    this.pids.get(e)?.(false);
     this.active = e;
   }
 
@@ -91,7 +85,7 @@ export class SliceGate {
   resumeAll(): void {
     this.charge();
     this.active = null;
-    for (const p of this.pids.values()) signalGroup(p, 'SIGCONT');
+    for (const pause of this.pids.values()) pause(false);
   }
 
   /** Charges the time since the last switch to the active entry. */
@@ -187,8 +181,9 @@ export async function runInterleavedRound(
   const [head] = order;
   if (head) gate.switchTo(head);
   for (const e of live) {
-    const pid = liveServer(e).pid;
-    if (pid !== null) gate.register(e, pid);
+    const s = liveServer(e);
+    if (s.pause) gate.register(e, s.pause);
+    else if (s.pid !== null) gate.register(e, s.pid);
   }
   const cpu0 = new Map(live.map((e) => [e, liveServer(e).cpuUs()]));
   const foreign0 = foreignSnapshot();
@@ -226,10 +221,13 @@ export async function runInterleavedRound(
   } finally {
     gate.resumeAll();
   }
+  const resumedAt = performance.now();
   const results = await Promise.all(runs);
   ctx.progress.close();
   if (ctx.signal.aborted) return false;
   await sleep(DRAIN_MS);
+  // Every server ran from resumedAt until its CPU is read below: allowed on top of its slices.
+  const sharedS = (performance.now() - resumedAt) / 1000 + FREEZE_SLACK_S;
   const foreign = foreignCpuS(foreign0, foreignSnapshot());
   const foreignShare = foreign === null ? null : foreign / ((performance.now() - roundT0) / 1000);
   const inFlight = p.connections * Math.max(1, p.pipelining);
@@ -239,13 +237,15 @@ export async function runInterleavedRound(
     const c0 = cpu0.get(e);
     const c1 = liveServer(e).cpuUs();
     const cpu = c0 === null || c0 === undefined || c1 === null ? null : c1 - c0;
-    const fig = r.out
-      ? pairedFigure(r.out, inFlight, cpu, (gate.activeMs.get(e) ?? 0) / 1000, live.length, shape.sliceMs)
-      : null;
+    const activeS = (gate.activeMs.get(e) ?? 0) / 1000;
+    const fig = r.out ? pairedFigure(r.out, inFlight, cpu, activeS, live.length, shape.sliceMs) : null;
     const paired = fig
       ? { ...fig, ...((use.instance ?? 1) > 1 ? { instance: use.instance ?? 1 } : {}), foreignShare }
       : fig;
-    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail);
+    const wallS = (performance.now() - roundT0) / 1000;
+    const used = cpu === null ? null : { cpuS: cpu / 1e6, wallS };
+    const escaped = containmentBreach(liveServer(e), ctx, `in interleaved round ${round}`, used, activeS + sharedS);
+    const trial = await pairedTrial(e, ctx, round, r.out, paired, r.error, tail, escaped);
     e.trials.push(trial);
     ctx.sink.writeTrial(trial, e.trials.length);
     if (trial.status !== 'ok') await stop(e);
@@ -263,13 +263,15 @@ async function pairedTrial(
   paired: PairedWindow | null,
   error: string | null,
   tail: (e: Entry) => string,
+  escapedWhy: string | null,
 ): Promise<CellResult> {
   const died = liveServer(e).exitInfo();
   const where = `interleaved round ${round}`;
   const wide = died ? null : loopbackBreach(e, where);
+  const escaped = died || wide ? null : escapedWhy;
   const lost = await lostServices(e.cell, ctx);
   const stamp = { round, verification: e.verification, finishedAt: new Date().toISOString() };
-  if (out && paired && !died && !wide) {
+  if (out && paired && !died && !wide && !escaped) {
     // The latency of a paused driver is not the server's: the histogram is dropped, never read.
     const load = { ...out, latencyHistogramUs: null, profile: e.cell.profile };
     const trial: CellResult = { ...e.base, ...lost, load, paired, status: 'ok', ...stamp };
@@ -279,8 +281,10 @@ async function pairedTrial(
   const reason = died
     ? `server ${died} during ${where}`
     : (wide ??
+      escaped ??
       (error
         ? `load driver failed in ${where}: ${error}`
         : `${where}: the server's CPU time could not be read, or it served no request`));
-  return { ...e.base, ...lost, status: died ? 'crashed' : 'error', failure: { reason, logTail: tail(e) }, ...stamp };
+  const status = died ? 'crashed' : escaped ? 'uncontained' : 'error';
+  return { ...e.base, ...lost, status, failure: { reason, logTail: tail(e) }, ...stamp };
 }

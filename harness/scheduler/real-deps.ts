@@ -11,6 +11,7 @@ import { findK6 } from '../drivers/k6.ts';
 import { resolveOpenLoop } from '../drivers/open-loop.ts';
 import { resolveDriver } from '../drivers/driver-registry.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
+import { containmentNote } from '../lifecycle/processes.ts';
 import { capLog } from '../lifecycle/logs.ts';
 import { engineProblem } from '../lifecycle/node-runtime.ts';
 import { openDatabase } from '../services/database.ts';
@@ -33,8 +34,9 @@ export function realDeps(o: {
   externalUrl?: string;
   upstreamDelayMs: number;
 }): RunDeps {
-  const cpuPlan = makeCpuPlan();
+  const plan = makeCpuPlan();
   const { externalUrl } = o;
+  const cpuPlan = externalUrl ? plan : { ...plan, note: `${plan.note}; ${containmentNote(plan.server)}` };
   return {
     cpuPlan,
     driver: resolveDriver(o.profile),

@@ -43,6 +43,18 @@ export interface TargetHandle {
    * Interleaved rounds (scheduler/interleave.ts) divide requests by its difference.
    */
   cpuUs(): number | null;
+  /**
+   * Pauses (`true`) or resumes the whole server for the interleaved rounds (lifecycle/processes.ts
+   * `pauseTracked`: its cgroup's freezer, else SIGSTOP/SIGCONT to its process group); absent for an
+   * external target, which is never paused.
+   */
+  pause?(on: boolean): void;
+  /**
+   * What containment could not stop, as failure clauses (lifecycle/processes.ts
+   * `containmentBreaches`: processes outside its cgroup or pause, threads allowed on `clientCpus`);
+   * absent or [] when contained.
+   */
+  escapes?(clientCpus: readonly number[]): string[];
   /** RSS of all of the server's processes now, bytes (lifecycle/memory.ts); absent or null when it cannot be read. */
   rssBytes?(): number | null;
   /** Stops the server and waits until its port is free; resolves with the time it took, ms. */

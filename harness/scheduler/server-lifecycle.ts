@@ -12,7 +12,7 @@ import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import { freePort } from '../lifecycle/ports.ts';
 import { contenderLimits, type ContenderLimits } from '../core/profiles.ts';
 import { serverRssBytes } from '../lifecycle/memory.ts';
-import { cpuUsageUs, type ProcessLimits } from '../lifecycle/processes.ts';
+import { containmentBreaches, cpuUsageUs, pauseTracked, type ProcessLimits } from '../lifecycle/processes.ts';
 import { logTail, StartError, startServer } from '../lifecycle/server.ts';
 import { needsDatabase } from './jobs.ts';
 import { StartFailure, type Lifecycle, type ServiceRefs } from './scheduler-types.ts';
@@ -68,6 +68,10 @@ export function localLifecycle(o: LocalOptions): Lifecycle {
           exitInfo: () => s.exitInfo(),
           died: died.signal,
           cpuUs: () => cpuUsageUs(s.pid),
+          pause: (on) => {
+            pauseTracked(s.pid, on);
+          },
+          escapes: (clientCpus) => containmentBreaches(s.pid, clientCpus),
           rssBytes: () => serverRssBytes(s.pid),
           async stop() {
             s.child.off('exit', onExit);

@@ -13,6 +13,7 @@ import type { WindowTick } from '../drivers/driver-types.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
 import { describeListeners, LOOPBACK_RULE, offLoopbackListeners } from '../lifecycle/server.ts';
 import type { CellResult } from '../store/results.ts';
+import { containmentBreach, cpuMeter } from './containment.ts';
 import { loadJob, runtimeValues } from './jobs.ts';
 import { type Entry, type GroupContext, liveServer } from './scheduler-types.ts';
 
@@ -84,21 +85,31 @@ export function stopSampler(
   return sampler.stop(requests, durationS, cores(ctx.cpuPlan.server), cores(ctx.cpuPlan.client), closedLoop);
 }
 
+/** What a window gives: its measured fields, `{ escaped }` (a containment breach: the reason), or the driver's error text. */
+export type WindowOutcome = Partial<CellResult> | { escaped: string } | string;
+
+/** The reason of an escaped window (runWindow's `{ escaped }`), else null. */
+export function escapedOf(out: WindowOutcome): string | null {
+  return typeof out === 'object' && 'escaped' in out && typeof out.escaped === 'string' ? out.escaped : null;
+}
+
 /**
- * One window (warm-up or measured); the measured result fields, or the driver's error text. A
- * measured window passes the driver's live samples to `ctx.progress` when it draws them.
+ * One window (warm-up or measured); the measured result fields, `{ escaped }` when the server
+ * broke its containment over it (scheduler/containment.ts: the reason), or the driver's error
+ * text. A measured window passes the driver's live samples to `ctx.progress` when it draws them.
  */
 export async function runWindow(
   e: Entry,
   ctx: GroupContext,
   durationS: number,
   warmup: boolean,
-): Promise<Partial<CellResult> | string> {
+): Promise<WindowOutcome> {
   const s = liveServer(e);
   const p = e.cell.profile;
   const rate = ctx.rate(e.cell);
   const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
   const sampler = new Sampler(warmup ? null : s.pid);
+  const meter = cpuMeter(s);
   try {
     const out = await ctx.driver.window(effective, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
       durationS,
@@ -114,7 +125,12 @@ export async function runWindow(
       rate,
       ...(!warmup && ctx.progress.wantsTicks() ? { onTick: (t: WindowTick) => ctx.progress.tick(t) } : {}),
     });
-    const resources = stopSampler(sampler, ctx, out.requests.total, out.durationS, isConnectionProfile(effective));
+    const use = meter();
+    const sampled = stopSampler(sampler, ctx, out.requests.total, out.durationS, isConnectionProfile(effective));
+    const resources =
+      sampled && use ? { ...sampled, server: { ...sampled.server, cpuSPerS: use.cpuS / use.wallS } } : sampled;
+    const escaped = containmentBreach(s, ctx, warmup ? 'in the warm-up' : 'in a measured window', use);
+    if (escaped) return { escaped };
     return { load: { ...out, profile: effective }, ...(resources ? { resources } : {}) };
   } catch (err) {
     sampler.stop(0, 1, 1, 1);

@@ -78,7 +78,8 @@ export interface DriverFidelity {
  * Outcome of one cell. Only `ok` cells are ranked. `skipped`: a tool or service it needs is
  * missing (k6, PostgreSQL); `unsupported`: the contender's engines exclude the Node version;
  * `load-failed`: it passed verification but failed under load (over 0.1% failed requests, or a
- * wrong body, summed over its trials: scheduler/aggregate.ts).
+ * wrong body, summed over its trials: scheduler/aggregate.ts); `uncontained`: its server escaped
+ * its core, its pause or its CPU accounting (scheduler/containment.ts).
  */
 export type CellStatus =
   | 'ok'
@@ -87,6 +88,7 @@ export type CellStatus =
   | 'build-failed'
   | 'start-failed'
   | 'crashed'
+  | 'uncontained'
   | 'error'
   | 'skipped'
   | 'unsupported';

@@ -68,6 +68,7 @@ export const CellFileSchema = z
       'build-failed',
       'start-failed',
       'crashed',
+      'uncontained',
       'error',
       'skipped',
       'unsupported',

@@ -13,6 +13,7 @@
  * takes the machine lock through cli/command-kit.ts), the results folder checked before every
  * command, and the mapping of every error to its exit code.
  */
+import { checkEnvironment } from './core/env.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -152,9 +153,10 @@ const WRITES_RESULTS = new Set([
   'leaderboard',
   'reference',
 ]);
-// Every command: a --results-dir that is not a folder (a file, /dev/null), or one a writer cannot
+// Every command: bad environment values (core/env.ts), then a --results-dir that is not a folder (a file, /dev/null), or one a writer cannot
 // write, is exit 2 in one line before anything runs (store/runs.ts `checkResultsDir`).
 program.hook('preAction', (_root, cmd) => {
+  checkEnvironment(); // every BENCH_* value, before any lock, run folder or process (core/env.ts)
   const opts = cmd.opts();
   const reportElsewhere = cmd.name() === 'leaderboard' && opts.out !== undefined;
   const writes = WRITES_RESULTS.has(cmd.name()) && !reportElsewhere && !opts.dryRun;

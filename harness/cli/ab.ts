@@ -16,6 +16,7 @@
  * the output). Runs go to `<results>/ab/runs/`, never into the leaderboard; the record (verdicts,
  * run id, wall time) to `<results>/ab/<run>.json`.
  */
+import { writableSubfolder } from '../store/links.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -148,7 +149,7 @@ export async function ab(g: Globals, name: string, o: AbOpts, signal: AbortSigna
   try {
     const refM = extractRef(m, o.ref, tmp);
     const a: Manifest = { ...m, env: { ...m.env, ...env } };
-    const own: Globals = { ...g, resultsDir: path.join(g.resultsDir, 'ab') };
+    const own: Globals = { ...g, resultsDir: writableSubfolder(g.resultsDir, 'ab') };
     const opts: BenchOpts = {
       scenario: o.scenario,
       profile: o.profile,

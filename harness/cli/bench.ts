@@ -275,7 +275,7 @@ async function benchRun(
   const fidelityS = opts.fidelityS;
   if (fidelityS && profile.driver === 'k6')
     throw new UserError(`the driver fidelity check compares connection drivers; ${profile.name} is a k6 profile`);
-  const abandoned = sweepAbandoned(g.resultsDir);
+  const abandoned = sweepAbandoned(g.resultsDir, note);
   if (abandoned.length)
     note(`marked ${abandoned.length} run(s) left running by a harness that died as abandoned: ${abandoned.join(', ')}`);
   const target = { port: opts.port, externalUrl: opts.url, upstreamDelayMs: opts.upstreamDelayMs };

@@ -18,6 +18,7 @@
  * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running: every server, the upstream
  * mock and the database are stopped in `finally` blocks, also on Ctrl-C.
  */
+import { writableSubfolder } from '../store/links.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -106,7 +107,7 @@ export async function reference(g: Globals, names: string[], o: ReferenceOpts, s
   };
   const plan = makeCpuPlan();
   const runId = newRunId();
-  const dir = path.join(g.resultsDir, 'reference');
+  const dir = writableSubfolder(g.resultsDir, 'reference');
   const x: RunCtx = {
     g,
     design,

@@ -7,6 +7,7 @@
  * Output paths: results/LEADERBOARD.md and results/leaderboard.html, or for one run
  * results/reports/<run-id>/ (or --out DIR), from the store (store/runs.ts `reportFiles`, `runReportDir`).
  */
+import { refuseLinks } from '../store/links.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import writeFileAtomic from 'write-file-atomic';
@@ -104,6 +105,7 @@ export function leaderboardCommand(
   const runId = opts.run ? snapshot.runs[0]?.meta.runId : undefined;
   const dir = runId ? path.resolve(opts.out ?? runReportDir(g.resultsDir, runId)) : g.resultsDir;
   const out = reportFiles(dir);
+  if (!(runId && opts.out)) for (const f of [out.markdown, out.html]) refuseLinks(g.resultsDir, f);
   const md = EXPORTERS.md.render(snapshot, { runId });
   const html = EXPORTERS.html.render(snapshot, { runId });
   if (runId && opts.out) writeReportFolder(opts.out, dir, { [out.markdown]: md, [out.html]: html });

@@ -30,6 +30,7 @@
  * the run ids, counts, rates, intervals, the run's median minimum detectable difference and the
  * wall time, to `<results>/selftest/<run>.json` through the store. Exit 0 unless a run fails.
  */
+import { writableSubfolder } from '../store/links.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
@@ -197,7 +198,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   const { copies, seed, fixture, scenarios } = selftestInputs(g, o);
   const log = (l: string) => process.stderr.write(`selftest: ${l}\n`);
   const t0 = performance.now();
-  const own: Globals = { ...g, resultsDir: path.join(g.resultsDir, 'selftest') };
+  const own: Globals = { ...g, resultsDir: writableSubfolder(g.resultsDir, 'selftest') };
   const common: BenchOpts = {
     scenario: scenarios,
     profile: o.profile,

@@ -14,6 +14,7 @@
  * the profiled windows, then per cell the attribution and per contender the difference from the
  * baseline (report/why-text.ts). A cell without a profile says "no profile: <why>".
  */
+import { writableSubfolder } from '../store/links.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type ProfileResult, readCpuProfile, samplerBias } from '../analysis/cpu-profile.ts';
@@ -31,14 +32,7 @@ import type { RunSummary } from '../scheduler/run.ts';
 import type { Profile } from '../core/profiles.ts';
 import type { CellResult } from '../store/results.ts';
 import { writeFolded } from '../store/flame-store.ts';
-import {
-  profileDirOf,
-  type SamplerCheck,
-  type WhyCell,
-  type WhyRecord,
-  whyResultsDir,
-  writeWhy,
-} from '../store/why-store.ts';
+import { profileDirOf, type SamplerCheck, type WhyCell, type WhyRecord, writeWhy } from '../store/why-store.ts';
 import { bench, load, precheckBench } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
 import { type BenchOpts, list, OPTION_DEFAULTS, parseHost, parseWhyOptions, type WhyOpts } from './options.ts';
@@ -140,7 +134,7 @@ export async function why(
     throw new UserError(
       `--against ${opts.against}: name it among the contenders too (e.g. \`just why A ${opts.against} --against ${opts.against}\`), so that it is profiled in the same run`,
     );
-  const own: Globals = { ...g, resultsDir: whyResultsDir(g.resultsDir) };
+  const own: Globals = { ...g, resultsDir: writableSubfolder(g.resultsDir, 'why') };
   const benchOpts = whyBenchOpts(opts);
   const profile = withOverrides(getProfile(opts.profile), benchOpts);
   let servers = new Map<string, ProfiledServer>();

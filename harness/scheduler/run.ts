@@ -12,6 +12,7 @@
  * `mode: 'verify'` is the same loop without load: no run folder, logs in a temp folder. Throws
  * UserError for bad input (a fixed port with several servers alive at once).
  */
+import { writableSubfolder } from '../store/links.ts';
 import fs from 'node:fs';
 import { ContractChecker } from '../contract/verify.ts';
 import { UserError } from '../core/errors.ts';
@@ -34,7 +35,7 @@ import { fidelityPlanMs, runFidelity } from './run-fidelity.ts';
 import { runFootprint } from './footprint-probes.ts';
 import { openResultSink } from './setup.ts';
 import { type ProfiledServer, profiledDeps } from './profiled.ts';
-import { profileDirOf, whyResultsDir } from '../store/why-store.ts';
+import { profileDirOf } from '../store/why-store.ts';
 import type { LoadDriver } from '../drivers/driver-types.ts';
 import type { GroupContext, Lifecycle, ResultSink, RunDeps, ToolCheck } from './scheduler-types.ts';
 
@@ -225,7 +226,7 @@ function openProfiled(run: Run, intervalUs: number): NonNullable<Run['profiled']
   const { o } = run;
   const p = profiledDeps(o.deps, { profileDir: profileDirOf, intervalUs });
   const { writer, sink } = openResultSink(
-    { ...o, resultsDir: whyResultsDir(o.resultsDir) },
+    { ...o, resultsDir: writableSubfolder(o.resultsDir, 'why') },
     'bench',
     o.deps.cpuPlan,
     1,

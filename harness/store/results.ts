@@ -6,6 +6,7 @@
  * into another run's folder, and readers skip (and report) files they cannot parse, so a crash
  * never leaves a file that breaks the leaderboard.
  */
+import { readsInside } from './links.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -590,6 +591,10 @@ export function readAllResults(resultsDir: string): {
   for (const id of ids) {
     const dir = path.join(runsDir, id);
     if (!isDir(dir)) continue;
+    if (!readsInside(resultsDir, dir)) {
+      out.warnings.push(`${dir}: a symbolic link out of the results folder, not read`);
+      continue;
+    }
     const m = readMetaFile(path.join(dir, 'meta.json'), out);
     if (!m) continue;
     out.runs.push({ ...m, state: effectiveState(m) });

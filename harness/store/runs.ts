@@ -16,6 +16,7 @@
  * Nothing read from a results folder decides what gets deleted: the harness's temp folders are
  * swept by their own naming scheme (lifecycle/lock.ts `sweepTempFolders`), never from meta.json.
  */
+import { linkBelow, readsInside, refuseLinks } from './links.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { asStorageError, type StorageError, UserError } from '../core/errors.ts';
@@ -79,6 +80,7 @@ export function openRun(resultsDir: string, init: RunInit, runId = newRunId()): 
   const dir = path.join(resultsDir, 'runs', runId);
   const metaFile = path.join(dir, 'meta.json');
   const refused = (e: unknown) => asStorageError(e, 'results', resultsDir);
+  refuseLinks(resultsDir, dir);
   try {
     mkdirp(path.join(resultsDir, 'runs'));
     fs.mkdirSync(dir); // throws EEXIST: a run never writes into another run's folder
@@ -231,7 +233,7 @@ export function listRuns(resultsDir: string): RunInfo[] {
     return [];
   }
   return ids
-    .filter((id) => isDir(path.join(runsDir, id)))
+    .filter((id) => isDir(path.join(runsDir, id)) && readsInside(resultsDir, path.join(runsDir, id)))
     .map((runId) => {
       const dir = path.join(runsDir, runId);
       const acc = { skipped: [] as string[], warnings: [] as string[] };
@@ -246,13 +248,21 @@ export function listRuns(resultsDir: string): RunInfo[] {
  * now another process: core/pid.ts) as `abandoned`. Call at the start of bench, holding the run
  * lock. Deletes nothing: a meta.json comes from a folder anyone may hand us (a PR, a CI artifact),
  * so no path read from it is acted on (the old `tempDirs` field is ignored); the harness's temp
- * folders are swept by name (lifecycle/lock.ts). Returns the run ids it marked; StorageError when
- * the results folder refuses the write.
+ * folders are swept by name (lifecycle/lock.ts). A run reached through a symbolic link is skipped
+ * with a line to `warn` (store/links.ts). Returns the run ids it marked; StorageError when the
+ * results folder refuses the write.
  */
-export function sweepAbandoned(resultsDir: string): string[] {
+export function sweepAbandoned(resultsDir: string, warn: (line: string) => void = () => {}): string[] {
   const marked: string[] = [];
   for (const r of listRuns(resultsDir)) {
     if (r.state !== 'abandoned' || !r.meta || r.meta.state === 'abandoned') continue;
+    const link = linkBelow(resultsDir, path.join(r.dir, 'meta.json'));
+    if (link) {
+      warn(
+        `not marking run ${r.runId} abandoned: ${link} is a symbolic link, and the harness never writes through one`,
+      );
+      continue;
+    }
     try {
       writeJsonAtomic(path.join(r.dir, 'meta.json'), { ...r.meta, state: 'abandoned' });
     } catch (e) {
@@ -393,6 +403,8 @@ export function saveBaseline(resultsDir: string, runRef: string, name: string): 
   const { dir } = readRun(resultsDir, runRef, 'run', true);
   const dest = path.join(resultsDir, 'baselines', name);
   const tmp = `${dest}.tmp-${process.pid}`;
+  refuseLinks(resultsDir, dest);
+  refuseLinks(resultsDir, tmp);
   try {
     mkdirp(path.dirname(dest));
     fs.rmSync(tmp, { recursive: true, force: true });

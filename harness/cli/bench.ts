@@ -11,6 +11,7 @@
  * (stdout) and errors (stderr). `--json`: NDJSON progress events on stdout, ending with run-end
  * (also when the command fails); the final table then goes to stderr (none with --quiet too).
  */
+import { terminalSafe } from '../core/terminal-text.ts';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
 import { UserError } from '../core/errors.ts';
@@ -332,7 +333,7 @@ export async function verify(g: Globals, names: string[], host: string, signal: 
     process.stdout.write(
       `${label}${started.length ? ` (started in ${Math.round(Math.min(...started))} ms)` : ''}${broken ? `: ${broken.status.toUpperCase()}: ${broken.failure?.reason ?? ''}` : ''}\n`,
     );
-    if (broken?.failure?.logTail) process.stdout.write(`${broken.failure.logTail}\n`);
+    if (broken?.failure?.logTail) process.stdout.write(`${terminalSafe(broken.failure.logTail)}\n`);
     for (const c of mine) {
       statuses.push(c.status === 'skipped' ? 'verify-failed' : c.status);
       if (!c.verification) continue;

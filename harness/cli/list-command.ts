@@ -2,9 +2,12 @@
  * The `list` command: the contenders (with their variants and tags), the scenarios and the load
  * profiles, one a line, on stdout.
  */
+import { EXIT } from '../core/exit-codes.ts';
+import { loadScenarios } from '../contract/scenarios.ts';
+import { loadManifestsLenient } from '../core/manifest.ts';
+import { terminalSafe } from '../core/terminal-text.ts';
 import type { Command } from 'commander';
 import { DEFAULT_PROFILE, measuredSeconds, PROFILES, type Profile } from '../core/profiles.ts';
-import { load } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP } from './command-kit.ts';
 
 /** A profile's load shape in one phrase, e.g. "native: 100 connections, pipelining 1, 1 s warm-up, 1 s measured". */
@@ -20,9 +23,16 @@ function describeProfile(p: Profile): string {
   return `${p.driver}: ${shape}, ${p.warmupS} s warm-up, ${measuredSeconds(p)} s measured`;
 }
 
-/** Writes the contenders, scenarios and profiles to stdout; throws UserError on a bad manifest or scenario file. */
+/**
+ * Writes the contenders (a bad contender folder as an error line among them), scenarios and
+ * profiles to stdout; exit 2 afterwards when a folder was bad. Throws UserError on a bad scenario file.
+ */
 function listAll(g: Globals): void {
-  const { scenarios, manifests } = load(g);
+  const scenarios = loadScenarios(g.scenariosDir);
+  const { manifests, errors } = loadManifestsLenient(
+    g.contendersDir,
+    scenarios.map((s) => s.name),
+  );
   const out: string[] = ['Contenders:'];
   for (const m of manifests) {
     out.push(
@@ -35,6 +45,8 @@ function listAll(g: Globals): void {
     for (const [v, spec] of Object.entries(m.variants))
       out.push(`  ${`${m.name} +${v}`.padEnd(24)} variant: ${spec.description}`);
   }
+  // A bad folder does not hide the good ones: its error, first line and the rest indented.
+  for (const e of errors) out.push(`  ! ${e.message.split('\n').join('\n    ')}`);
   out.push('', 'Scenarios:');
   for (const s of scenarios)
     out.push(
@@ -45,7 +57,8 @@ function listAll(g: Globals): void {
     out.push(
       `  ${p.name.padEnd(14)} ${describeProfile(p)} — ${p.description} (${p.source})${p.name === DEFAULT_PROFILE ? ' [default]' : ''}`,
     );
-  process.stdout.write(`${out.join('\n')}\n`);
+  process.stdout.write(`${terminalSafe(out.join('\n'))}\n`); // manifests are contender text
+  if (errors.length) process.exitCode = EXIT.usage;
 }
 
 /** Registers `list` on `program`. */

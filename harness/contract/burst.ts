@@ -12,7 +12,10 @@
  * stops early after 20 failures.
  */
 import http from 'node:http';
-import { fetchOnce } from './http.ts';
+import { describeError, fetchOnce } from './http.ts';
+
+/** The most bytes of one burst response kept (1 MiB, over any scenario's body): with 100 connections in flight the burst holds at most 100 MiB. */
+export const BURST_MAX_BYTES = 2 ** 20;
 import type { ContractChecker } from './verify.ts';
 import type { ConcreteRequest, ParamValues, Scenario } from './scenarios.ts';
 
@@ -74,11 +77,18 @@ export async function burstCheck(o: BurstOptions): Promise<BurstResult> {
       const v = pick(next++);
       const label = `${v.request.method} ${v.request.path}`;
       try {
-        const res = await fetchOnce(o.baseUrl, v.request, timeoutMs, agent, o.bodyTimeoutMs ?? timeoutMs);
+        const res = await fetchOnce(
+          o.baseUrl,
+          v.request,
+          timeoutMs,
+          agent,
+          o.bodyTimeoutMs ?? timeoutMs,
+          BURST_MAX_BYTES,
+        );
         const verdict = o.checker.checkResponse(o.scenario, v.params, res);
         if (verdict.level === 'fail') fail(`${label}: ${verdict.reasons.join('; ')}`);
       } catch (e) {
-        fail(`${label}: ${(e as Error).message}`);
+        fail(`${label}: ${describeError(e)}`);
       }
       done++;
     }

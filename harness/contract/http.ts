@@ -5,6 +5,13 @@
  */
 import http from 'node:http';
 
+/**
+ * The most bytes of one response the harness keeps (16 MiB): far above any scenario's body (the
+ * largest, GraphQL introspection, is well under 1 MiB), so a server that sends without end fails
+ * with the figure instead of filling the harness's memory.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 2 ** 20;
+
 /** A response as the verifier needs it: status, lower-cased headers, raw body bytes. */
 export interface ResponseLike {
   status: number;
@@ -19,9 +26,11 @@ export interface ResponseLike {
  * Deadlines, for the whole response and not only between bytes (a body that trickles a byte a
  * second, or never ends, is cut): the complete response within `timeoutMs` (default 5000 ms) of
  * the request, and once its head has come, the rest of the body within `bodyTimeoutMs` (default
- * `timeoutMs`) of the head, whichever is sooner. Rejects with an Error saying which deadline
- * passed ("no response within 5000 ms"; "the body did not end within 1000 ms of the response head
- * (status 200, body still open)") or on a socket error; the connection is destroyed.
+ * `timeoutMs`) of the head, whichever is sooner. A body over `maxBytes` (default
+ * MAX_RESPONSE_BYTES) is cut too. Rejects with an Error saying which deadline or cap passed ("no
+ * response within 5000 ms"; "the body did not end within 1000 ms of the response head (status
+ * 200, body still open)"; "the body passed 16 MiB …") or on a socket error (with its code, e.g.
+ * HPE_INVALID_CONSTANT); the connection is destroyed.
  */
 export function fetchOnce(
   baseUrl: string,
@@ -29,6 +38,7 @@ export function fetchOnce(
   timeoutMs = 5000,
   agent: http.Agent | false = false,
   bodyTimeoutMs = timeoutMs,
+  maxBytes = MAX_RESPONSE_BYTES,
 ): Promise<ResponseLike & { body: Buffer }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -65,6 +75,14 @@ export function fetchOnce(
       res.on('data', (c: Buffer) => {
         chunks.push(c);
         bytes += c.length;
+        if (bytes > maxBytes && !late) {
+          chunks.length = 0; // nothing of it is kept
+          cut(
+            new Error(
+              `the body passed ${Math.round(maxBytes / 2 ** 20)} MiB (${bytes} bytes so far, status ${res.statusCode}): the harness caps a response at that size`,
+            ),
+          );
+        }
       });
       res.on('end', () => {
         clearTimeout(timer);
@@ -76,4 +94,22 @@ export function fetchOnce(
     r.on('error', fail);
     r.end(req.body);
   });
+}
+
+/**
+ * True for an error that says the peer speaks something the harness's HTTP/1.1 client cannot
+ * read, rather than "not listening yet": an llhttp parse error (`HPE_*`: a Content-Length shorter
+ * than the body, an HTTP/2 (h2c) preface or frame, a TLS record), a reset or hang-up on an open
+ * connection (an HTTPS-only port), a protocol error (EPROTO).
+ */
+export function isProtocolError(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code ?? '';
+  return code.startsWith('HPE_') || code === 'ECONNRESET' || code === 'EPROTO';
+}
+
+/** An error as one clause: its message and, when it has one, its code ("Parse Error: Expected HTTP/ (HPE_INVALID_CONSTANT)"). */
+export function describeError(e: unknown): string {
+  const err = e as NodeJS.ErrnoException | null;
+  const msg = err?.message ?? String(e);
+  return err?.code && !msg.includes(err.code) ? `${msg} (${err.code})` : msg;
 }

@@ -26,7 +26,7 @@ import {
   type RuntimeValues,
   type Scenario,
 } from './scenarios.ts';
-import { fetchOnce, type ResponseLike } from './http.ts';
+import { describeError, fetchOnce, type ResponseLike } from './http.ts';
 
 export type { ResponseLike };
 
@@ -204,7 +204,7 @@ export async function verifyScenario(
       verdicts.push(v);
       bodies.push(res.body.toString());
     } catch (e) {
-      verdicts.push({ level: 'fail', reasons: [`${req.method} ${req.path}: ${(e as Error).message}`] });
+      verdicts.push({ level: 'fail', reasons: [`${req.method} ${req.path}: ${describeError(e)}`] });
     }
   }
   if (s.response.body.deterministic && verdicts.every((v) => v.level !== 'fail')) {
@@ -216,7 +216,7 @@ export async function verifyScenario(
           reasons: ['body differs between two requests; the contract asks for a deterministic body'],
         });
     } catch (e) {
-      verdicts.push({ level: 'fail', reasons: [(e as Error).message] });
+      verdicts.push({ level: 'fail', reasons: [describeError(e)] });
     }
   }
   return mergeVerdicts(verdicts);

@@ -16,6 +16,18 @@ import { z } from 'zod';
 import { UserError } from './errors.ts';
 import { formatZodError } from './zod-format.ts';
 
+/** A valid contender name (and so folder name): lower-case letters, digits and dashes, not starting with a dash. */
+export const CONTENDER_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/** The nearest valid contender name to `folder` ("My Stack" → "my-stack"); '' when nothing is left. */
+export function suggestName(folder: string): string {
+  return folder
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/-{2,}/g, '-');
+}
+
 const Env = z.record(
   z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'environment variable names are UPPER_SNAKE_CASE'),
   z.string(),
@@ -24,7 +36,7 @@ const Env = z.record(
 export const ManifestSchema = z.strictObject({
   $schema: z.string().optional(),
   /** Must equal the folder name. */
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  name: z.string().regex(CONTENDER_NAME, 'lower-case letters, digits and dashes'),
   displayName: z.string().min(1),
   description: z.string().optional(),
   tags: z
@@ -126,6 +138,12 @@ export function loadManifest(dir: string, knownScenarios: string[]): Manifest {
   if (!parsed.success) throw new UserError(`${file}: bad manifest\n${formatZodError(parsed.error)}`);
   const m = parsed.data;
   const folder = path.basename(dir);
+  if (!CONTENDER_NAME.test(folder)) {
+    const better = suggestName(folder) || 'my-stack';
+    throw new UserError(
+      `${file}: bad folder name '${folder}': a contender's folder and name use lower-case letters, digits and dashes only. Rename the folder to '${better}' and set "name": "${better}".`,
+    );
+  }
   if (m.name !== folder)
     throw new UserError(`${file}: bad manifest\n  - name: is '${m.name}', expected the folder name '${folder}'`);
   const reserved = reservedEnvFields(m);
@@ -170,12 +188,32 @@ function checkPackageJson(dir: string): void {
   if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg)) throw new UserError(`${file}: not a JSON object. ${fix}`);
 }
 
-/** Loads every contender under `contendersDir` (folders not starting with `_` or `.`), sorted by name. */
+/** Loads every contender under `contendersDir` (folders not starting with `_` or `.`), sorted by name; the first bad one throws its UserError. */
 export function loadManifests(contendersDir: string, knownScenarios: string[]): Manifest[] {
+  const { manifests, errors } = loadManifestsLenient(contendersDir, knownScenarios);
+  if (errors[0]) throw errors[0];
+  return manifests;
+}
+
+/**
+ * Like loadManifests, but a bad contender folder does not hide the good ones: the valid manifests
+ * and one UserError per bad folder (`list` shows both). UserError when the folder is missing.
+ */
+export function loadManifestsLenient(
+  contendersDir: string,
+  knownScenarios: string[],
+): { manifests: Manifest[]; errors: UserError[] } {
   if (!fs.existsSync(contendersDir)) throw new UserError(`contenders folder ${contendersDir} does not exist`);
-  return fs
-    .readdirSync(contendersDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith('_') && !d.name.startsWith('.'))
-    .map((d) => loadManifest(path.join(contendersDir, d.name), knownScenarios))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  const manifests: Manifest[] = [];
+  const errors: UserError[] = [];
+  for (const d of fs.readdirSync(contendersDir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!d.isDirectory() || d.name.startsWith('_') || d.name.startsWith('.')) continue;
+    try {
+      manifests.push(loadManifest(path.join(contendersDir, d.name), knownScenarios));
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+      errors.push(e);
+    }
+  }
+  return { manifests: manifests.sort((a, b) => a.name.localeCompare(b.name)), errors };
 }

@@ -61,3 +61,40 @@ export function capLog(file: string, maxHeadBytes = MIB, maxTailBytes = MIB): nu
   fs.renameSync(tmp, file);
   return cut;
 }
+
+/**
+ * Caps server log `file` while the server appends to it: every `everyMs` (default 250 ms), once
+ * the file is over `maxBytes` (default 8 MiB), it keeps the first `headBytes` and the last
+ * `tailBytes` (1 MiB each) with a cut line between them, truncating the file in place so that the
+ * server's next appends (its descriptor is O_APPEND) follow them. A flood of 50 MB/s thus never
+ * holds more than about maxBytes + 13 MB on disk; capLog still caps the file at stop. Returns the
+ * function that stops watching (the timer does not keep the process alive).
+ */
+export function capWhileWritten(
+  file: string,
+  o: { everyMs?: number; maxBytes?: number; headBytes?: number; tailBytes?: number } = {},
+): () => void {
+  const { everyMs = 250, maxBytes = 8 * MIB, headBytes = MIB, tailBytes = MIB } = o;
+  let cut = 0;
+  const timer = setInterval(() => {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(file, 'r+');
+      const size = fs.fstatSync(fd).size;
+      if (size <= maxBytes) return;
+      const tail = readRange(fd, size - tailBytes, tailBytes);
+      cut += size - headBytes - tailBytes;
+      const line = Buffer.from(
+        `\n[bench: ${cut} bytes cut from this log while the server wrote it; the harness keeps the first ${headBytes} and the last bytes]\n`,
+      );
+      fs.ftruncateSync(fd, headBytes);
+      fs.writeSync(fd, Buffer.concat([line, tail]), 0, line.length + tail.length, headBytes);
+    } catch {
+      /* gone or not ours: nothing to cap */
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

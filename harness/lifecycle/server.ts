@@ -20,7 +20,8 @@
  * Environment: only PATH, HOME, LANG, TMPDIR and TZ pass from the harness's own environment;
  * DATABASE_URL reaches a server only through `o.env` (the scheduler sets it for a cell that needs
  * the database), never from the harness's environment.
- * `stop()` caps the log at its first and last MiB (logs.ts `capLog`, idempotent).
+ * The log is capped while the server writes it (logs.ts `capWhileWritten`: at 8 MiB), and `stop()`
+ * caps it at its first and last MiB (logs.ts `capLog`, idempotent).
  *
  * Limits: `o.limits` (core/profiles.ts `contenderLimits`) bound the server's memory and tasks
  * (processes.ts); a server stopped for going over says so in `exitInfo()` ("exceeded its memory
@@ -32,7 +33,10 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Manifest } from '../core/manifest.ts';
 import { UserError } from '../core/errors.ts';
-import { fetchOnce } from '../contract/http.ts';
+import { describeError, fetchOnce, isProtocolError } from '../contract/http.ts';
+
+/** Unreadable answers in a row (parse errors, resets) after which readiness gives up at once. */
+export const PROTOCOL_STRIKES = 3;
 import {
   type Argv,
   hasExited,
@@ -45,7 +49,7 @@ import {
   trackedProcesses,
 } from './processes.ts';
 import { describePortHolder, isPortFree, listeningAddresses, waitPortFree, type Listener } from './ports.ts';
-import { capLog } from './logs.ts';
+import { capLog, capWhileWritten } from './logs.ts';
 
 export class StartError extends Error {
   logTail: string;
@@ -161,6 +165,8 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     cpus: o.cpus,
   });
   fs.closeSync(fd);
+  const stopCap = capWhileWritten(o.logFile);
+  child.once('exit', stopCap);
   let spawnError: Error | undefined;
   child.once('error', (e) => {
     spawnError = e;
@@ -174,6 +180,8 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
   };
   const baseUrl = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}`;
   const deadline = t0 + m.readyTimeoutMs;
+  let last = 'no answer yet';
+  let unreadable = 0; // protocol errors in a row (contract/http.ts isProtocolError)
   for (;;) {
     const died = exitInfo();
     if (died) {
@@ -184,14 +192,28 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     try {
       const res = await fetchOnce(baseUrl, { method: 'GET', path: '/ping' }, 1000);
       if (res.status === 200) break;
-    } catch {
-      /* not listening yet */
+      last = `it answered status ${res.status}`;
+      unreadable = 0;
+    } catch (e) {
+      const refused = (e as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+      last = refused ? 'connection refused (not listening yet)' : describeError(e);
+      unreadable = isProtocolError(e) ? unreadable + 1 : 0;
+    }
+    // The same kind of unreadable answer 3 times: a server that speaks no plain HTTP/1.1 here
+    // (h2c only, TLS only, a wrong Content-Length) will not start to; say so now, not in 30 s.
+    if (unreadable >= PROTOCOL_STRIKES) {
+      await stopGroup(child, 1000);
+      capLog(o.logFile);
+      throw new StartError(
+        `${m.name} answers GET /ping in a way the harness's HTTP/1.1 client cannot read: ${last} (${PROTOCOL_STRIKES} times in a row). Serve plain HTTP/1.1 (no TLS, no HTTP/2 only) on the HOST and PORT the harness passes`,
+        logTail(o.logFile),
+      );
     }
     if (performance.now() > deadline) {
       await stopGroup(child, 1000);
       capLog(o.logFile);
       throw new StartError(
-        `${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms`,
+        `${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms; the last try: ${last}`,
         logTail(o.logFile),
       );
     }

@@ -14,6 +14,8 @@ import type { GroupContext, TargetHandle } from './scheduler-types.ts';
 export const ONE_CORE = 1.05;
 /** Extra CPU-seconds an interleaved round allows a server: a freeze takes effect within about a millisecond per slice. */
 export const FREEZE_SLACK_S = 0.1;
+/** Intervals shorter than this (s) are not judged by their CPU: a counter's and a timer's granularity dominate them. */
+export const MIN_JUDGED_S = 0.25;
 
 /** CPU-seconds per wall second of a server over an interval: what `cpuMeter` read. */
 export interface CpuUse {
@@ -52,7 +54,8 @@ function serverCores(ctx: GroupContext): number {
  * Why server `s` was not contained `when` ("in round 2"), or null: more CPU than its cores over
  * `use` (`allowedS`: the seconds it was allowed to run, default the wall time; an interleaved
  * round passes its unpaused time plus FREEZE_SLACK_S), processes outside its cgroup or its pause,
- * threads allowed on the driver's cores (TargetHandle `escapes`).
+ * threads allowed on the driver's cores (TargetHandle `escapes`). Only servers the harness
+ * contains are judged (a handle with `escapes`); an interval under MIN_JUDGED_S is not judged by CPU.
  */
 export function containmentBreach(
   s: TargetHandle,
@@ -61,12 +64,14 @@ export function containmentBreach(
   use: CpuUse | null,
   allowedS?: number,
 ): string | null {
-  const clauses = [...(s.escapes?.(clientCores(ctx)) ?? [])];
+  if (!s.escapes) return null; // not a server the harness contains (an external target)
+  const clauses = [...s.escapes(clientCores(ctx))];
   const cores = serverCores(ctx);
-  const allowed = (allowedS ?? use?.wallS ?? 0) * cores * ONE_CORE;
-  if (use && allowed > 0 && use.cpuS > allowed)
+  const allowedWall = allowedS ?? use?.wallS ?? 0;
+  const allowed = allowedWall * cores * ONE_CORE;
+  if (use && use.wallS >= MIN_JUDGED_S && use.cpuS > allowed)
     clauses.unshift(
-      `used ${use.cpuS.toFixed(2)} CPU-s in ${(allowedS ?? use.wallS).toFixed(2)} s it was allowed to run, more than its ${cores === 1 ? 'one core' : `${cores} cores`}`,
+      `used ${use.cpuS.toFixed(2)} CPU-s in ${allowedWall.toFixed(2)} s it was allowed to run, more than its ${cores === 1 ? 'one core' : `${cores} cores`}`,
     );
   return clauses.length ? `escaped its containment ${when}: ${clauses.join('; ')}` : null;
 }

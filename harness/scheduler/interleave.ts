@@ -216,7 +216,7 @@ export async function runInterleavedRound(
     for (const [i, e] of order.entries()) {
       if (ctx.signal.aborted || ended > 0 || performance.now() >= endAt) break;
       if (i > 0) gate.switchTo(e);
-      await sleep(Math.min(shape.sliceMs, endAt - performance.now()));
+      await sleep(Math.max(0, Math.min(shape.sliceMs, endAt - performance.now())));
     }
   } finally {
     gate.resumeAll();

@@ -29,6 +29,7 @@
  * of a cell is its requests/s (the geometric mean of its trials; for a capacity cell its sustainable rate) or null, `interval` its kind (ci95, range,
  * none) or null; `reason` why a cell is not ok, else null. run-end comes from the CLI with its exit code.
  */
+import { terminalSafe } from '../core/terminal-text.ts';
 import type { WindowTick } from '../drivers/driver-types.ts';
 
 /** `3m07s`. */
@@ -210,7 +211,7 @@ const CLEAR_LINE = '\r\x1b[2K';
 export function createProgressSink(o: SinkOptions = {}): ProgressSink {
   const err = o.err ?? process.stderr;
   const toErr = (l: string) => {
-    err.write(`${l}\n`);
+    err.write(`${terminalSafe(l)}\n`); // labels and reasons carry contender text
   };
   if (o.json) {
     const out = o.out ?? process.stdout;
@@ -338,7 +339,7 @@ class TextSink implements ProgressSink {
       w.rps !== null ? ` · ${fmtRps(w.rps)} req/s` : last !== undefined ? ` · last window ${fmtRps(last)} req/s` : '';
     const head = `[${e.window}/${e.windows}] ${e.label}${e.round !== null ? ` · round ${e.round}/${e.rounds}` : ''}`;
     const tail = ` · ${done.toFixed(1)}/${e.durationS} s, ${(e.durationS - done).toFixed(1)} s left${rate}   elapsed ${fmtDuration(e.elapsedMs + ms)}, ETA ${fmtDuration(Math.max(0, e.etaMs - ms))}`;
-    this.tty.stream.write(`${CLEAR_LINE}${fit(head, tail, this.tty.stream.columns)}`);
+    this.tty.stream.write(`${CLEAR_LINE}${fit(terminalSafe(head), tail, this.tty.stream.columns)}`);
   }
 }
 

@@ -15,6 +15,7 @@
  * columns. Colour (`color`, default off) through picocolors; `terminalSettings` decides both for a
  * stream from the TTY, $COLUMNS, NO_COLOR and FORCE_COLOR.
  */
+import { terminalSafe } from '../../core/terminal-text.ts';
 import pc from 'picocolors';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
 import { whyTerminal } from '../why-text.ts';
@@ -399,6 +400,7 @@ export const terminalExporter: Exporter = {
           .flatMap((l) => (l ? wrap(l, width) : [l]))
           .join('\n')}`
       : '';
-    return renderTerminalView(buildView(snapshot, options), options) + fitted;
+    // Names, reasons and log tails are contender text: no escape but colour reaches the terminal.
+    return terminalSafe(renderTerminalView(buildView(snapshot, options), options) + fitted);
   },
 };

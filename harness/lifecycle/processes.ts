@@ -127,6 +127,7 @@ i=0
 while [ -n "$v" ] && [ $i -lt 100 ]; do
   left=''
   for d in $v; do
+    [ -d "$d" ] || continue
     for c in "$d"/*/; do [ -d "$c" ] && rmdir "$c" 2>/dev/null; done
     rmdir "$d" 2>/dev/null || left="$left $d"
   done

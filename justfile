@@ -127,7 +127,8 @@ unit_tests := (
     "test/export.test.ts test/how-sure.test.ts test/manifest.test.ts test/node-matrix.test.ts " +
     "test/progress.test.ts test/report-capacity.test.ts test/report.test.ts test/scheduler.test.ts " +
     "test/selftest.test.ts test/stats-property.test.ts test/store.test.ts test/table-model.test.ts " +
-    "test/terminal-report.test.ts test/tiers.test.ts test/why-table.test.ts test/foreign-cpu.test.ts"
+    "test/terminal-report.test.ts test/tiers.test.ts test/why-table.test.ts test/foreign-cpu.test.ts " +
+    "test/faults-edges.test.ts"
 )
 # Integration: real servers on real sockets, the load drivers (wrk, autocannon, k6, oha),
 # PostgreSQL, Chromium, copies of the repository, the fault cases.
@@ -141,7 +142,7 @@ integration_tests := (
     "test/graphql.test.ts test/graphql-suite.test.ts test/html.test.ts test/interleave.test.ts " +
     "test/k6.test.ts test/lifecycle.test.ts test/new-contender.test.ts test/open-loop.test.ts " +
     "test/postgres.test.ts test/report-overview.test.ts test/verifier.test.ts test/why.test.ts " +
-    "test/wrk.test.ts"
+    "test/wrk.test.ts test/faults-containment.test.ts test/faults-errors.test.ts"
 )
 
 # The checks, then the optional tools (just tools), then the tests on real servers, PostgreSQL, autocannon, wrk, k6 (README command 2, and CI's; a test whose tool is missing is skipped with the reason).

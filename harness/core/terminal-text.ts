@@ -7,7 +7,7 @@
 
 // ESC-introduced sequences: CSI (ESC [ … final byte), OSC (ESC ] … BEL or ST), other two-byte escapes.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matches escape sequences to remove them
-const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?/g;
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -~]?/g;
 // C0 controls but tab and newline, DEL, and C1 controls (U+0080–U+009F, e.g. the 8-bit CSI).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matches control characters to remove them
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;

@@ -131,6 +131,56 @@ export function describeListeners(ls: Listener[]): string {
 export const LOOPBACK_RULE =
   'the harness allows only 127.0.0.1 and ::1. Listen on the HOST and PORT the harness passes in the environment.';
 
+/**
+ * Polls `GET /ping` on `baseUrl` every 10 ms until it answers 200. Throws StartError (the server
+ * stopped, its log capped) when the server exits first (`exitInfo`), when PROTOCOL_STRIKES answers
+ * in a row are unreadable (contract/http.ts `isProtocolError`), or at `deadline` (a
+ * performance.now() time), each with the last underlying error.
+ */
+async function waitReady(
+  m: Manifest,
+  o: StartOptions,
+  child: ChildProcess,
+  baseUrl: string,
+  exitInfo: () => string | null,
+  deadline: number,
+): Promise<void> {
+  const fail = async (message: string, graceMs: number) => {
+    await stopGroup(child, graceMs);
+    capLog(o.logFile);
+    throw new StartError(message, logTail(o.logFile));
+  };
+  let last = 'no answer yet';
+  let unreadable = 0; // protocol errors in a row
+  for (;;) {
+    const died = exitInfo();
+    if (died) await fail(`${m.name} ${died} before it was ready`, 500);
+    try {
+      const res = await fetchOnce(baseUrl, { method: 'GET', path: '/ping' }, 1000);
+      if (res.status === 200) return;
+      last = `it answered status ${res.status}`;
+      unreadable = 0;
+    } catch (e) {
+      const refused = (e as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+      last = refused ? 'connection refused (not listening yet)' : describeError(e);
+      unreadable = isProtocolError(e) ? unreadable + 1 : 0;
+    }
+    // Unreadable answers in a row: a server that speaks no plain HTTP/1.1 here (h2c only, TLS
+    // only, a wrong Content-Length) will not start to; say so now, not at the deadline.
+    if (unreadable >= PROTOCOL_STRIKES)
+      await fail(
+        `${m.name} answers GET /ping in a way the harness's HTTP/1.1 client cannot read: ${last} (${PROTOCOL_STRIKES} times in a row). Serve plain HTTP/1.1 (no TLS, no HTTP/2 only) on the HOST and PORT the harness passes`,
+        1000,
+      );
+    if (performance.now() > deadline)
+      await fail(
+        `${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms; the last try: ${last}`,
+        1000,
+      );
+    await sleep(10);
+  }
+}
+
 /** Starts `m` and waits for readiness. See the module comment for errors. */
 export async function startServer(m: Manifest, o: StartOptions): Promise<ServerHandle> {
   if (!(await isPortFree(o.port, o.host))) {
@@ -179,46 +229,7 @@ export async function startServer(m: Manifest, o: StartOptions): Promise<ServerH
     return child.signalCode ? `killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
   };
   const baseUrl = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}`;
-  const deadline = t0 + m.readyTimeoutMs;
-  let last = 'no answer yet';
-  let unreadable = 0; // protocol errors in a row (contract/http.ts isProtocolError)
-  for (;;) {
-    const died = exitInfo();
-    if (died) {
-      await stopGroup(child, 500);
-      capLog(o.logFile);
-      throw new StartError(`${m.name} ${died} before it was ready`, logTail(o.logFile));
-    }
-    try {
-      const res = await fetchOnce(baseUrl, { method: 'GET', path: '/ping' }, 1000);
-      if (res.status === 200) break;
-      last = `it answered status ${res.status}`;
-      unreadable = 0;
-    } catch (e) {
-      const refused = (e as NodeJS.ErrnoException).code === 'ECONNREFUSED';
-      last = refused ? 'connection refused (not listening yet)' : describeError(e);
-      unreadable = isProtocolError(e) ? unreadable + 1 : 0;
-    }
-    // The same kind of unreadable answer 3 times: a server that speaks no plain HTTP/1.1 here
-    // (h2c only, TLS only, a wrong Content-Length) will not start to; say so now, not in 30 s.
-    if (unreadable >= PROTOCOL_STRIKES) {
-      await stopGroup(child, 1000);
-      capLog(o.logFile);
-      throw new StartError(
-        `${m.name} answers GET /ping in a way the harness's HTTP/1.1 client cannot read: ${last} (${PROTOCOL_STRIKES} times in a row). Serve plain HTTP/1.1 (no TLS, no HTTP/2 only) on the HOST and PORT the harness passes`,
-        logTail(o.logFile),
-      );
-    }
-    if (performance.now() > deadline) {
-      await stopGroup(child, 1000);
-      capLog(o.logFile);
-      throw new StartError(
-        `${m.name} did not answer GET /ping with 200 within ${m.readyTimeoutMs} ms; the last try: ${last}`,
-        logTail(o.logFile),
-      );
-    }
-    await sleep(10);
-  }
+  await waitReady(m, o, child, baseUrl, exitInfo, t0 + m.readyTimeoutMs);
   const startupMs = performance.now() - t0;
   const pid = child.pid;
   if (pid === undefined) throw new StartError(`${m.name} could not be started (no process id)`, logTail(o.logFile));

@@ -14,7 +14,7 @@ import { describeOverhead, variantOverheads } from '../harness/report/variant-ov
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
 import type { CellResult } from '../harness/store/results.ts';
-import { makeCell, makeMeta } from './fixtures.ts';
+import { makeCell, makeMeta, makeResources } from './fixtures.ts';
 import { capacityCell, step } from './report-capacity-fixture.ts';
 
 /**
@@ -124,6 +124,26 @@ test('one estimator per table: a row whose solo requests/s ratio and interleaved
     );
     assert.match(out, /estimators disagree/, `${name}: the table's note`);
   }
+});
+
+test('a client-bound mark from a solo window never lands on an interleaved requests-per-CPU-second ratio', () => {
+  // fastify's solo windows were client-bound (its requests/s a lower bound); its ratio comes from interleaved rounds.
+  const bound = (c: CellResult): CellResult => ({ ...c, resources: makeResources({ clientBound: true }) });
+  const cells = [
+    cell('node-http', [60_000, 61_000], 10_000, 21, 'json'),
+    bound(cell('fastify', [45_000, 45_600], 7_500, 22, 'json')),
+    cell('express', [20_000, 20_500], 3_330, 23, 'json'),
+  ];
+  const v = buildView(snapshot(cells), { now: new Date('2026-11-27T00:00:00Z') });
+  const m = v.matrix.cells.json?.fastify;
+  assert.ok(m?.ratio, 'a ratio from the interleaved rounds');
+  assert.deepEqual(m.flags, [], 'no "≥" on the interleaved ratio');
+  const row = v.tables[0]?.rows.find((r) => r.label === 'fastify');
+  assert.ok(row?.clientBound && row.paired > 0, 'the row still says its solo requests/s are a lower bound');
+  // The same cell without interleaved rounds: its ratio is of solo requests/s, and keeps the mark.
+  const solo = cells.map((c) => (c.stats ? { ...c, stats: { ...c.stats, paired: undefined } } : c));
+  const w = buildView(snapshot(solo), { now: new Date('2026-11-27T00:00:00Z') });
+  assert.ok(w.matrix.cells.json?.fastify?.flags.includes('≥'), JSON.stringify(w.matrix.cells.json?.fastify));
 });
 
 /**

@@ -9,7 +9,9 @@ import { buildTables } from '../harness/analysis/tables.ts';
 import { compareRankings, reconcileCapacity } from '../harness/analysis/capacity.ts';
 import { cellEstimate } from '../harness/analysis/stats.ts';
 import { estimatorGaps } from '../harness/analysis/estimator-agreement.ts';
+import { CSV_COLUMNS } from '../harness/report/exporters/csv.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
+import { exportRows } from '../harness/report/exporters/rows.ts';
 import { describeOverhead, variantOverheads } from '../harness/report/variant-overhead.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
@@ -144,6 +146,30 @@ test('a client-bound mark from a solo window never lands on an interleaved reque
   const solo = cells.map((c) => (c.stats ? { ...c, stats: { ...c.stats, paired: undefined } } : c));
   const w = buildView(snapshot(solo), { now: new Date('2026-11-27T00:00:00Z') });
   assert.ok(w.matrix.cells.json?.fastify?.flags.includes('≥'), JSON.stringify(w.matrix.cells.json?.fastify));
+});
+
+test('the export counts the rounds and processes a ratio and rank rest on, beside the solo windows of requests/s', () => {
+  // 6 interleaved rounds in 3 server processes (2 rounds each), 2 solo windows per cell.
+  const inThree = (c: CellResult): CellResult =>
+    c.stats?.paired ? { ...c, stats: { ...c.stats, paired: { ...c.stats.paired, instances: [1, 1, 2, 2, 3, 3] } } } : c;
+  const cells = [
+    cell('node-http', [60_000, 61_000], 10_000, 31, 'json'),
+    cell('fastify', [45_000, 45_600], 7_500, 32, 'json'),
+    cell('express', [20_000, 20_500], 3_330, 33, 'json'),
+  ].map(inThree);
+  const snap = snapshot(cells);
+  const rows = exportRows(snap, buildView(snap, { now: new Date('2026-11-27T00:00:00Z') }));
+  const f = rows.find((r) => r.label === 'fastify') ?? assert.fail('no row');
+  assert.deepEqual([f.trials, f.rounds, f.processes], [2, 6, 3]);
+  assert.ok(f.pct_of_baseline !== null && f.rank !== null);
+  assert.ok(CSV_COLUMNS.includes('rounds') && CSV_COLUMNS.includes('processes'));
+  // Solo rounds only: no interleaved rounds to count.
+  const solo = cells.map((c) => (c.stats ? { ...c, stats: { ...c.stats, paired: undefined } } : c));
+  const s = exportRows(snapshot(solo), buildView(snapshot(solo), { now: new Date('2026-11-27T00:00:00Z') }));
+  assert.deepEqual(
+    s.filter((r) => r.label === 'fastify').map((r) => [r.trials, r.rounds, r.processes]),
+    [[2, null, null]],
+  );
 });
 
 /**

@@ -172,6 +172,36 @@ test('the export counts the rounds and processes a ratio and rank rest on, besid
   );
 });
 
+test('a capacity ratio whose baseline is a lower bound prints as a bound, not a CI', () => {
+  const five = (x: number) => [1, 1.02, 0.98, 1.01, 0.99].map((w) => x * w);
+  const cap = (label: string, rate: number, verdict: 'met' | 'at-least') =>
+    capacityCell(label, 'ping', {
+      caps: five(rate),
+      peaks: five(2 * rate),
+      verdict,
+      bracketed: verdict === 'met' ? 5 : 0,
+    });
+  const cells = [cap('node-http', 12_000, 'at-least'), cap('express', 8_000, 'met'), cap('hono', 13_000, 'at-least')];
+  const snap = snapshot(cells.map((c) => ({ ...c, runId: 'ra' })));
+  const v = buildView(snap, { now: new Date('2026-11-27T00:00:00Z') });
+  const t = v.tables.find((x) => x.capacity) ?? assert.fail('no capacity table');
+  const row = (l: string) => t.rows.find((r) => r.label === l) ?? assert.fail(l);
+  assert.ok(row('express').ratio && row('express').ratio?.interval === null && row('express').ratio?.kind === 'none');
+  assert.ok(
+    row('express').flags.includes('% of node-http: at most 67% (its sustainable rate is a lower bound)'),
+    row('express').flags.join('; '),
+  );
+  assert.ok(row('hono').flags.includes('% of node-http: no bound (both sustainable rates are lower bounds)'));
+  const md = EXPORTERS.md.render(snap, { now: new Date('2026-11-27T00:00:00Z') });
+  assert.doesNotMatch(md, /\| `express` \|[^\n]*\| 67% \(95% CI/);
+  assert.match(md, /\| `express` \|[^\n]*\| 67% \(no interval\) \|[^\n]*at most 67%/);
+  // With a baseline that bracketed its capacity, the ratio keeps its interval.
+  const exact = [cap('node-http', 12_000, 'met'), cap('express', 8_000, 'met')].map((c) => ({ ...c, runId: 'ra' }));
+  const w = buildView(snapshot(exact), { now: new Date('2026-11-27T00:00:00Z') });
+  const e = w.tables.find((x) => x.capacity)?.rows.find((r) => r.label === 'express');
+  assert.equal(e?.ratio?.kind, 'ci95');
+});
+
 /**
  * A capacity cell of 5 searches whose 2 bracketed searches found about 14,500 req/s while its 3
  * other searches held 50,151–54,217 req/s without bracketing (a run's nestjs-fastify-undici on ping).

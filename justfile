@@ -123,7 +123,7 @@ unit_tests := (
     "test/check-layout.test.ts test/claims.test.ts test/cli.test.ts test/cli-options.test.ts test/compare.test.ts " +
     "test/compose.test.ts test/cpu-plan.test.ts test/docs-cli.test.ts test/driver-agreement.test.ts " +
     "test/eta-replay.test.ts test/leak.test.ts test/native-driver.test.ts test/accuracy.test.ts " +
-    "test/accuracy-claims.test.ts test/cluster-bootstrap.test.ts test/reference-run.test.ts " +
+    "test/accuracy-claims.test.ts test/cluster-bootstrap.test.ts test/reference-run.test.ts test/reference-bias.test.ts " +
     "test/export.test.ts test/how-sure.test.ts test/manifest.test.ts test/node-matrix.test.ts " +
     "test/progress.test.ts test/report-capacity.test.ts test/report.test.ts test/scheduler.test.ts " +
     "test/selftest.test.ts test/stats-property.test.ts test/store.test.ts test/table-model.test.ts " +

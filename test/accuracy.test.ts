@@ -9,12 +9,14 @@ import { buildTables } from '../harness/analysis/tables.ts';
 import { compareRankings, reconcileCapacity } from '../harness/analysis/capacity.ts';
 import { cellEstimate } from '../harness/analysis/stats.ts';
 import { estimatorGaps } from '../harness/analysis/estimator-agreement.ts';
+import { CSV_COLUMNS } from '../harness/report/exporters/csv.ts';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
+import { exportRows } from '../harness/report/exporters/rows.ts';
 import { describeOverhead, variantOverheads } from '../harness/report/variant-overhead.ts';
 import type { ReportSnapshot } from '../harness/report/snapshot.ts';
 import { buildView, RANK_RULE } from '../harness/report/view-build.ts';
 import type { CellResult } from '../harness/store/results.ts';
-import { makeCell, makeMeta } from './fixtures.ts';
+import { makeCell, makeMeta, makeResources } from './fixtures.ts';
 import { capacityCell, step } from './report-capacity-fixture.ts';
 
 /**
@@ -124,6 +126,80 @@ test('one estimator per table: a row whose solo requests/s ratio and interleaved
     );
     assert.match(out, /estimators disagree/, `${name}: the table's note`);
   }
+});
+
+test('a client-bound mark from a solo window never lands on an interleaved requests-per-CPU-second ratio', () => {
+  // fastify's solo windows were client-bound (its requests/s a lower bound); its ratio comes from interleaved rounds.
+  const bound = (c: CellResult): CellResult => ({ ...c, resources: makeResources({ clientBound: true }) });
+  const cells = [
+    cell('node-http', [60_000, 61_000], 10_000, 21, 'json'),
+    bound(cell('fastify', [45_000, 45_600], 7_500, 22, 'json')),
+    cell('express', [20_000, 20_500], 3_330, 23, 'json'),
+  ];
+  const v = buildView(snapshot(cells), { now: new Date('2026-11-27T00:00:00Z') });
+  const m = v.matrix.cells.json?.fastify;
+  assert.ok(m?.ratio, 'a ratio from the interleaved rounds');
+  assert.deepEqual(m.flags, [], 'no "≥" on the interleaved ratio');
+  const row = v.tables[0]?.rows.find((r) => r.label === 'fastify');
+  assert.ok(row?.clientBound && row.paired > 0, 'the row still says its solo requests/s are a lower bound');
+  // The same cell without interleaved rounds: its ratio is of solo requests/s, and keeps the mark.
+  const solo = cells.map((c) => (c.stats ? { ...c, stats: { ...c.stats, paired: undefined } } : c));
+  const w = buildView(snapshot(solo), { now: new Date('2026-11-27T00:00:00Z') });
+  assert.ok(w.matrix.cells.json?.fastify?.flags.includes('≥'), JSON.stringify(w.matrix.cells.json?.fastify));
+});
+
+test('the export counts the rounds and processes a ratio and rank rest on, beside the solo windows of requests/s', () => {
+  // 6 interleaved rounds in 3 server processes (2 rounds each), 2 solo windows per cell.
+  const inThree = (c: CellResult): CellResult =>
+    c.stats?.paired ? { ...c, stats: { ...c.stats, paired: { ...c.stats.paired, instances: [1, 1, 2, 2, 3, 3] } } } : c;
+  const cells = [
+    cell('node-http', [60_000, 61_000], 10_000, 31, 'json'),
+    cell('fastify', [45_000, 45_600], 7_500, 32, 'json'),
+    cell('express', [20_000, 20_500], 3_330, 33, 'json'),
+  ].map(inThree);
+  const snap = snapshot(cells);
+  const rows = exportRows(snap, buildView(snap, { now: new Date('2026-11-27T00:00:00Z') }));
+  const f = rows.find((r) => r.label === 'fastify') ?? assert.fail('no row');
+  assert.deepEqual([f.trials, f.rounds, f.processes], [2, 6, 3]);
+  assert.ok(f.pct_of_baseline !== null && f.rank !== null);
+  assert.ok(CSV_COLUMNS.includes('rounds') && CSV_COLUMNS.includes('processes'));
+  // Solo rounds only: no interleaved rounds to count.
+  const solo = cells.map((c) => (c.stats ? { ...c, stats: { ...c.stats, paired: undefined } } : c));
+  const s = exportRows(snapshot(solo), buildView(snapshot(solo), { now: new Date('2026-11-27T00:00:00Z') }));
+  assert.deepEqual(
+    s.filter((r) => r.label === 'fastify').map((r) => [r.trials, r.rounds, r.processes]),
+    [[2, null, null]],
+  );
+});
+
+test('a capacity ratio whose baseline is a lower bound prints as a bound, not a CI', () => {
+  const five = (x: number) => [1, 1.02, 0.98, 1.01, 0.99].map((w) => x * w);
+  const cap = (label: string, rate: number, verdict: 'met' | 'at-least') =>
+    capacityCell(label, 'ping', {
+      caps: five(rate),
+      peaks: five(2 * rate),
+      verdict,
+      bracketed: verdict === 'met' ? 5 : 0,
+    });
+  const cells = [cap('node-http', 12_000, 'at-least'), cap('express', 8_000, 'met'), cap('hono', 13_000, 'at-least')];
+  const snap = snapshot(cells.map((c) => ({ ...c, runId: 'ra' })));
+  const v = buildView(snap, { now: new Date('2026-11-27T00:00:00Z') });
+  const t = v.tables.find((x) => x.capacity) ?? assert.fail('no capacity table');
+  const row = (l: string) => t.rows.find((r) => r.label === l) ?? assert.fail(l);
+  assert.ok(row('express').ratio && row('express').ratio?.interval === null && row('express').ratio?.kind === 'none');
+  assert.ok(
+    row('express').flags.includes('% of node-http: at most 67% (its sustainable rate is a lower bound)'),
+    row('express').flags.join('; '),
+  );
+  assert.ok(row('hono').flags.includes('% of node-http: no bound (both sustainable rates are lower bounds)'));
+  const md = EXPORTERS.md.render(snap, { now: new Date('2026-11-27T00:00:00Z') });
+  assert.doesNotMatch(md, /\| `express` \|[^\n]*\| 67% \(95% CI/);
+  assert.match(md, /\| `express` \|[^\n]*\| 67% \(no interval\) \|[^\n]*at most 67%/);
+  // With a baseline that bracketed its capacity, the ratio keeps its interval.
+  const exact = [cap('node-http', 12_000, 'met'), cap('express', 8_000, 'met')].map((c) => ({ ...c, runId: 'ra' }));
+  const w = buildView(snapshot(exact), { now: new Date('2026-11-27T00:00:00Z') });
+  const e = w.tables.find((x) => x.capacity)?.rows.find((r) => r.label === 'express');
+  assert.equal(e?.ratio?.kind, 'ci95');
 });
 
 /**

@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { mulberry32 } from '../harness/core/prng.ts';
-import { noBiasReading, noBiasText } from '../harness/analysis/reference-floor.ts';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { accuracyLine, noBiasReading } from '../harness/analysis/reference-floor.ts';
+import { compareWithReference } from '../harness/analysis/reference-gaps.ts';
 import {
-  compareWithReference,
   ratioOfProcesses,
   referenceFigure,
   referenceRatios,
@@ -111,156 +112,74 @@ test('rotation blocks: the block effect (the host in those minutes) cancels; the
   assert.equal(referenceRatios(partial, () => 'node-http')[0]?.rps.n, 2);
 });
 
-test('the bake-off against the reference: bias per row, median and max, rows whose 95% CI covers the reference ratio', () => {
-  const ref = [
-    {
-      contender: 'a',
-      scenario: 'json',
-      baseline: 'node-http',
-      rps: { figure: 0.5, ci95: null, n: 3 },
-      efficiency: null,
-    },
-    {
-      contender: 'b',
-      scenario: 'json',
-      baseline: 'node-http',
-      rps: { figure: 0.2, ci95: null, n: 3 },
-      efficiency: null,
-    },
-    {
-      contender: 'c',
-      scenario: 'json',
-      baseline: 'node-http',
-      rps: { figure: 0.8, ci95: null, n: 3 },
-      efficiency: null,
-    },
-  ];
+test('the bake-off against the reference: the gap per row with its 90% CI, median and max |gap|, the targets', () => {
+  const ref = (contender: string, figure: number, ci95: [number, number] | null) => ({
+    contender,
+    scenario: 'json',
+    baseline: 'node-http',
+    rps: { figure, ci95, n: 3, df: 14 },
+    efficiency: null,
+  });
+  const refs = [ref('a', 0.5, null), ref('b', 0.2, null), ref('c', 0.8, null)];
   const rows = [
-    { label: 'a', scenario: 'json', baseline: 'node-http', ratio: 0.505, ci95: [0.48, 0.54] as [number, number] },
-    { label: 'b', scenario: 'json', baseline: 'node-http', ratio: 0.24, ci95: [0.22, 0.26] as [number, number] },
+    {
+      label: 'a',
+      scenario: 'json',
+      baseline: 'node-http',
+      ratio: 0.505,
+      ci95: [0.48, 0.54] as [number, number],
+      df: 20,
+    },
+    {
+      label: 'b',
+      scenario: 'json',
+      baseline: 'node-http',
+      ratio: 0.24,
+      ci95: [0.22, 0.26] as [number, number],
+      df: 20,
+    },
     { label: 'c', scenario: 'json', baseline: 'node-http', ratio: 0.8, ci95: null },
     { label: 'z', scenario: 'json', baseline: 'node-http', ratio: 0.8, ci95: null },
   ];
-  const c = compareWithReference(rows, ref);
+  const c = compareWithReference(rows, refs);
   assert.deepEqual(
-    c.rows.map((r) => [r.label, Number(r.bias.toFixed(3)), r.covered]),
+    c.rows.map((r) => [r.label, Number(r.bias.toFixed(3)), r.se]),
     [
-      ['a', 0.01, true],
-      ['b', 0.2, false],
-      ['c', 0, false],
+      ['a', 0.01, null],
+      ['b', 0.2, null],
+      ['c', 0, null],
     ],
   );
   assert.ok(Math.abs((c.medianBias ?? 0) - 0.01) < 1e-9 && Math.abs((c.maxBias ?? 0) - 0.2) < 1e-9);
-  assert.equal(c.covered, 1);
-  assert.equal(c.met, false);
-  assert.equal(compareWithReference(rows.slice(0, 1), ref).met, true);
-  assert.equal(c.distinct, 0, 'no reference interval: no gap is resolved');
-  // With the reference's own interval: a gap beyond both intervals is distinct, one inside them is not.
-  const withCi = ref.map((r) => ({
-    ...r,
-    rps: { ...r.rps, ci95: [r.rps.figure * 0.97, r.rps.figure * 1.03] as [number, number] },
-  }));
+  assert.equal(c.within, 0, 'no reference interval: no row is shown within ±10%');
+  assert.deepEqual(c.targets, { equivalence: false, median: true, max: false, met: false });
+  assert.equal(noBiasReading(c), null, 'no row with both intervals: no test');
+  // With the reference's own interval (±3% on 14 df): a's gap 90% CI lies inside ±10%, b's does not.
+  const withCi = refs.map((r) => ref(r.contender, r.rps.figure, [r.rps.figure * 0.97, r.rps.figure * 1.03]));
   const d = compareWithReference(rows, withCi);
   assert.deepEqual(
-    d.rows.map((r) => [r.label, r.distinct]),
+    d.rows.map((r) => [r.label, r.within]),
     [
-      ['a', false],
-      ['b', true],
-      ['c', false],
+      ['a', true],
+      ['b', false],
+      ['c', null],
     ],
   );
+  const a = d.rows[0] ?? assert.fail('no row');
+  // SE² = (bake-off log half-width ÷ t(0.975, 20))² + (reference's ÷ t(0.975, 14))².
+  const se = Math.hypot(
+    Math.log(0.54 / 0.48) / 2 / tQuantile(0.975, 20),
+    Math.log(1.03 / 0.97) / 2 / tQuantile(0.975, 14),
+  );
+  assert.ok(Math.abs((a.se ?? 0) - se) < 1e-12, `${a.se} vs ${se}`);
   assert.ok((d.rows[1]?.z ?? 0) > 1.96 && d.rows[2]?.z === null);
-  assert.equal(d.distinct, 1);
-});
-
-/**
- * `n` rows on json whose bake-off ratio is the reference's × exp(gap_i), the bake-off's 95% CI
- * ±`hb` and the reference's ±`hr` on the log scale; gaps drawn Normal(bias, σ²) with σ the gap's
- * standard error, so `bias` 0 is an unbiased design.
- */
-function simulatedCheck(rand: () => number, n: number, bias: number, hb = 0.06, hr = 0.09) {
-  const se = Math.hypot(hb, hr) / 1.96;
-  const ref = Array.from({ length: n }, (_, i) => ({
-    contender: `c${i}`,
-    scenario: 'json',
-    baseline: 'node-http',
-    rps: { figure: 0.5, ci95: [0.5 * Math.exp(-hr), 0.5 * Math.exp(hr)] as [number, number], n: 3 },
-    efficiency: null,
-  }));
-  const rows = ref.map((r) => {
-    const g = bias + se * Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-    const ratio = 0.5 * Math.exp(g);
-    return {
-      label: r.contender,
-      scenario: 'json',
-      baseline: 'node-http',
-      ratio,
-      ci95: [ratio * Math.exp(-hb), ratio * Math.exp(hb)] as [number, number],
-    };
-  });
-  return compareWithReference(rows, ref);
-}
-
-test('the noise floor: what an unbiased design reads against a reference, and Σz² tells a bias from noise', () => {
-  const rand = mulberry32(7);
-  // Floor: with gap SE s = √(0.06² + 0.09²) ÷ 1.96 ≈ 0.055, the median |e^g − 1| of an unbiased row is about 0.674 s.
-  const floor = noBiasReading(simulatedCheck(rand, 14, 0));
-  assert.ok(floor);
-  assert.equal(floor.rows, 14);
-  assert.ok(floor.medianBias > 0.03 && floor.medianBias < 0.045, `floor median ${floor.medianBias}`);
-  // The bake-off CI (±6%) covers a reference point that has its own ±9% noise in P(|Z| < 0.06 ÷ 0.055) ≈ 72% of rows.
-  assert.ok(floor.covered / 14 > 0.62 && floor.covered / 14 < 0.82, `covered ${floor.covered}`);
-  assert.ok(floor.pass < 0.05, `an unbiased design passes the targets in ${floor.pass} of runs with these intervals`);
-  // Σz² over unbiased rows: p < 0.05 in about 5% of runs; with a 12% bias on every row, in most runs.
-  let falseAlarms = 0;
-  let found = 0;
-  const runs = 400;
-  for (let i = 0; i < runs; i++) {
-    if ((noBiasReading(simulatedCheck(rand, 14, 0), 50)?.p ?? 1) < 0.05) falseAlarms++;
-    if ((noBiasReading(simulatedCheck(rand, 14, Math.log(0.88)), 50)?.p ?? 1) < 0.05) found++;
-  }
-  assert.ok(falseAlarms / runs > 0.02 && falseAlarms / runs < 0.09, `false alarms ${falseAlarms} of ${runs}`);
-  assert.ok(found / runs > 0.9, `a 12% bias found in ${found} of ${runs}`);
-  // The text says which.
-  const biased = noBiasReading(simulatedCheck(rand, 14, Math.log(0.7)));
-  assert.ok(biased);
+  assert.equal(compareWithReference(rows.slice(0, 1), withCi).targets?.met, true);
+  // A reading names b beyond both intervals; its text says one bake-off.
+  const reading = noBiasReading(d, 400) ?? assert.fail('no reading');
+  assert.equal(reading.rows, 2);
   assert.match(
-    noBiasText(biased),
-    /an unbiased design would read median \d+\.\d%, max \d+\.\d%, \d+\.\d of 14 covered, and pass the targets in \d+% of runs; Σz² \d+\.\d on 14 df \(p < 0\.001\): a bias beyond both intervals/,
-  );
-  const exact = compareWithReference(
-    [{ label: 'c0', scenario: 'json', baseline: 'node-http', ratio: 0.5, ci95: [0.47, 0.53] }],
-    [
-      {
-        contender: 'c0',
-        scenario: 'json',
-        baseline: 'node-http',
-        rps: { figure: 0.5, ci95: [0.45, 0.55], n: 3 },
-        efficiency: null,
-      },
-    ],
-  );
-  assert.match(
-    noBiasText(noBiasReading(exact) ?? assert.fail('no reading')),
-    /Σz² 0\.0 on 1 df \(p = 1\.000\): no bias beyond both intervals/,
-  );
-  // Rows without a reference interval give no reading.
-  assert.equal(
-    noBiasReading(
-      compareWithReference(
-        [{ label: 'c0', scenario: 'json', baseline: 'node-http', ratio: 0.5, ci95: [0.47, 0.53] }],
-        [
-          {
-            contender: 'c0',
-            scenario: 'json',
-            baseline: 'node-http',
-            rps: { figure: 0.5, ci95: null, n: 3 },
-            efficiency: null,
-          },
-        ],
-      ),
-    ),
-    null,
+    accuracyLine(d, reading, 'ref1'),
+    /^accuracy: 2 of 3 rows within ±10% of the steady-state reference `ref1`; .* \(one bake-off; the targets are judged on ≥ 3\)$/,
   );
 });
 
@@ -272,7 +191,7 @@ function cell(label: string, eff: number, seed: number, runId = 'ra'): CellResul
   return c.stats ? { ...c, stats: { ...c.stats, paired: { rounds: [1, 2, 3, 4, 5, 6], efficiency } } } : c;
 }
 
-test('the how-sure line gains the reference certificate when a record exists', () => {
+test('the how-sure line gains the accuracy conclusion when a record exists; its arithmetic goes to the method', () => {
   const cells = [cell('node-http', 10_000, 1), cell('hono', 5_200, 2), cell('fastify', 7_000, 3)];
   const reference = {
     kind: 'bakeoff-reference',
@@ -305,7 +224,15 @@ test('the how-sure line gains the reference certificate when a record exists', (
   const v = buildView(snap, { now: new Date('2026-11-27T01:00:00Z') });
   assert.match(
     v.certainty,
-    /reference `ref1` \(each contender alone, steady state\): bias median \d+\.\d%, max \d+\.\d% over 2 rows; their 95% CIs cover the reference ratio in [0-2] of 2, [0-2] differ beyond both intervals \(targets ≤ 2\.0%, ≤ 5\.0%, ≥ 90%: (met|not met)\)(; an unbiased design would read .* (no bias|a bias) beyond both intervals)?/,
+    /accuracy: [0-2] of 2 rows within ±10% of the steady-state reference `ref1`; (beyond both intervals: [^(]+|no row beyond both intervals|no single row beyond both intervals, but the gaps together are \(p [=<] [\d.]+\)) \(one bake-off; the targets are judged on ≥ 3\)/,
+  );
+  // The arithmetic is in the method, not the line.
+  assert.doesNotMatch(v.certainty, /GLS/);
+  assert.ok(
+    v.method.some((m) =>
+      /^Accuracy against the steady-state reference `ref1` .* GLS T = \d+\.\d on 2 df, p [=<] /.test(m),
+    ),
+    v.method.join('\n'),
   );
   const without = buildView({ ...snap, reference: null } as ReportSnapshot, { now: new Date('2026-11-27T01:00:00Z') });
   assert.doesNotMatch(without.certainty, /reference `/);
@@ -420,11 +347,9 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
     fs.writeFileSync(path.join(runDir, 'cells', `${c.cellId}.json`), JSON.stringify(c));
   const cmp = await runCli(['--results-dir', results, 'reference-compare', '--reference', rec.runId, '--run', 'ra']);
   assert.equal(cmp.code, 0, cmp.stderr);
-  assert.match(cmp.stdout, /^json · hono: bake-off 0\.\d{3} vs reference 0\.\d{3}: bias \d+\.\d%/m);
-  assert.match(
-    cmp.stdout,
-    /bias median \d+\.\d%, max \d+\.\d%; the 95% CI covers the reference ratio in [01] of 1 rows/,
-  );
+  assert.match(cmp.stdout, /^json · hono: bake-off 0\.\d{3} vs reference 0\.\d{3}: gap [+−]\d+\.\d% \(90% CI /m);
+  assert.match(cmp.stdout, /^accuracy: [01] of 1 rows within ±10% of the steady-state reference `[^`]+`; /m);
+  assert.match(cmp.stdout, /^Accuracy against the steady-state reference .* GLS T = /m);
   // Bad input: exit 2, never a stack.
   const bad = await runCli(['--results-dir', results, 'reference', 'no-such-stack']);
   assert.equal(bad.code, 2);

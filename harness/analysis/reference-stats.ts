@@ -1,6 +1,6 @@
 /**
- * The steady-state reference (`just reference`, cli/reference.ts and cli/reference-measure.ts)
- * and the bake-off's agreement with it. A reference measures each contender ALONE on the server
+ * The steady-state reference (`just reference`, cli/reference.ts and cli/reference-measure.ts).
+ * A reference measures each contender ALONE on the server
  * core with wrk: a long warm-up, then long windows, in several fresh server processes per
  * contender, either in rotation blocks (every contender's process of a block in the same minutes)
  * or solo in ABBA order. Its units are the processes: a process's figure is the mean over its
@@ -11,20 +11,16 @@
  *   CPU-second) with the Student-t 95% interval on the logs (df = processes − 1).
  * - `referenceRatios`: each contender's ratio to the scenario's baseline: exp(mean log_c − mean
  *   log_B) over processes; rotation blocks fitted two-way over (contender, block) with the pooled
- *   residual (`blockRatio`), solo processes by Welch's t on the logs (Welch–Satterthwaite df).
- * - `compareWithReference`: per bake-off row (a ranked table's ratio to its baseline, with its
- *   95% CI), the bias |bake-off ratio ÷ reference ratio − 1| and whether the row's CI covers the
- *   reference ratio; over the rows their median and max bias and the rows covered. The targets
- *   of the design (bias ≤ 5% in every row, median ≤ 2%, ≥ 90% of rows covered) are REFERENCE_TARGETS.
+ *   residual (`blockRatio`), solo processes by Welch's t on the logs (Welch–Satterthwaite df);
+ *   each ratio carries its df and its standard error split into its two means (`SeSplit`).
+ *
+ * The bake-off's agreement with the reference is reference-gaps.ts; its test reference-test.ts.
  *
  * Rates in requests/s; efficiencies in requests per server CPU-second; ratios unitless.
  */
 import { UserError } from '../core/errors.ts';
 import { type QuietCheck, quietOf } from './quiet.ts';
 import { tQuantile } from './stats.ts';
-
-/** The targets a bake-off design must meet against the reference. */
-export const REFERENCE_TARGETS = { maxBias: 0.05, medianBias: 0.02, covered: 0.9 } as const;
 
 /** The quiet check of a reference run's processes (analysis/quiet.ts): each window's foreign CPU ÷ its seconds. */
 export function quietCheck(processes: { windows: ReferenceWindow[] }[]): QuietCheck {
@@ -81,11 +77,41 @@ export interface ReferenceProcess {
   efficiency: number | null;
 }
 
-/** A figure over processes with its 95% interval (t on the logs, df = n − 1; null with 1 process). */
+/** The standard error of one mean log figure (log units), the df of its estimate, and whether that estimate is pooled. */
+export interface MeanSe {
+  se: number;
+  /** Degrees of freedom of the variance estimate (Infinity when known). */
+  df: number;
+  /** true: from the variance pooled over the scenario's contenders (one estimate shared by every pooled mean); false: its own. */
+  pooled: boolean;
+}
+
+/**
+ * A log ratio's error split into its two means: ln(ratio) = mean log of the contender − mean log
+ * of the baseline, so Var = own.se² + base.se², and two ratios of one scenario (same baseline,
+ * same run) share base.se² as their covariance.
+ */
+export interface SeSplit {
+  own: MeanSe;
+  base: MeanSe;
+}
+
+/** The fields of a process that its contender's ratio is computed from. */
+export type ProcessFigures = Pick<ReferenceProcess, 'contender' | 'scenario' | 'block' | 'rps' | 'efficiency'>;
+
+/**
+ * A figure over processes with its 95% interval (t on the logs, df = n − 1; null with 1 process).
+ * Ratios also carry the interval's df and the split of its standard error (`SeSplit`); records
+ * written before they were stored lack both (`withSplits` recomputes them from the processes).
+ */
 export interface ReferenceFigure {
   figure: number;
   ci95: [number, number] | null;
   n: number;
+  /** Degrees of freedom of the interval's t quantile (absent in older records). */
+  df?: number;
+  /** The ratio's standard error split into the contender's and the baseline's means (ratios only). */
+  split?: SeSplit;
 }
 
 /** A contender's ratio to the scenario's baseline in the reference, with its 95% interval. */
@@ -121,10 +147,13 @@ export function referenceFigure(values: number[]): ReferenceFigure {
   const m = mean(l);
   if (l.length < 2) return { figure: Math.exp(m), ci95: null, n: l.length };
   const h = (tQuantile(0.975, l.length - 1) * Math.sqrt(variance(l))) / Math.sqrt(l.length);
-  return { figure: Math.exp(m), ci95: [Math.exp(m - h), Math.exp(m + h)], n: l.length };
+  return { figure: Math.exp(m), ci95: [Math.exp(m - h), Math.exp(m + h)], n: l.length, df: l.length - 1 };
 }
 
-/** Ratio of two sets of process figures: exp(Δ mean log) with Welch's t interval; null interval with < 2 processes a side. */
+/**
+ * Ratio of two sets of process figures: exp(Δ mean log) with Welch's t interval (Welch–Satterthwaite
+ * df) and its split (each side's own SE s/√n on n − 1 df); null interval with < 2 processes a side.
+ */
 export function ratioOfProcesses(a: number[], b: number[]): ReferenceFigure {
   const la = logs(a);
   const lb = logs(b);
@@ -136,7 +165,17 @@ export function ratioOfProcesses(a: number[], b: number[]): ReferenceFigure {
   const se = Math.sqrt(va + vb);
   const df = se > 0 ? (va + vb) ** 2 / (va ** 2 / (la.length - 1) + vb ** 2 / (lb.length - 1)) : 1e9;
   const h = tQuantile(0.975, df) * se;
-  return { figure: Math.exp(d), ci95: [Math.exp(d - h), Math.exp(d + h)], n: Math.min(la.length, lb.length) };
+  const split = {
+    own: { se: Math.sqrt(va), df: la.length - 1, pooled: false },
+    base: { se: Math.sqrt(vb), df: lb.length - 1, pooled: false },
+  };
+  return {
+    figure: Math.exp(d),
+    ci95: [Math.exp(d - h), Math.exp(d + h)],
+    n: Math.min(la.length, lb.length),
+    df,
+    split,
+  };
 }
 
 /**
@@ -146,7 +185,7 @@ export function ratioOfProcesses(a: number[], b: number[]): ReferenceFigure {
  * by Welch's t between processes (`ratioOfProcesses`).
  */
 export function referenceRatios(
-  processes: ReferenceProcess[],
+  processes: ProcessFigures[],
   baselineOf: (scenario: string) => string,
 ): ReferenceRatio[] {
   const out: ReferenceRatio[] = [];
@@ -157,7 +196,7 @@ export function referenceRatios(
     const base = of(baseline);
     if (!base.length) continue;
     const blocked = here.every((p) => p.block !== undefined);
-    const eff = (ps: ReferenceProcess[]) => ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
+    const eff = (ps: ProcessFigures[]) => ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
     const effOk = here.every((p) => p.efficiency !== null && p.efficiency > 0);
     for (const contender of [...new Set(here.map((p) => p.contender))]) {
       if (contender === baseline) continue;
@@ -184,14 +223,14 @@ export function referenceRatios(
  * y_cb = ln value(process of contender c in block b), fitted y_cb = μ_c + β_b + ε over the blocks
  * every contender completed (the block effect β_b takes the host's speed in those minutes);
  * ratio exp(ȳ_contender − ȳ_baseline) with the t interval on σ̂·√(2/B), σ̂² the residual
- * variance pooled over the contenders, df = (C − 1)(B − 1). With fewer than 2 complete blocks:
+ * variance pooled over the contenders, df = (C − 1)(B − 1); its split: each mean's SE σ̂/√B, pooled. With fewer than 2 complete blocks:
  * the ratio of the means and no interval.
  */
 export function blockRatio(
-  ps: ReferenceProcess[],
+  ps: ProcessFigures[],
   contender: string,
   baseline: string,
-  value: (p: ReferenceProcess) => number,
+  value: (p: ProcessFigures) => number,
 ): ReferenceFigure {
   const cs = [...new Set(ps.map((p) => p.contender))];
   const at = (c: string, b: number) => ps.find((p) => p.contender === c && p.block === b);
@@ -201,7 +240,7 @@ export function blockRatio(
       return p !== undefined && value(p) > 0;
     }),
   );
-  const y = (c: string, b: number) => Math.log(value(at(c, b) as ReferenceProcess));
+  const y = (c: string, b: number) => Math.log(value(at(c, b) as ProcessFigures));
   const rowMean = (c: string) => mean(blocks.map((b) => y(c, b)));
   const B = blocks.length;
   if (B < 2) {
@@ -215,106 +254,37 @@ export function blockRatio(
   for (const c of cs) for (const b of blocks) ss += (y(c, b) - rowMean(c) - colMean(b) + grand) ** 2;
   const df = (cs.length - 1) * (B - 1);
   const d = rowMean(contender) - rowMean(baseline);
-  const h = tQuantile(0.975, df) * Math.sqrt(ss / df) * Math.sqrt(2 / B);
-  return { figure: Math.exp(d), ci95: [Math.exp(d - h), Math.exp(d + h)], n: B };
-}
-
-/** One bake-off row to compare: its ratio to the table's baseline with the 95% CI the report prints. */
-export interface BakeoffRatio {
-  label: string;
-  scenario: string;
-  baseline: string;
-  ratio: number;
-  ci95: [number, number] | null;
-}
-
-/** A bake-off row against the reference. */
-export interface ReferenceRowCheck {
-  label: string;
-  scenario: string;
-  bakeoff: number;
-  reference: number;
-  /** |bake-off ÷ reference − 1|. */
-  bias: number;
-  /** The bake-off's 95% CI contains the reference ratio (false without a CI). */
-  covered: boolean;
-  /**
-   * The log gap ln(bake-off ÷ reference) over its standard error, both sides' 95% CIs read as
-   * normal intervals on the log scale (half-width ÷ 1.96); null when either side has no CI.
-   */
-  z: number | null;
-  /** |z| > 1.96: the two figures differ beyond both intervals (a bias the two runs resolve). */
-  distinct: boolean;
-  /** The standard error of the log gap, √(SE_bake-off² + SE_reference²); null when either side has no CI. */
-  gapSe: number | null;
-  /** Half the width of the bake-off's 95% CI on the log scale; null without a CI. */
-  halfWidth: number | null;
-}
-
-/** The bake-off against the reference over the rows both have. */
-export interface ReferenceCheck {
-  unit: 'rps' | 'efficiency';
-  rows: ReferenceRowCheck[];
-  medianBias: number | null;
-  maxBias: number | null;
-  covered: number;
-  /** Rows whose gap to the reference is beyond both intervals (`distinct`). */
-  distinct: number;
-  /** Whether the targets (REFERENCE_TARGETS) hold; null without rows. */
-  met: boolean | null;
+  const mine = { se: Math.sqrt(ss / df / B), df, pooled: true };
+  const h = tQuantile(0.975, df) * mine.se * Math.SQRT2;
+  return { figure: Math.exp(d), ci95: [Math.exp(d - h), Math.exp(d + h)], n: B, df, split: { own: mine, base: mine } };
 }
 
 /**
- * The bake-off's rows against the reference ratios (same contender label, scenario and baseline),
- * in `unit` ('rps': the reference's requests/s ratio, what a user deploying the stack on a core
- * of its own gets; 'efficiency': its requests per CPU-second ratio). Rows the reference lacks are
- * left out.
+ * The reference's ratios with their df and `SeSplit`: `ratios` as stored when every one has them,
+ * else recomputed from the record's `processes` (`referenceRatios`, the code that made the stored
+ * intervals; each scenario's baseline taken from its stored ratios). A stored ratio the processes
+ * do not reproduce within 1e-9 (relative) throws UserError; without processes the stored ratios
+ * are returned as they are (their intervals then read as normal: see reference-gaps.ts `splitOf`).
  */
-export function compareWithReference(
-  rows: BakeoffRatio[],
-  ref: ReferenceRatio[],
-  unit: 'rps' | 'efficiency' = 'rps',
-): ReferenceCheck {
-  const checks: ReferenceRowCheck[] = [];
-  for (const r of rows) {
-    const x = ref.find((q) => q.contender === r.label && q.scenario === r.scenario && q.baseline === r.baseline);
-    const fig = unit === 'rps' ? x?.rps : x?.efficiency;
-    const f = fig?.figure;
-    if (!x || f === undefined || !(f > 0) || !(r.ratio > 0)) continue;
-    const sa = logSe(r.ci95);
-    const sb = logSe(fig?.ci95 ?? null);
-    const gapSe = sa !== null && sb !== null ? Math.sqrt(sa ** 2 + sb ** 2) : null;
-    const z = gapSe === null ? null : Math.log(r.ratio / f) / gapSe;
-    checks.push({
-      label: r.label,
-      scenario: r.scenario,
-      bakeoff: r.ratio,
-      reference: f,
-      bias: Math.abs(r.ratio / f - 1),
-      covered: r.ci95 !== null && r.ci95[0] <= f && f <= r.ci95[1],
-      z,
-      distinct: z !== null && Math.abs(z) > 1.96,
-      gapSe,
-      halfWidth: sa === null ? null : sa * 1.96,
-    });
-  }
-  const biases = checks.map((c) => c.bias).sort((a, b) => a - b);
-  const n = biases.length;
-  const medianBias = n ? ((biases[(n - 1) >> 1] ?? 0) + (biases[n >> 1] ?? 0)) / 2 : null;
-  const maxBias = n ? (biases[n - 1] ?? null) : null;
-  const covered = checks.filter((c) => c.covered).length;
-  const met =
-    n && medianBias !== null && maxBias !== null
-      ? maxBias <= REFERENCE_TARGETS.maxBias &&
-        medianBias <= REFERENCE_TARGETS.medianBias &&
-        covered / n >= REFERENCE_TARGETS.covered
-      : null;
-  const distinct = checks.filter((c) => c.distinct).length;
-  return { unit, rows: checks, medianBias, maxBias, covered, distinct, met };
-}
-
-/** SE of a log figure from its 95% CI (half-width of the log interval ÷ 1.96); null without a usable CI. */
-function logSe(ci: [number, number] | null): number | null {
-  if (!ci || !(ci[0] > 0) || !(ci[1] > ci[0])) return null;
-  return (Math.log(ci[1]) - Math.log(ci[0])) / (2 * 1.96);
+export function withSplits(ratios: ReferenceRatio[], processes: ProcessFigures[] | undefined): ReferenceRatio[] {
+  const complete = (f: ReferenceFigure | null) => f === null || (f.df !== undefined && f.split !== undefined);
+  if (ratios.every((r) => complete(r.rps) && complete(r.efficiency)) || !processes?.length) return ratios;
+  const baselines = new Map(ratios.map((r) => [r.scenario, r.baseline]));
+  const again = referenceRatios(processes, (s) => baselines.get(s) ?? '');
+  return ratios.map((r) => {
+    const x = again.find((q) => q.contender === r.contender && q.scenario === r.scenario && q.baseline === r.baseline);
+    if (!x) return r;
+    if (Math.abs(x.rps.figure / r.rps.figure - 1) > 1e-9)
+      throw new UserError(
+        `reference: the processes give ${r.scenario} · ${r.contender} a ratio of ${x.rps.figure}, the record ${r.rps.figure}: the record is inconsistent`,
+      );
+    return {
+      ...r,
+      rps: { ...r.rps, df: x.rps.df, split: x.rps.split },
+      efficiency:
+        r.efficiency && x.efficiency
+          ? { ...r.efficiency, df: x.efficiency.df, split: x.efficiency.split }
+          : r.efficiency,
+    };
+  });
 }

@@ -10,10 +10,11 @@
  * scenario's baseline with intervals between processes) goes to `<results>/reference/<run-id>.json`.
  * Shorter runs (for tests) are allowed through the options and are marked `meetsMinimums: false`.
  *
- * `reference-compare --reference <id|file> --run <bake-off run>`: per row of the run's ranked
- * tables, |bake-off ratio ÷ reference ratio − 1| and whether the row's 95% CI covers the
- * reference ratio; then the median and max bias and the rows covered (exit 0; the targets are
- * printed, never enforced by the exit code).
+ * `reference-compare --reference <id|file> --run <bake-off run(s)>`: per row of the runs' ranked
+ * tables (the mean of their logs when several), the gap bake-off ratio ÷ reference ratio − 1 with
+ * its 90% CI (analysis/reference-gaps.ts), then the accuracy conclusion and its arithmetic: the
+ * bias test with the shared baseline's correlation, the targets and what an unbiased design reads
+ * (analysis/reference-floor.ts). Exit 0: the targets are printed, never enforced by the exit code.
  *
  * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running: every server, the upstream
  * mock and the database are stopped in `finally` blocks, also on Ctrl-C.
@@ -22,18 +23,17 @@ import { writableSubfolder } from '../store/links.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { noBiasReading, noBiasText } from '../analysis/reference-floor.ts';
+import { accuracyDetails, accuracyLine, noBiasReading } from '../analysis/reference-floor.ts';
+import { type BakeoffRatio, bakeoffRatiosOf, compareRuns } from '../analysis/reference-gaps.ts';
 import { buildTables } from '../analysis/tables.ts';
 import {
-  type BakeoffRatio,
-  compareWithReference,
   quietCheck,
   REFERENCE_DEFAULTS,
   REFERENCE_MINIMUMS,
-  REFERENCE_TARGETS,
   type ReferenceProcess,
   referenceFigure,
   referenceRatios,
+  withSplits,
 } from '../analysis/reference-stats.ts';
 import { loadSharedSchemas, type Scenario } from '../contract/scenarios.ts';
 import type { Manifest } from '../core/manifest.ts';
@@ -259,39 +259,33 @@ function referenceSummary(r: {
 /** Options of `reference-compare`. */
 export interface ReferenceCompareOpts {
   reference: string;
-  run: string;
+  /** One or more bake-off runs (their mean is compared). */
+  run: string[];
   unit?: string;
 }
 
-/** The ranked rows of a bake-off run as ratios to their table's baseline with their 95% CI (the report's "% of baseline"). */
+/** The ranked rows of a bake-off run as ratios to their table's baseline with their 95% CI and model split (analysis/reference-gaps.ts `bakeoffRatiosOf`). */
 export function bakeoffRatios(resultsDir: string, runId: string): BakeoffRatio[] {
   const run = readRun(resultsDir, runId, 'run', true);
-  return buildTables([{ meta: run.meta, cells: run.cells }], { runId }).flatMap((t) =>
-    t.rows
-      .filter((r) => r.status === 'ranked' && !r.isBaseline && r.vsBaseline)
-      .map((r) => ({
-        label: r.label,
-        scenario: t.key.scenario,
-        baseline: t.baseline,
-        ratio: r.vsBaseline?.figure ?? Number.NaN,
-        ci95: r.vsBaseline?.kind === 'ci95' ? r.vsBaseline.interval : null,
-      })),
-  );
+  return bakeoffRatiosOf(buildTables([{ meta: run.meta, cells: run.cells }], { runId }));
 }
 
-/** `reference-compare`: prints the bake-off run's rows against the reference; returns the exit code. */
+/** `reference-compare`: prints the bake-off runs' rows (their mean) against the reference, the test and the targets; returns the exit code. */
 export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   const unit = o.unit ?? 'rps';
   if (unit !== 'rps' && unit !== 'efficiency') throw new UserError(`--unit must be rps or efficiency, got '${unit}'`);
   const file = fs.existsSync(o.reference) ? o.reference : path.join(g.resultsDir, 'reference', `${o.reference}.json`);
   const ref = readReference(file);
-  const check = compareWithReference(bakeoffRatios(g.resultsDir, o.run), ref.ratios, unit);
-  const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
+  const check = compareRuns(
+    o.run.map((id) => bakeoffRatios(g.resultsDir, id)),
+    withSplits(ref.ratios, ref.processes),
+    unit,
+  );
+  const pct = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(100 * x).toFixed(1)}%`;
   const lines = check.rows.map(
     (r) =>
-      `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: bias ${pct(r.bias)}${r.covered ? ', covered' : ', NOT covered by its 95% CI'}`,
+      `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: gap ${pct(Math.exp(r.gap) - 1)}${r.ci ? ` (90% CI ${pct(r.ci[0] - 1)} … ${pct(r.ci[1] - 1)}${r.within ? ', inside ±10%' : ''})` : ' (no interval)'}`,
   );
-  const t = REFERENCE_TARGETS;
   if (ref.quiet?.disturbed)
     lines.unshift(
       `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine: the comparison is not a certificate`,
@@ -300,13 +294,11 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
     lines.unshift(
       `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
     );
-  lines.push(
-    check.rows.length
-      ? `bias median ${pct(check.medianBias)}, max ${pct(check.maxBias)}; the 95% CI covers the reference ratio in ${check.covered} of ${check.rows.length} rows (targets: every row ≤ ${pct(t.maxBias)}, median ≤ ${pct(t.medianBias)}, ≥ ${Math.round(100 * t.covered)}% covered: ${check.met ? 'met' : 'not met'}; reference ${ref.runId}, unit ${unit === 'rps' ? 'requests/s' : 'requests per CPU-second'})`
-      : `no row of run ${o.run} has a reference ratio in ${ref.runId}`,
-  );
-  const floor = noBiasReading(check);
-  if (floor) lines.push(noBiasText(floor));
+  if (!check.rows.length) lines.push(`no row of run ${o.run.join(', ')} has a reference ratio in ${ref.runId}`);
+  else {
+    const reading = noBiasReading(check);
+    lines.push(accuracyLine(check, reading, ref.runId), accuracyDetails(check, reading, ref.runId));
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
@@ -356,10 +348,14 @@ export function registerReferenceCompare(program: Command, ctx: CliContext): voi
   const c = program
     .command('reference-compare')
     .description(
-      "a bake-off run's ratios to its baselines against a reference record: per row |bake-off ÷ reference − 1| and whether its 95% CI covers the reference ratio; median and max bias, rows covered",
+      "bake-off runs' ratios to their baselines (their mean) against a reference record: per row the gap bake-off ÷ reference − 1 with its 90% CI (both sides' errors), the rows beyond both intervals (a test with the shared baseline's correlation), the targets and what an unbiased design reads",
     )
     .requiredOption('--reference <id|file>', 'the reference record (a run id of results/reference/ or a file)')
-    .requiredOption('--run <id>', 'the bake-off run')
+    .requiredOption(
+      '--run <ids>',
+      'the bake-off run(s), comma-separated or repeated (≥ 3: the targets are judged)',
+      list,
+    )
     .option(
       '--unit <unit>',
       "the reference's ratio compared: rps (requests/s) or efficiency (requests per CPU-second)",

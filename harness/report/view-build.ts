@@ -11,7 +11,7 @@
  * analysis.
  */
 import { PROFILES } from '../core/profiles.ts';
-import { buildTables } from '../analysis/tables.ts';
+import { buildTables, type RankedTable } from '../analysis/tables.ts';
 import { findIssues } from './issues.ts';
 import { leakCoverage } from './leak-findings.ts';
 import type { ReportSnapshot } from './snapshot.ts';
@@ -25,7 +25,7 @@ import type { MatrixView, ReferenceRunView, ReportView, TableView } from './view
 import { capacityMatrixOf } from './view/capacity-view.ts';
 import { claimsOf } from './view/claims-view.ts';
 import { leakCheckText, trialsOf } from './view/findings-view.ts';
-import { certaintyOf, medianMddOf, referenceText } from './view/how-sure-view.ts';
+import { certaintyOf, medianMddOf, referenceAccuracy } from './view/how-sure-view.ts';
 import { CAPACITY_METHOD, METHOD, RANK_RULE } from './view/method-view.ts';
 import { matrixOf, overviewProfile, primaryTables, winnersOf } from './view/overview-view.ts';
 import { fallbackOf, fidelityLine, hostsOf, machineLine, ratiosOf, runView, scenarioList } from './view/runs-view.ts';
@@ -68,6 +68,20 @@ function referenceViewOf(
   });
 }
 
+/** The ranked tables behind the table views `views` (same run, scenario, profile, driver and Node major). */
+function rankedOf(ranked: RankedTable[], views: TableView[]): RankedTable[] {
+  return ranked.filter((t) =>
+    views.some(
+      (v) =>
+        v.runId === t.runId &&
+        v.scenario === t.key.scenario &&
+        v.profile === t.key.profile &&
+        v.driver === t.key.driver &&
+        v.nodeMajor === t.key.nodeMajor,
+    ),
+  );
+}
+
 /** The view of a snapshot. */
 export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): ReportView {
   const scenarios = scenarioList(snapshot);
@@ -93,6 +107,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const winners = winnersOf(primary);
   const machines = [...new Set(metas.map(machineLine))];
   const { claims, rule } = claimsOf(runs, scenarios);
+  const accuracy = referenceAccuracy(snapshot.reference ?? null, rankedOf(ranked, primary));
   const capacityMatrix = capacityMatrixOf(tables, ranked);
   const warnings: string[] = [];
   if (machines.length > 1)
@@ -109,7 +124,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
       snapshot.selftest === undefined
         ? null
         : selftestText(snapshot.selftest, o.now ?? new Date(), hostsOf(primary.length ? primary : tables, metas)),
-      referenceText(snapshot.reference ?? null, primary),
+      accuracy?.line ?? null,
     ),
     rankRule: RANK_RULE,
     fidelity,
@@ -126,7 +141,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     claimsRule: rule,
     nodeMatrix: nodeMatrixOf(ranked),
     driverAgreement: driverAgreementOf(tables),
-    method: capacityMatrix ? [...METHOD, CAPACITY_METHOD] : METHOD,
+    method: [...METHOD, ...(capacityMatrix ? [CAPACITY_METHOD] : []), ...(accuracy ? [accuracy.details] : [])],
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
     why: whyView(snapshot),

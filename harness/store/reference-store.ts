@@ -11,10 +11,24 @@ import { UserError } from '../core/errors.ts';
 import { readValidated } from './results.ts';
 import { writeReferenceRecord } from './runs.ts';
 
+const MeanSe = z.looseObject({ se: z.number().nonnegative(), df: z.number().positive(), pooled: z.boolean() });
+
 const Figure = z.looseObject({
   figure: z.number(),
   ci95: z.tuple([z.number(), z.number()]).nullable(),
   n: z.number().int().nonnegative(),
+  /** The interval's df and the ratio's SE split into its two means: absent in records made before they were stored. */
+  df: z.number().positive().optional(),
+  split: z.looseObject({ own: MeanSe, base: MeanSe }).optional(),
+});
+
+/** A measured process's figures (the fields the ratios are computed from). */
+const Process = z.looseObject({
+  contender: z.string(),
+  scenario: z.string(),
+  block: z.number().int().positive().optional(),
+  rps: z.number(),
+  efficiency: z.number().nullable(),
 });
 
 const RecordSchema = z.looseObject({
@@ -25,6 +39,8 @@ const RecordSchema = z.looseObject({
   meetsMinimums: z.boolean(),
   /** How quiet the machine was (analysis/reference-stats.ts QuietCheck); absent in records made before it was read. */
   quiet: z.looseObject({ disturbed: z.number().int().nonnegative(), read: z.number().int().nonnegative() }).optional(),
+  /** Every measured process (ratios are recomputed from them when a record lacks their df and split). */
+  processes: z.array(Process).optional(),
   ratios: z.array(
     z.looseObject({
       contender: z.string(),

@@ -7,17 +7,20 @@
  * - interleaved: the table model's ratio, the report's "% of baseline" (analysis/tables.ts);
  * - solo: the one-way model on the solo windows' requests/s (analysis/estimator-agreement.ts).
  *
- * Then per estimator (analysis/reference-stats.ts `compareWithReference`): the bias |estimator ÷
- * reference − 1| (median, max), the rows whose 95% CI covers the reference ratio, the rows that
- * differ beyond both intervals, and whether REFERENCE_TARGETS are met. Ratios are unitless. Reads only; writes nothing.
+ * Then per estimator and unit (analysis/reference-gaps.ts `compareWithReference`): the accuracy
+ * conclusion and its arithmetic (analysis/reference-floor.ts: the rows beyond both intervals, the
+ * GLS test with the shared baseline's covariance, the targets and the floor). The interleaved
+ * estimator carries the table model's split of its SE; the solo estimator only its interval, read
+ * as normal and independent (its df and split are not kept). Ratios are unitless. Reads only; writes nothing.
  *
  * Run: `node scripts/studies/reference-estimators.ts <reference id|file> <bake-off run id | run folder>`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { estimatorGaps } from '../../harness/analysis/estimator-agreement.ts';
-import { noBiasReading, noBiasText } from '../../harness/analysis/reference-floor.ts';
-import { compareWithReference, type ReferenceRatio } from '../../harness/analysis/reference-stats.ts';
+import { accuracyDetails, accuracyLine, noBiasReading } from '../../harness/analysis/reference-floor.ts';
+import { type BakeoffRatio, compareWithReference, splitOfFit } from '../../harness/analysis/reference-gaps.ts';
+import { type ReferenceRatio, withSplits } from '../../harness/analysis/reference-stats.ts';
 import { cellSamples } from '../../harness/analysis/stats.ts';
 import { buildTables, type RankedTable } from '../../harness/analysis/tables.ts';
 import { RESULTS_DIR } from '../../harness/core/paths.ts';
@@ -25,7 +28,7 @@ import type { CellResult } from '../../harness/store/results.ts';
 import { readReference } from '../../harness/store/reference-store.ts';
 import { readRun } from '../../harness/store/runs.ts';
 
-type Est = { ratio: number; ci: [number, number] | null };
+type Est = { ratio: number; ci: [number, number] | null; df?: number | null; split?: BakeoffRatio['split'] };
 type Row = { scenario: string; label: string; ref: ReferenceRatio; est: Record<string, Est | null> };
 
 const [refArg, runId] = process.argv.slice(2);
@@ -35,6 +38,7 @@ if (!refArg || !runId) {
 }
 const refFile = fs.existsSync(refArg) ? refArg : path.join(RESULTS_DIR, 'reference', `${refArg}.json`);
 const ref = readReference(refFile);
+const refRatios = withSplits(ref.ratios, ref.processes);
 // A run id of results/runs, or a run folder elsewhere (<results dir>/runs/<id>).
 const run = runId.includes('/')
   ? readRun(path.dirname(path.dirname(path.resolve(runId))), path.basename(runId), 'run', true)
@@ -46,7 +50,8 @@ const full = tablesOf(run.cells);
 const modelRatio = (t: RankedTable | undefined, label: string): Est | null => {
   const r = t?.rows.find((x) => x.label === label);
   const v = r?.vsBaseline;
-  return v ? { ratio: v.figure, ci: v.kind === 'ci95' ? v.interval : null } : null;
+  const split = t?.fit ? splitOfFit(t.fit, label) : null;
+  return v ? { ratio: v.figure, ci: v.kind === 'ci95' ? v.interval : null, df: v.df, split } : null;
 };
 
 const rows: Row[] = [];
@@ -77,7 +82,6 @@ for (const t of full) {
 }
 
 const f3 = (x: number) => x.toFixed(3);
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const ci = (c: [number, number] | null | undefined) => (c ? `(${f3(c[0])}–${f3(c[1])})` : '(no CI)');
 process.stdout.write(`reference ${ref.runId} vs bake-off ${runId}; unit: requests/s ratio to the baseline\n`);
 for (const r of rows) {
@@ -90,14 +94,25 @@ for (const unit of ['rps', 'efficiency'] as const) {
   for (const k of ['interleaved', 'solo']) {
     const mine = rows.flatMap((r) => {
       const e = r.est[k];
-      return e ? [{ label: r.label, scenario: r.scenario, baseline: r.ref.baseline, ratio: e.ratio, ci95: e.ci }] : [];
+      return e
+        ? [
+            {
+              label: r.label,
+              scenario: r.scenario,
+              baseline: r.ref.baseline,
+              ratio: e.ratio,
+              ci95: e.ci,
+              df: e.df,
+              split: e.split,
+            },
+          ]
+        : [];
     });
-    const c = compareWithReference(mine, ref.ratios, unit);
+    const c = compareWithReference(mine, refRatios, unit);
     if (!c.rows.length) continue;
+    const reading = noBiasReading(c);
     process.stdout.write(
-      `${k} vs reference ${unit}: bias median ${pct(c.medianBias ?? 0)}, max ${pct(c.maxBias ?? 0)}; covered ${c.covered} of ${c.rows.length}; beyond both intervals ${c.distinct} of ${c.rows.length}: ${c.met ? 'met' : 'not met'}\n`,
+      `${k} vs reference ${unit}: ${accuracyLine(c, reading, ref.runId)}\n  ${accuracyDetails(c, reading, ref.runId)}\n`,
     );
-    const floor = noBiasReading(c);
-    if (floor) process.stdout.write(`  ${noBiasText(floor)}\n`);
   }
 }

@@ -32,6 +32,8 @@ const EMPTY: Record<keyof ExportRowWithFootprint, true> = {
   status: true,
   target: true,
   trials: true,
+  rounds: true,
+  processes: true,
   rank: true,
   rps: true,
   rps_low: true,

@@ -10,7 +10,10 @@
  * - run: `run_id`, `commit` (git commit, `+dirty` when the tree had changes), `cpu_model`, `cores`,
  *   `memory_gib`, `os`, `arch`, `node_version` (the contender's Node);
  * - cell: `cell_id`, `contender`, `variant`, `label`, `scenario`, `driver`, `profile`,
- *   `status` (the cell's own: ok, crashed, verify-failed…), `target` (local | external), `trials`;
+ *   `status` (the cell's own: ok, crashed, verify-failed…), `target` (local | external), `trials`
+ *   (the solo windows behind `rps`, its interval and the latency), `rounds` and `processes` (the
+ *   interleaved rounds behind `pct_of_baseline` and `rank`, and the server processes they ran in;
+ *   null for a cell without interleaved rounds, whose ratio and rank rest on its `trials`);
  * - figures: `rank` (null = not ranked), `rps`, `rps_low`, `rps_high`, `rps_interval` ('95% CI',
  *   'range (N trials)' or 'none'), `baseline`, `pct_of_baseline`, `pct_low`, `pct_high`;
  * - latency: `p50_ms`, `p90_ms`, `p95_ms`, `p99_ms`, `p999_ms`, `max_ms`;
@@ -57,6 +60,8 @@ export interface ExportRow {
   status: string;
   target: string;
   trials: number;
+  rounds: number | null;
+  processes: number | null;
   rank: number | null;
   rps: number | null;
   rps_low: number | null;
@@ -139,6 +144,8 @@ function row(t: TableView, r: RowView, cell: CellResult | undefined, meta: RunMe
     status: cell?.status ?? r.status,
     target: cell?.target?.kind ?? 'local',
     trials: r.trials,
+    rounds: r.paired > 0 ? r.paired : null,
+    processes: r.paired > 0 && cell?.stats?.paired ? new Set(cell.stats.paired.instances ?? [1]).size : null,
     rank: r.rank,
     rps: r.rps ? Math.round(r.rps.figure) : null,
     rps_low: rb ? rb[0] : null,

@@ -1,11 +1,13 @@
 /**
- * The report's "How sure" line: the self-test's certificate (resolution-text.ts), the reference's
- * bias and coverage (analysis/reference-stats.ts), the tables' median minimum detectable
+ * The report's "How sure" line: the self-test's certificate (resolution-text.ts), the accuracy
+ * against the steady-state reference (analysis/reference-floor.ts), the tables' median minimum detectable
  * difference, the trials and rounds behind the figures, the noisy tables, the lower bounds and the
  * driver fidelity, joined into one sentence. Percentages are of ratios (0.074 → 7.4%).
  */
-import { noBiasReading, noBiasText } from '../../analysis/reference-floor.ts';
-import { compareWithReference, REFERENCE_TARGETS } from '../../analysis/reference-stats.ts';
+import { accuracyDetails, accuracyLine, noBiasReading } from '../../analysis/reference-floor.ts';
+import { bakeoffRatiosOf, compareWithReference } from '../../analysis/reference-gaps.ts';
+import { withSplits } from '../../analysis/reference-stats.ts';
+import type { RankedTable } from '../../analysis/tables.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
 import type { TableView } from '../view.ts';
 
@@ -87,33 +89,21 @@ export function certaintyOf(
 }
 
 /**
- * The how-sure line's second certificate: the overview's ratios to their baselines against the
- * newest steady-state reference (analysis/reference-stats.ts `compareWithReference`, its requests/s
- * ratios): "reference `ID`: bias median 1.2%, max 4.0% over 12 rows; their 95% CIs cover the
- * reference ratio in 11 of 12 (targets ≤ 2%, ≤ 5%, ≥ 90%: met)", then what an unbiased design would
- * read against the same intervals and whether the gaps are beyond them (analysis/reference-floor.ts);
- * null without a record or a shared row.
+ * The how-sure line's second certificate: the bake-off's ratios to their baselines in `tables`
+ * (the overview's ranked tables) against the steady-state reference `ref` (its requests/s ratios;
+ * analysis/reference-gaps.ts `compareWithReference`, the bias test and floor of
+ * analysis/reference-floor.ts). `line`: one conclusion, e.g. "accuracy: 13 of 14 rows within ±10%
+ * of the steady-state reference `ID`; beyond both intervals: loopback4 json −13.0% (one
+ * bake-off; …)"; `details`: its arithmetic for the report's method. Null without a record or a
+ * shared row.
  */
-export function referenceText(ref: ReferenceRecord | null, overview: TableView[]): string | null {
+export function referenceAccuracy(
+  ref: ReferenceRecord | null,
+  tables: RankedTable[],
+): { line: string; details: string } | null {
   if (!ref) return null;
-  const rows = overview.flatMap((t) =>
-    t.rows
-      .filter((r) => !r.otherRun && !r.isBaseline && r.ratio)
-      .map((r) => ({
-        label: r.label,
-        scenario: t.scenario,
-        baseline: t.baseline,
-        ratio: r.ratio?.figure ?? Number.NaN,
-        ci95: r.ratio?.kind === 'ci95' ? r.ratio.interval : null,
-      })),
-  );
-  const c = compareWithReference(rows, ref.ratios);
-  if (!c.rows.length || c.medianBias === null || c.maxBias === null) return null;
-  const p = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const t = REFERENCE_TARGETS;
-  const bias = `bias median ${p(c.medianBias)}, max ${p(c.maxBias)} over ${c.rows.length} rows`;
-  const cover = `their 95% CIs cover the reference ratio in ${c.covered} of ${c.rows.length}, ${c.distinct} differ beyond both intervals`;
-  const targets = `targets ≤ ${p(t.medianBias)}, ≤ ${p(t.maxBias)}, ≥ ${Math.round(100 * t.covered)}%: ${c.met ? 'met' : 'not met'}`;
-  const floor = noBiasReading(c);
-  return `reference \`${ref.runId}\` (each contender alone, steady state): ${bias}; ${cover} (${targets})${floor ? `; ${noBiasText(floor)}` : ''}`;
+  const c = compareWithReference(bakeoffRatiosOf(tables), withSplits(ref.ratios, ref.processes));
+  if (!c.rows.length) return null;
+  const reading = noBiasReading(c);
+  return { line: accuracyLine(c, reading, ref.runId), details: accuracyDetails(c, reading, ref.runId) };
 }

@@ -78,7 +78,9 @@ export function matrixOf(primary: TableView[], profile: string | null): MatrixVi
         rank: r.rank,
         status: r.failed ? 'failed' : r.rank === null ? 'not ranked' : 'ok',
         // Noisy is said once per table (MatrixView.noisy, on the scenario's column), not per cell.
-        flags: [r.clientBound ? '≥' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
+        // '≥' only on a ratio of solo requests/s: a client-bound solo window bounds requests/s, not an
+        // interleaved ratio of requests per CPU-second (a cell with interleaved rounds).
+        flags: [r.clientBound && !r.paired ? '≥' : '', !r.failed && r.rank === null ? '†' : ''].filter(Boolean),
         isBaseline: r.isBaseline,
       };
     }

@@ -5,12 +5,27 @@
  * as sentences, the capacity facts, and the rows (row-view.ts).
  */
 import type { RankedTable } from '../../analysis/tables.ts';
-import { fmtDf, fmtStep, intervalName, outward } from '../format.ts';
+import { fmtDf, fmtFigure, fmtStep, intervalName, outward } from '../format.ts';
 import { type MeasurementNote, measurementNotes } from '../measurement-notes.ts';
 import { variantOverheads } from '../variant-overhead.ts';
-import type { TableView } from '../view.ts';
+import type { RowView, TableView } from '../view.ts';
 import { otherRowView, rowView } from './row-view.ts';
 import { estimateOf, fmtTimes } from './view-format.ts';
+
+/**
+ * A capacity row's ratio when the baseline's sustainable rate is a lower bound (verdict at-least):
+ * the true ratio is then at most the printed one for a row whose own rate is a figure, and bounded
+ * neither way for a row whose rate is a lower bound too. Either way it prints without an interval
+ * (a CI on a ratio to a bound would claim a precision it lacks), and a flag says which bound it is.
+ */
+function boundedRatio(v: RowView, t: RankedTable): RowView {
+  if (!v.capacity || v.isBaseline || !v.ratio || t.baselineRow?.cell.capacity?.verdict !== 'at-least') return v;
+  const flag =
+    v.capacity.verdict === 'at-least'
+      ? `% of ${t.baseline}: no bound (both sustainable rates are lower bounds)`
+      : `% of ${t.baseline}: at most ${fmtFigure(v.ratio, { scale: 100 })}% (its sustainable rate is a lower bound)`;
+  return { ...v, ratio: { ...v.ratio, interval: null, kind: 'none' }, flags: [...v.flags, flag] };
+}
 
 /**
  * The hyperfine-style sentence under a table, from the analysis' summary data (the rank test);
@@ -150,7 +165,7 @@ export function tableView(t: RankedTable, all: RankedTable[], id: string, scenar
     mddPair: t.model?.mdd.pair ?? null,
     notes: notesOf(t, all),
     variants: variantLines(t),
-    rows: [...t.rows.map(rowView), ...t.otherRuns.map(otherRowView)],
+    rows: [...t.rows.map((r) => boundedRatio(rowView(r), t)), ...t.otherRuns.map(otherRowView)],
     capacity: tableCapacity(t),
   };
 }

@@ -4,37 +4,30 @@
  * and build commands. Each child leads its own process group, and the whole group is signalled
  * (a start command such as `npm start` may fork the real server).
  *
- * No orphans at all, even after SIGKILL of the harness, and even for a child that leaves its
- * process group (a `detached` spawn, a double fork, `setsid`):
- * - **cgroup v2** (when usable: Linux, a writable cgroup2 mount, root or a delegated subtree):
- *   the harness makes one cgroup folder `bakeoff-<pid>-<start ticks>` beside its own cgroup and
- *   one child cgroup per spawned command; a tiny `sh` wrapper writes its own pid into the child
- *   cgroup's `cgroup.procs` and then execs the real command, so nothing it forks, however
- *   detached, leaves the cgroup. Stopping = SIGTERM to the process group, a grace period, then
- *   `cgroup.kill`, wait until `cgroup.procs` is empty, rmdir. A child started under another uid
- *   (PostgreSQL) cannot write `cgroup.procs` itself; the harness moves it right after spawn.
- * - **fallback** (no usable cgroup2, or `BENCH_CGROUP=off`): every child's environment carries
+ * Containment (lifecycle/cgroups.ts): the harness makes one folder `bakeoff-<pid>-<start ticks>`
+ * beside its own cgroup in the v2 tree and in each v1 hierarchy it uses (cpuset, freezer, cpuacct,
+ * memory, pids; a hybrid host has both), and one child folder per spawned command in each; a tiny
+ * `sh` wrapper writes its own pid into every child folder's `cgroup.procs` and then execs the real
+ * command, so nothing it forks, however detached, leaves them. A server's cgroups then pin it to
+ * its core (cpuset: `spawnTracked`'s `cpus`), pause it whole (`pauseTracked`: the freezer), count
+ * its CPU (`cpuUsageUs`) and enforce its memory and task limits (`limits`: the kernel's, v2 or v1);
+ * `containmentBreaches` reports what they could not stop. A child started under another uid
+ * (PostgreSQL) cannot join itself; the harness moves it right after spawn.
+ *
+ * No orphans at all, even after SIGKILL of the harness:
+ * - stopping = SIGTERM to the process group (the freezer thawed first), a grace period, then the
+ *   cgroups killed (v2 `cgroup.kill`; v1 frozen, SIGKILLed, thawed), emptied and removed;
+ * - **fallback** (no usable cgroup, or `BENCH_CGROUP=off`): every child's environment carries
  *   `BENCH_PROC_TOKEN=<harness pid>-<random>-<n>`, and stopping also SIGKILLs every process
- *   whose `/proc/<pid>/environ` carries that token. A process that replaces its environment
- *   (an exec with a new env, PostgreSQL rewriting its title over it) escapes the fallback.
+ *   whose `/proc/<pid>/environ` carries that token (a process that replaces its environment
+ *   escapes it); pinning is then taskset only, the pause SIGSTOP to the group, and the limits a
+ *   guard that reads RSS and tasks every 100 ms;
  * - every child runs under `setpriv --pdeathsig KILL --` (util-linux) when it is installed, so
  *   the kernel kills it the moment the harness dies (Linux PR_SET_PDEATHSIG);
- * - one tiny watchdog per harness (`sh`, in its own session, ignoring INT/TERM/HUP) is told the
- *   process group of every child, the harness's cgroup folder and the fallback token over a
- *   pipe; when that pipe closes — the harness exited, however it died — it SIGKILLs every group
- *   still listed, writes 1 to the folder's `cgroup.kill` and removes the folders (or, in the
- *   fallback, kills every process carrying the token), then exits.
- * - a cgroup folder left by a dead harness (the watchdog killed too) is killed and removed by
+ * - the watchdog (lifecycle/watchdog.ts) kills and removes whatever is left when the harness's
+ *   pipe to it closes, however the harness died;
+ * - folders left by a dead harness (the watchdog killed too) are killed and removed by
  *   `sweepStaleCgroups()` at the next harness's first spawn.
- *
- * Limits (`spawnTracked`'s `limits`, given for contender servers: core/profiles.ts
- * `contenderLimits`): where the cgroup2 `memory` and `pids` controllers can be enabled for the
- * harness's folder, the child's cgroup gets `memory.max`, `memory.swap.max` 0, `memory.oom.group`
- * 1 and `pids.max` before the command starts, and the kernel enforces them (`memory.events`
- * `oom_kill` tells afterwards). Where it cannot (no cgroup2, a hybrid host whose memory and pids
- * controllers sit on cgroup v1, a subtree without them), a guard in the harness reads the RSS and
- * the tasks (threads) of the child's processes every 100 ms and SIGKILLs them all once over. Either
- * way `limitBreach(pid)` then says which limit the child went over.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -70,9 +63,22 @@ import {
   v1Populated,
   writeKnob,
 } from './cgroups.ts';
+import { pinnedCommand, type Argv, onPath } from './command-line.ts';
+import { launcherChain, watchLauncher } from './launcher.ts';
 import { processTree } from './ports.ts';
+import { pgidOf, somePids, threadsOn } from './proc-readings.ts';
+import { tellWatchdog, watchdogPid } from './watchdog.ts';
 
-export { cgroupParent, type ProcessLimits };
+export {
+  type Argv,
+  cgroupParent,
+  launcherChain,
+  onPath,
+  pinnedCommand,
+  type ProcessLimits,
+  watchdogPid,
+  watchLauncher,
+};
 
 const live = new Set<ChildProcess>();
 
@@ -84,80 +90,6 @@ export function orphanGuardPrefix(): string[] {
     pdeathsig = r.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
   }
   return pdeathsig;
-}
-
-// The watchdog reads "+PGID" / "-PGID" lines, "H<v2 cgroup folder>", "V<v1 cgroup folder>" and
-// "T<token prefix>"; at end of input it SIGKILLs the groups still listed, kills and removes the v2
-// folder, thaws, kills and removes each v1 folder's children and the folder, and kills every
-// process whose environment carries the token.
-const WATCHDOG_SCRIPT = `trap '' INT TERM HUP
-g=' '; h=''; t=''; v=''
-while IFS= read -r l; do
-  case "$l" in
-    +*) g="$g\${l#+} " ;;
-    -*) n=" \${l#-} "; case "$g" in *"$n"*) g="\${g%%"$n"*} \${g#*"$n"}" ;; esac ;;
-    H*) h="\${l#H}" ;;
-    V*) v="$v \${l#V}" ;;
-    T*) t="\${l#T}" ;;
-  esac
-done
-for d in $v; do
-  for c in "$d"/*/; do
-    [ -d "$c" ] || continue
-    [ -f "$c/freezer.state" ] && echo THAWED > "$c/freezer.state" 2>/dev/null
-    for p in $(cat "$c/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-  done
-done
-for p in $g; do kill -9 "-$p" 2>/dev/null; done
-if [ -n "$h" ] && [ -d "$h" ]; then
-  echo 1 > "$h/cgroup.kill" 2>/dev/null
-  i=0
-  while [ $i -lt 100 ]; do
-    for d in "$h"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
-    rmdir "$h" 2>/dev/null && break
-    i=$((i+1)); sleep 0.05
-  done
-fi
-if [ -n "$t" ]; then
-  for f in /proc/[0-9]*/environ; do
-    if grep -qa "BENCH_PROC_TOKEN=$t" "$f" 2>/dev/null; then p=\${f#/proc/}; kill -9 "\${p%/environ}" 2>/dev/null; fi
-  done
-fi
-i=0
-while [ -n "$v" ] && [ $i -lt 100 ]; do
-  left=''
-  for d in $v; do
-    [ -d "$d" ] || continue
-    for c in "$d"/*/; do [ -d "$c" ] && rmdir "$c" 2>/dev/null; done
-    rmdir "$d" 2>/dev/null || left="$left $d"
-  done
-  v="$left"; i=$((i+1)); [ -n "$v" ] && sleep 0.05
-done
-exit 0`;
-
-let watchdog: ChildProcess | null | undefined;
-/** Tells the watchdog (started on first use) a line; a no-op when it could not be started. */
-function tellWatchdog(line: string): void {
-  if (watchdog === undefined) {
-    try {
-      watchdog = spawn('sh', ['-c', WATCHDOG_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
-      watchdog.once('error', () => {
-        watchdog = null;
-      });
-      watchdog.stdin?.on('error', () => {});
-      watchdog.unref();
-      // The pipe is a net.Socket at run time (it has unref); its declared type, Writable, does not say so.
-      (watchdog.stdin as (typeof watchdog.stdin & { unref?: () => void }) | null)?.unref?.();
-    } catch {
-      watchdog = null;
-    }
-  }
-  if (watchdog?.stdin?.writable) watchdog.stdin.write(`${line}\n`);
-}
-
-/** The pid of this harness's watchdog (see the module comment), or null when none runs. */
-export function watchdogPid(): number | null {
-  return watchdog?.pid ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -643,87 +575,9 @@ export function runTracked(
   });
 }
 
-/** A command line: the program, then its arguments. */
-export type Argv = [command: string, ...args: string[]];
-
-/** Prefixes argv with `taskset -c <cpus>` when `cpus` is set. */
-export function pinnedCommand(cpus: string | null, argv: Argv): Argv;
-export function pinnedCommand(cpus: string | null, argv: string[]): string[];
-export function pinnedCommand(cpus: string | null, argv: string[]): string[] {
-  return cpus ? ['taskset', '-c', cpus, ...argv] : argv;
-}
-
-/** The first executable `name` on PATH, or null. */
-export function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, name);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* next */
-    }
-  }
-  return null;
-}
-
 /** True when `pid` is a child this harness spawned with spawnTracked and has not reaped yet. */
 export function isTracked(pid: number): boolean {
   return byPid.has(pid);
-}
-
-/** The parent pid of `pid` (from /proc/<pid>/stat), or null when gone. */
-function parentOf(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
-}
-
-/** An npm or npx process (`npm exec …`, `npx …`, node …/npm-cli.js), by its command line. */
-const NPM_LAUNCHER = /^(npm|npx)( |$)|\/(npm|npx)( |$)|(npm|npx)-cli\.js/;
-
-/**
- * The processes between this one and the nearest `npm exec` / `npx` ancestor (both included
- * except this one), with their start times; [] when no npm launched this process. Read from /proc.
- */
-export function launcherChain(self = process.pid): { pid: number; start: string }[] {
-  const chain: { pid: number; start: string }[] = [];
-  for (let pid = parentOf(self); pid !== null && pid > 1 && chain.length < 16; pid = parentOf(pid)) {
-    const start = startTicks(pid);
-    if (start === null) return [];
-    chain.push({ pid, start });
-    let cmd = '';
-    try {
-      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    } catch {
-      return [];
-    }
-    if (NPM_LAUNCHER.test(cmd)) return chain;
-  }
-  return [];
-}
-
-/**
- * Calls `onGone` once when a process between this one and the `npx` / `npm exec` that launched
- * it dies (polled every `everyMs`, default 500 ms; the timer does not keep the process alive).
- * Why: a CI runner's cancel sends SIGTERM to `npx just …` only; npm passes it to its `sh -c`
- * child, which dies, but the npm wrapper of just (`node_modules/.bin/just`) does not pass it on,
- * so the harness would run to the end holding the run lock. `just` itself (≥ 1.41) forwards
- * SIGTERM to its recipe. A no-op when no npm launched this process (direct `just`, `node`).
- */
-export function watchLauncher(onGone: () => void, everyMs = 500): void {
-  const chain = launcherChain();
-  if (!chain.length) return;
-  const timer = setInterval(() => {
-    if (chain.every((p) => startTicks(p.pid) === p.start)) return;
-    clearInterval(timer);
-    onGone();
-  }, everyMs);
-  timer.unref();
 }
 
 /**
@@ -770,46 +624,6 @@ export function containmentOf(pid: number): {
     cpu: cg && childCpuUs(cg) !== null ? 'cgroup' : 'proc',
     limits: cg?.kernel.memory && cg.kernel.pids ? 'kernel' : 'guard',
   };
-}
-
-/** The process group of `pid` (field 5 of /proc/<pid>/stat), or null when gone. */
-function pgidOf(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return null;
-  }
-}
-
-/** The thread ids of `pid` whose allowed CPUs (/proc/<pid>/task/<tid>/status) include one of `cpus`. */
-function threadsOn(pid: number, cpus: ReadonlySet<number>): number[] {
-  let tids: string[] = [];
-  try {
-    tids = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  return tids
-    .filter((tid) => {
-      try {
-        const line = /^Cpus_allowed_list:\s*(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
-        return (line?.[1] ?? '').split(',').some((part) => {
-          const [a = Number.NaN, b = a] = part.split('-').map(Number);
-          for (let c = a; c <= b; c++) if (cpus.has(c)) return true;
-          return false;
-        });
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** "pid 12, 13 and 1 more" for a failure reason. */
-function somePids(pids: number[]): string {
-  const shown = pids.slice(0, 3).join(', ');
-  return pids.length > 3 ? `pid ${shown} and ${pids.length - 3} more` : `pid ${shown}`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { alive, CLI, descendants, readCells, readMetas, ROOT, runCli, tmpDir } f
 import { EXIT } from '../harness/core/exit-codes.ts';
 import { loadManifest } from '../harness/core/manifest.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
+import { v1Parents } from '../harness/lifecycle/cgroups.ts';
 import { cgroupParent, containmentInfo, sweepStaleCgroups } from '../harness/lifecycle/processes.ts';
 import { startServer } from '../harness/lifecycle/server.ts';
 
@@ -66,6 +67,18 @@ function cgroupsOf(pid: number): string[] {
   const parent = cgroupParent();
   if (!parent || !fs.existsSync(parent)) return [];
   return fs.readdirSync(parent).filter((d) => d.startsWith(`bakeoff-${pid}-`));
+}
+
+/** The v1 folders `bakeoff-<pid>-*` of harness `pid`, in every v1 hierarchy mounted here (absolute paths). */
+function v1CgroupsOf(pid: number): string[] {
+  return Object.values(v1Parents()).flatMap((parent) =>
+    fs.existsSync(parent)
+      ? fs
+          .readdirSync(parent)
+          .filter((d) => d.startsWith(`bakeoff-${pid}-`))
+          .map((d) => path.join(parent, d))
+      : [],
+  );
 }
 
 const CGROUPS = containmentInfo().kind === 'cgroup';
@@ -177,8 +190,9 @@ for (const mode of ['cgroup', 'environ'] as const)
       [],
       'no child of the killed harness remains',
     );
-    for (let i = 0; i < 50 && cgroupsOf(h.pid!).length; i++) await sleep(100);
+    for (let i = 0; i < 50 && (cgroupsOf(h.pid!).length || v1CgroupsOf(h.pid!).length); i++) await sleep(100);
     assert.deepEqual(cgroupsOf(h.pid!), [], 'the watchdog removed the cgroup folder');
+    assert.deepEqual(v1CgroupsOf(h.pid!), [], 'and its cgroup v1 folders');
   });
 
 test('stale cgroups: a bakeoff-<pid>-<ticks> folder of a dead harness is killed and removed, a live one is kept', {
@@ -207,6 +221,34 @@ test('stale cgroups: a bakeoff-<pid>-<ticks> folder of a dead harness is killed 
     assert.equal(fs.existsSync(kept), true);
     for (let i = 0; i < 20 && alive(sleeper.pid!); i++) await sleep(50);
     assert.equal(alive(sleeper.pid!), false, 'the process in the stale cgroup was killed');
+  } finally {
+    try {
+      process.kill(sleeper.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+});
+
+test('stale cgroups v1: the frozen freezer folder of a dead harness is thawed, killed and removed', {
+  skip: v1Parents().freezer ? false : 'no cgroup v1 freezer here',
+}, async () => {
+  const parent = v1Parents().freezer!;
+  const dead = Number(spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim());
+  const stale = path.join(parent, `bakeoff-${dead}-1`);
+  fs.mkdirSync(path.join(stale, 'c1'), { recursive: true });
+  const procs = path.join(stale, 'c1', 'cgroup.procs');
+  const sleeper = spawn('sh', ['-c', `echo $$ > ${procs}; exec sleep 300`], { detached: true, stdio: 'ignore' });
+  sleeper.unref();
+  try {
+    for (let i = 0; i < 50 && !fs.readFileSync(procs, 'utf8').trim(); i++) await sleep(20);
+    // Frozen, as a harness that died mid-round leaves a paused server: SIGKILL alone would not land.
+    fs.writeFileSync(path.join(stale, 'c1', 'freezer.state'), 'FROZEN');
+    const removed = sweepStaleCgroups();
+    assert.ok(removed.includes(stale), `removed: ${removed}`);
+    assert.equal(fs.existsSync(stale), false);
+    for (let i = 0; i < 20 && alive(sleeper.pid!); i++) await sleep(50);
+    assert.equal(alive(sleeper.pid!), false, 'the frozen process in the stale cgroup was killed');
   } finally {
     try {
       process.kill(sleeper.pid!, 'SIGKILL');

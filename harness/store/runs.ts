@@ -223,6 +223,15 @@ export interface RunInfo {
   warning: string | null;
 }
 
+/** The names in folder `dir`, sorted; [] when it cannot be read. */
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
 /** Every run folder under `resultsDir`, oldest first (run ids sort by time). Never throws on content. */
 export function listRuns(resultsDir: string): RunInfo[] {
   const runsDir = path.join(resultsDir, 'runs');
@@ -254,15 +263,15 @@ export function listRuns(resultsDir: string): RunInfo[] {
  */
 export function sweepAbandoned(resultsDir: string, warn: (line: string) => void = () => {}): string[] {
   const marked: string[] = [];
+  const runsDir = path.join(resultsDir, 'runs');
+  for (const id of safeReaddir(runsDir)) {
+    const link = linkBelow(resultsDir, path.join(runsDir, id, 'meta.json'));
+    if (link)
+      warn(`skipped ${link} in the abandoned-run sweep: a symbolic link, and the harness never writes through one`);
+  }
   for (const r of listRuns(resultsDir)) {
     if (r.state !== 'abandoned' || !r.meta || r.meta.state === 'abandoned') continue;
-    const link = linkBelow(resultsDir, path.join(r.dir, 'meta.json'));
-    if (link) {
-      warn(
-        `not marking run ${r.runId} abandoned: ${link} is a symbolic link, and the harness never writes through one`,
-      );
-      continue;
-    }
+    if (linkBelow(resultsDir, path.join(r.dir, 'meta.json'))) continue;
     try {
       writeJsonAtomic(path.join(r.dir, 'meta.json'), { ...r.meta, state: 'abandoned' });
     } catch (e) {

@@ -228,3 +228,26 @@ test('compare and baseline CLI: an incomplete run is exit 2; --fail-on-regressio
   const bad = await runCli(['--results-dir', dir, 'baseline', 'main', 'run-cut']);
   assert.equal(bad.code, 2);
 });
+
+test('compaction: the cells and trials of a complete run become gzipped NDJSON, read back the same; a running run is refused', async () => {
+  const { compactRun } = await import('../harness/store/compact.ts');
+  const { openRun, readRun, readTrials } = await import('../harness/store/runs.ts');
+  const results = tmpDir('compact');
+  const { schemaVersion, runId, startedAt, finishedAt, state, harnessPid, ...init } = makeMeta();
+  const id = '2026-01-03T00-00-00Z-0003';
+  const w = openRun(results, init, id);
+  for (const [i, c] of ['a', 'b', 'c'].entries()) {
+    w.writeTrial(makeCell({ cellId: `${c}__ping`, runId: id, round: 1 }), i + 1);
+    w.writeCell(makeCell({ cellId: `${c}__ping`, runId: id }));
+  }
+  const dir = path.join(results, 'runs', id);
+  assert.throws(() => compactRun(results, dir), /only a complete run is compacted/);
+  w.finish('complete');
+  const before = { cells: readRun(results, id).cells, trials: readTrials(dir).trials };
+  const { before: b, after: a } = compactRun(results, dir);
+  assert.ok(a > 0 && a < b, `${b} → ${a} bytes`);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['cells.ndjson.gz', 'logs', 'meta.json', 'trials.ndjson.gz']);
+  assert.deepEqual(readRun(results, id).cells, before.cells);
+  assert.deepEqual(readTrials(dir).trials, before.trials);
+  assert.equal(readAllResults(results).cells.length, 3);
+});

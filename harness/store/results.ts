@@ -8,6 +8,7 @@
  */
 import { readsInside } from './links.ts';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -611,7 +612,13 @@ function isDir(p: string): boolean {
   }
 }
 
-/** Reads and validates every `*.json` of a cells/ or trials/ folder; bad files go to `acc`. */
+/** The suffix of a compacted cells/ or trials/ folder: one gzipped NDJSON file beside the run's meta.json (store/compact.ts). */
+export const COMPACT_SUFFIX = '.ndjson.gz';
+
+/**
+ * Reads and validates every `*.json` of a cells/ or trials/ folder, or, when the folder was
+ * compacted, every line of `<folder>.ndjson.gz` (store/compact.ts); bad files and lines go to `acc`.
+ */
 export function readCellDir(dir: string, acc: { skipped: string[]; warnings: string[] }): CellResult[] {
   let files: string[] = [];
   try {
@@ -620,9 +627,30 @@ export function readCellDir(dir: string, acc: { skipped: string[]; warnings: str
       .filter((x) => x.endsWith('.json'))
       .sort();
   } catch {
-    return [];
+    return readCompacted(`${dir}${COMPACT_SUFFIX}`, acc);
   }
   return files.map((f) => readCellFile(path.join(dir, f), acc)).filter((c): c is CellResult => c !== null);
+}
+
+/** The cells of a compacted folder file (gzipped NDJSON, one cell a line), each validated; [] when it is missing. */
+function readCompacted(file: string, acc: { skipped: string[]; warnings: string[] }): CellResult[] {
+  let text: string;
+  try {
+    text = zlib.gunzipSync(fs.readFileSync(file)).toString('utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    acc.skipped.push(file);
+    acc.warnings.push(`skipped ${file}: not a readable gzip file`);
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      const c = validateText(`${file}:${i + 1}`, l, CellFileSchema, acc);
+      return c && asRecord<CellResult, typeof CellFileSchema>(c);
+    })
+    .filter((c): c is CellResult => c !== null);
 }
 
 /**
@@ -665,6 +693,21 @@ export function readValidated<S extends z.ZodType>(
   } catch (e) {
     return bad(`unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  return validateText(file, text, schema, acc);
+}
+
+/** `text` (the content of `where`: a file, or a file and line) parsed as JSON and checked against `schema`; null (noted in `acc`) when it fails. */
+function validateText<S extends z.ZodType>(
+  where: string,
+  text: string,
+  schema: S,
+  acc: { skipped: string[]; warnings: string[] },
+): z.output<S> | null {
+  const bad = (why: string) => {
+    acc.skipped.push(where);
+    acc.warnings.push(`skipped ${where}: ${why}`);
+    return null;
+  };
   if (!text.trim()) return bad('empty file');
   let data: unknown;
   try {

@@ -1,9 +1,9 @@
 /**
  * Client-bound from the run itself (lifecycle/sampler.ts `clientBoundRule`): a closed-loop window
  * whose server used < 85% of its core is a lower bound whichever driver ran, and so is one whose
- * driver used ≥ 90% of its own. The real test throttles a real wrk (a wrapper: one connection, at
- * nice 19 beside a busy loop on its core) against node-http, and the report says why the cell is a
- * lower bound.
+ * driver used ≥ 90% of its own. The real tests throttle a real wrk (a wrapper: one connection, at
+ * nice 19 beside a busy loop on its core) against node-http, without pipelining and in the
+ * pipelined profile (wrk at pipelining 10), and the report says why the cell is a lower bound.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -27,13 +27,12 @@ test('the rule: an idle closed-loop server or a busy driver is client-bound; an 
 
 const wrk = findWrk();
 
-test('a throttled wrk (one connection) leaves node-http idle: the cell is client-bound and the report says why', {
-  skip: wrk ? false : 'wrk is not installed (apt-get install -y wrk)',
-}, async () => {
-  const dir = tmpDir('throttled-wrk');
-  const wrapper = path.join(dir, 'wrk-one-connection');
-  // A deliberately throttled driver: the real wrk with one connection, at nice 19 beside a busy
-  // loop on its own core (it inherits the driver's CPU pinning), so it gets a sliver of that core.
+/**
+ * A deliberately throttled driver: the real wrk with one connection, at nice 19 beside a busy
+ * loop on its own core (it inherits the driver's CPU pinning), so it gets a sliver of that core.
+ */
+function throttledWrk(): string {
+  const wrapper = path.join(tmpDir('throttled-wrk'), 'wrk-one-connection');
   fs.writeFileSync(
     wrapper,
     [
@@ -47,35 +46,58 @@ test('a throttled wrk (one connection) leaves node-http idle: the cell is client
     ].join('\n'),
     { mode: 0o755 },
   );
-  const run = async (env: Record<string, string>) => {
-    const results = tmpDir('throttled-results');
-    const r = await runCli(
-      [
-        'bench',
-        'node-http',
-        '--scenario',
-        'ping',
-        '--profile',
-        'smoke',
-        '--driver',
-        'wrk',
-        '--no-fidelity',
-        '--results-dir',
-        results,
-      ],
-      env,
-    );
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    const [info] = listRuns(results);
-    assert.ok(info);
-    const [cell] = readRunAt(info.dir).cells;
-    assert.ok(cell?.resources, 'resources sampled');
-    return { cell, out: r.stdout };
-  };
-  const throttled = await run({ BENCH_WRK: wrapper });
+  return wrapper;
+}
+
+/** One cell of node-http · ping with `args` (profile and its overrides) driven by the throttled wrk. */
+async function throttledRun(args: string[]) {
+  const results = tmpDir('throttled-results');
+  const r = await runCli(
+    ['bench', 'node-http', '--scenario', 'ping', ...args, '--no-fidelity', '--results-dir', results],
+    { BENCH_WRK: throttledWrk() },
+  );
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  const [info] = listRuns(results);
+  assert.ok(info);
+  const [cell] = readRunAt(info.dir).cells;
+  assert.ok(cell?.resources, 'resources sampled');
+  return { cell, out: r.stdout };
+}
+
+test('a throttled wrk (one connection) leaves node-http idle: the cell is client-bound and the report says why', {
+  skip: wrk ? false : 'wrk is not installed (apt-get install -y wrk)',
+}, async () => {
+  const throttled = await throttledRun(['--profile', 'smoke', '--driver', 'wrk']);
   const res = throttled.cell.resources;
   assert.equal(res?.clientBound, true, JSON.stringify(res));
   assert.equal(res?.clientBoundBy, 'server-idle');
   assert.ok((res?.server.cpuPctAvg ?? 100) < 85);
   assert.match(throttled.out, /1\s+client-bound/);
+});
+
+test('pipelined, ranked by wrk: a throttled pipelining wrk leaves node-http idle and the cell is client-bound', {
+  skip: wrk ? false : 'wrk is not installed (apt-get install -y wrk)',
+}, async () => {
+  // The profile's own driver (native = wrk), with short windows.
+  const { cell, out } = await throttledRun([
+    '--profile',
+    'pipelined',
+    '--duration',
+    '2',
+    '--warmup',
+    '1',
+    '--rounds',
+    '1',
+  ]);
+  assert.equal(cell.driver, 'wrk');
+  assert.equal(cell.load.profile.pipelining, 10);
+  assert.ok(cell.load.requests.total > 0);
+  // Written in batches of 10 (wrk's pipelining), at most one unanswered per connection at the end.
+  assert.equal(cell.load.requests.sent % 10, 0);
+  assert.ok(cell.load.requests.sent >= cell.load.requests.total);
+  const res = cell.resources;
+  assert.equal(res?.clientBound, true, JSON.stringify(res));
+  assert.equal(res?.clientBoundBy, 'server-idle');
+  assert.ok((res?.server.cpuPctAvg ?? 100) < 85);
+  assert.match(out, /1\s+client-bound/);
 });

@@ -375,7 +375,7 @@ test('just doctor lists each tool with its version, and what a missing wrk costs
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /^missing {2}wrk {7}costs: the native driver: profiles quick, ab, standard, stress, capacity rank with autocannon/m,
+    /^missing {2}wrk {7}costs: the native driver: profiles quick, ab, pipelined, standard, stress, capacity rank with autocannon/m,
   );
   assert.match(r.stdout, /fidelity check is skipped/);
   assert.match(r.stdout, /install: (sudo )?apt-get update && (sudo )?apt-get install -y wrk/);

@@ -46,8 +46,8 @@ export interface DriverCrossCheck {
 
 /**
  * The driver fidelity check of a run as meta.json records it (`RunMeta.fidelity`, written by
- * scheduler/fidelity.ts). On the run's fastest ok connection-profile cell without
- * pipelining, a fresh server got the same request over the same connections from each driver of
+ * scheduler/fidelity.ts). On the run's fastest ok connection-profile cell, a fresh server got
+ * the same request over the same connections, at the profile's pipelining, from each driver of
  * the run, autocannon and the native driver (wrk), in ABBA order (A B … B A), `runS` seconds
  * each, every driver pinned to the client cores with `threads` threads. A driver's `fidelity` =
  * the median of its requests/s ÷ the best native driver's median (1 = as fast as the native
@@ -60,6 +60,8 @@ export interface DriverFidelity {
   /** The cell whose load was repeated. */
   cell: { cellId: string; label: string; scenario: string; profile: string; nodeMajor: number; rps: number };
   connections: number;
+  /** Requests in flight per connection (the profile's pipelining); absent in runs before it was recorded (= 1). */
+  pipelining?: number;
   /** Seconds per measured run. */
   runS: number;
   /** Client threads each driver used (k6 schedules its own). */

@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../harness/contract/scenarios.ts';
 import type { LoadJob, LoadOutput, WindowOptions } from '../harness/drivers/driver-types.ts';
-import { findWrk, runWrkWindow, WRK_INSTALL, wrkScript } from '../harness/drivers/wrk.ts';
+import { findWrk, runWrkWindow, WRK_INSTALL, wrkPercentileUs, wrkScript } from '../harness/drivers/wrk.ts';
 import { makeCpuPlan } from '../harness/lifecycle/cpu-plan.ts';
 import { freePort } from '../harness/lifecycle/ports.ts';
 import { pinnedCommand } from '../harness/lifecycle/processes.ts';
@@ -66,6 +66,11 @@ test('the Lua script at pipelining 10: a batch of 10 requests per request() call
   });
   assert.doesNotMatch(flat, /^request = /m, 'without pipelining the request stays static');
   assert.match(flat, /^ {2}b = -1$/m);
+});
+
+test("wrk's own percentile that read 0 (a rank among the correction's unread values) becomes its maximum, an upper bound", () => {
+  assert.equal(wrkPercentileUs(0, 250_000), 250_000);
+  assert.equal(wrkPercentileUs(1200, 250_000), 1200);
 });
 
 /**

@@ -36,7 +36,12 @@
  * So the histogram's counts are not response counts, and under pipelining (v ≈ p × e) about one
  * value in p is measured, the others are the correction's; its percentiles are of batch times
  * spread down to e, not of single responses (autocannon measures each response from its own
- * write). Compare latency between drivers only without pipelining.
+ * write). Compare latency between drivers only without pipelining. wrk's readers (`latency(i)`,
+ * `percentile`) start at the smallest measured value, so the correction's values below it are
+ * counted in the total but never read: the raw values the harness merges lack them (its
+ * percentiles lean high under pipelining), and wrk's own percentile, used when the raw values
+ * could not be read within done()'s CPU budget (wrk-script.ts), reads 0 for a rank among them;
+ * the window then records wrk's maximum for it, an upper bound (`wrkPercentileUs`).
  *
  * `findWrk` returns null when wrk is not installed (BENCH_WRK overrides PATH; an empty value
  * means "none", for tests). Rates in requests/s, latencies in ms unless named Us.
@@ -175,6 +180,16 @@ async function runOne(
   return { summary, samples, latencyFile: path.join(dir, 'latency.txt'), pid };
 }
 
+/**
+ * A percentile as wrk's own `latency:percentile()` read it (µs), or its maximum `maxUs` when it
+ * read 0: its rank then lies among the coordinated-omission correction's values below the
+ * smallest measured one, which wrk counts but does not read (module docstring), so the maximum
+ * is an upper bound of it.
+ */
+export function wrkPercentileUs(readUs: number, maxUs: number): number {
+  return readUs > 0 ? readUs : maxUs;
+}
+
 /** Merges raw latency files into one HDR histogram, or null when one is missing or truncated. */
 function mergedHistogram(files: string[]): hdr.Histogram | null {
   const h = hdr.build({
@@ -255,7 +270,8 @@ export async function runWrkWindow(
     const leadRun = main ?? checker;
     if (!leadRun) throw new Error('wrk ran no process (0 connections in the window)');
     const lead = leadRun.summary;
-    const pct = (q: number, fallbackUs: number) => (h ? h.getValueAtPercentile(q) : fallbackUs) / 1000;
+    const pct = (q: number, fallbackUs: number) =>
+      (h ? h.getValueAtPercentile(q) : wrkPercentileUs(fallbackUs, lead.maxUs)) / 1000;
     return {
       driver: 'wrk',
       requestsPerSec: { mean: durationS > 0 ? requests_ / durationS : 0, stddev: 0, samples: [] },

@@ -150,12 +150,31 @@ export interface CellResult {
   capacity?: CapacitySummary;
   /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
   burst?: { requests: number; failed: number; ms: number };
+  /** A client-bound k6 cell: the same server measured by wrk at the same concurrency (`NativeCheck`); absent unless measured. */
+  nativeCheck?: NativeCheck;
   /** Every server process the cell started, in order (the first, then each restart): its start-up and memory. */
   starts?: ServerStart[];
   cpuPlan: CpuPlan;
   logFile: string | null;
   startedAt: string;
   finishedAt: string;
+}
+
+/**
+ * A server-bound figure beside a client-bound k6 cell (report/native-figure.ts reads it for the
+ * claims): the cell's server driven by wrk at the k6 shape's concurrency (constant VUs with no
+ * think time = that many closed-loop connections), one window per round. Requests/s per window.
+ */
+export interface NativeCheck {
+  driver: 'wrk';
+  connections: number;
+  /** Each window's requests/s, in the order they ran, and its round (1-based; paired with the other cells' checks). */
+  trialRps: number[];
+  rounds: number[];
+  /** Whether wrk's own windows were client-bound (lifecycle/sampler.ts `clientBoundRule`). */
+  clientBound: boolean;
+  /** How wrk stood in for the k6 shape, e.g. "wrk at 1000 connections (1000 constant VUs, no think time)". */
+  shape: string;
 }
 
 /**

@@ -217,6 +217,19 @@ test('a client-bound k6 pair with wrk at the same concurrency beside it: judged 
   );
   assert.match(renderClaims([r!]).join('\n'), /<br>judged on wrk at 1000 connections .*k6, the source's tool: 1\.61×/);
 
+  // k6 windows are not called client-bound for an idle server: a server below 85% of its core is enough.
+  const idle = {
+    resources: { clientBound: false, server: { cpuPctAvg: 40, samples: 20, pinnedCores: 1 } },
+  } as unknown as CellPatch;
+  const [viaIdle] = evaluateClaims(
+    [loopback],
+    snap([
+      cell('nestjs-fastify-axios', 16_100, { ...idle, nativeCheck: native(48_000) }),
+      cell('loopback4', 10_000, { nativeCheck: native(10_000) }),
+    ]),
+  );
+  assert.equal(viaIdle!.verdict, 'confirmed', viaIdle!.note);
+  assert.deepEqual(viaIdle!.sourceTool!.clientBound, ['nestjs-fastify-axios']);
   // Only one side measured by wrk, or wrk itself client-bound: k6's figure stays, client-bound.
   for (const cells of [
     [withWrk[0]!, k6Only[1]!],

@@ -3,7 +3,9 @@
  * whose server used < 85% of its core is a lower bound whichever driver ran, and so is one whose
  * driver used ≥ 90% of its own. The real tests throttle a real wrk (a wrapper: one connection, at
  * nice 19 beside a busy loop on its core) against node-http, without pipelining and in the
- * pipelined profile (wrk at pipelining 10), and the report says why the cell is a lower bound.
+ * pipelined profile (wrk at pipelining 10), and the report says why the cell is a lower bound. A
+ * throttled k6 (the same wrapper idea) leaves its server idle, and the cell then carries wrk's
+ * server-bound figure at the same concurrency (scheduler/native-check.ts).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,6 +13,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { clientBoundRule } from '../harness/lifecycle/sampler.ts';
 import { findWrk } from '../harness/drivers/wrk.ts';
+import { findK6 } from '../harness/drivers/k6.ts';
 import { listRuns } from '../harness/store/runs.ts';
 import { readRunAt, runCli, tmpDir } from './helpers.ts';
 
@@ -100,4 +103,61 @@ test('pipelined, ranked by wrk: a throttled pipelining wrk leaves node-http idle
   assert.equal(res?.clientBoundBy, 'server-idle');
   assert.ok((res?.server.cpuPctAvg ?? 100) < 85);
   assert.match(out, /1\s+client-bound/);
+});
+
+const k6 = findK6({ build: false });
+
+test('a throttled k6 leaves node-http idle: the cell carries wrk’s server-bound figure at the same concurrency, per round', {
+  skip: !wrk ? 'wrk is not installed (apt-get install -y wrk)' : k6.bin ? false : k6.why,
+}, async () => {
+  // k6 at nice 19 beside a busy loop on its own core: a sliver of that core for 50 VUs.
+  const wrapper = path.join(tmpDir('throttled-k6'), 'k6-throttled');
+  fs.writeFileSync(
+    wrapper,
+    [
+      '#!/bin/sh',
+      `if [ "$1" = "version" ]; then exec ${k6.bin} version; fi`,
+      '( while :; do :; done ) & hog=$!',
+      "trap 'kill $hog 2>/dev/null' EXIT INT TERM",
+      `nice -n 19 ${k6.bin} "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  const results = tmpDir('throttled-k6-results');
+  const r = await runCli(
+    [
+      'bench',
+      'node-http',
+      '--scenario',
+      'ping',
+      '--profile',
+      'quick-k6',
+      '--duration',
+      '1',
+      '--warmup',
+      '0',
+      '--no-fidelity',
+      '--results-dir',
+      results,
+    ],
+    { BENCH_K6: wrapper },
+  );
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  const [info] = listRuns(results);
+  const [cell] = readRunAt(info!.dir).cells;
+  assert.equal(cell.driver, 'k6');
+  // k6 windows are not closed-loop for the client-bound rule; the idle server is what triggers the check.
+  assert.ok(cell.resources.server.cpuPctAvg < 85, JSON.stringify(cell.resources));
+  const n = cell.nativeCheck;
+  assert.ok(n, 'a client-bound k6 cell carries the native check');
+  assert.equal(n.driver, 'wrk');
+  assert.equal(n.connections, 50, 'quick-k6: 50 constant VUs = 50 connections');
+  assert.deepEqual(n.rounds, [1, 2, 3, 4, 5]);
+  assert.match(n.shape, /wrk at 50 connections \(50 constant VUs, no think time\)/);
+  // wrk, not throttled, gets more from the same server than the throttled k6 did.
+  const k6Rps = cell.stats.rps.figure;
+  const wrkRps = Math.min(...n.trialRps);
+  assert.ok(wrkRps > k6Rps, `wrk ${n.trialRps.map(Math.round).join(', ')} vs k6 ${Math.round(k6Rps)} requests/s`);
+  assert.match(r.stdout + r.stderr, /native check: k6 was client-bound/);
 });

@@ -51,6 +51,7 @@ import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
 import { fmtDf } from './format.ts';
+import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import { nativePair, nativeShape, type SourceToolLine } from './native-figure.ts';
 
 /**
@@ -592,7 +593,9 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
 /** k6's own figure of a pair judged on wrk's (`SourceToolLine`). */
 function toolLine(claim: Claim, a: CellResult, b: CellResult): SourceToolLine {
   const { ours, band } = claimBand(claim, a, b);
-  const clientBound = [a, b].filter((c) => c.resources?.clientBound).map((c) => c.label);
+  const clientBound = [a, b]
+    .filter((c) => c.resources?.clientBound || serverBelowBusy(c.resources))
+    .map((c) => c.label);
   return { driver: a.driver, ours, band, clientBound, shape: nativeShape(a, b) };
 }
 

@@ -9,12 +9,14 @@
  * loop) and think time (a VU that sleeps is not a busy connection): `NativeCheck.shape` says how
  * the check stood in for the k6 shape.
  *
- * `nativePair(a, b)`: when a or b is client-bound and both carry a native figure with the same
- * number of rounds, neither of them client-bound, the two cells as wrk measured them (`driver`
+ * `nativePair(a, b)`: when a or b is client-bound or its server was below 85% of its core (k6
+ * windows are not called client-bound for an idle server: sampler.ts `clientBoundRule`), and both
+ * carry a native figure, neither of them client-bound, the two cells as wrk measured them (`driver`
  * wrk, the check's per-round requests/s as trials, its client-bound flag) — the claim is then
  * judged on them, and k6's own ratio is shown as the source tool's (`SourceToolLine`). Else null.
  */
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
+import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
 /** k6's own figure of a claim judged on wrk's: the ratio in the claim's units, its band, and the client-bound labels. */
@@ -23,7 +25,7 @@ export interface SourceToolLine {
   driver: string;
   ours: number;
   band: [number, number];
-  /** Labels whose k6 figure was a lower bound. */
+  /** Labels whose k6 figure was a lower bound (client-bound, or its server below 85% of its core). */
   clientBound: string[];
   /** How wrk stood in for k6's shape (each side's `NativeCheck.shape`, deduplicated). */
   shape: string;
@@ -40,7 +42,8 @@ function asNative(c: CellResult): CellResult | null {
 
 /** The pair as wrk measured it when k6 left a side client-bound and both sides have a server-bound native figure (module docstring); else null. */
 export function nativePair(a: CellResult, b: CellResult): { a: CellResult; b: CellResult } | null {
-  if (!a.resources?.clientBound && !b.resources?.clientBound) return null;
+  const k6Bound = (c: CellResult) => Boolean(c.resources?.clientBound) || serverBelowBusy(c.resources);
+  if (!k6Bound(a) && !k6Bound(b)) return null;
   const na = asNative(a);
   const nb = asNative(b);
   if (!na || !nb || na.resources?.clientBound || nb.resources?.clientBound) return null;

@@ -20,7 +20,7 @@ import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
-import type { CellResult, DriverFidelity, ServerStart } from '../store/results.ts';
+import type { CellResult, DriverFidelity, NativeCheck, ServerStart } from '../store/results.ts';
 import type { BuildResult } from '../lifecycle/build.ts';
 import type { measureFidelity } from './fidelity.ts';
 import type { Progress } from './progress.ts';
@@ -200,4 +200,6 @@ export interface Entry {
   final: CellResult | null;
   /** Every server process started for the cell so far, with the trial count when it started (scheduler/group.ts). */
   starts?: (ServerStart & { trialsBefore: number })[];
+  /** A k6 cell's server-bound figure from wrk (scheduler/native-check.ts), written into its cell file. */
+  native?: NativeCheck;
 }

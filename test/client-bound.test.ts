@@ -14,6 +14,8 @@ import { test } from 'node:test';
 import { clientBoundRule } from '../harness/lifecycle/sampler.ts';
 import { findWrk } from '../harness/drivers/wrk.ts';
 import { findK6 } from '../harness/drivers/k6.ts';
+import { getProfile } from '../harness/core/profiles.ts';
+import { nativeShape } from '../harness/scheduler/native-check.ts';
 import { listRuns } from '../harness/store/runs.ts';
 import { readRunAt, runCli, tmpDir } from './helpers.ts';
 
@@ -107,6 +109,17 @@ test('pipelined, ranked by wrk: a throttled pipelining wrk leaves node-http idle
 
 const k6 = findK6({ build: false });
 
+test('the wrk shape standing in for each k6 profile: constant VUs = connections, the ramp at its peak, none for open loop', () => {
+  assert.deepEqual(nativeShape(getProfile('k6-vus')), {
+    connections: 1000,
+    shape: 'wrk at 1000 connections (1000 constant VUs, no think time)',
+  });
+  assert.equal(nativeShape(getProfile('k6-ramp'))?.connections, 100);
+  assert.match(nativeShape(getProfile('k6-ramp'))!.shape, /the ramp's peak of 100 VUs/);
+  assert.equal(nativeShape(getProfile('k6-rate')), null, 'constant-arrival-rate is open loop');
+  assert.equal(nativeShape(getProfile('quick')), null);
+});
+
 test('a throttled k6 leaves node-http idle: the cell carries wrk’s server-bound figure at the same concurrency, per round', {
   skip: !wrk ? 'wrk is not installed (apt-get install -y wrk)' : k6.bin ? false : k6.why,
 }, async () => {
@@ -159,5 +172,8 @@ test('a throttled k6 leaves node-http idle: the cell carries wrk’s server-boun
   const k6Rps = cell.stats.rps.figure;
   const wrkRps = Math.min(...n.trialRps);
   assert.ok(wrkRps > k6Rps, `wrk ${n.trialRps.map(Math.round).join(', ')} vs k6 ${Math.round(k6Rps)} requests/s`);
-  assert.match(r.stdout + r.stderr, /native check: k6 was client-bound/);
+  assert.match(
+    r.stdout + r.stderr,
+    /native check: k6 left a server below 85% of its core; 1 server\(s\) × 5 × 1 s of wrk at 50 connections/,
+  );
 });

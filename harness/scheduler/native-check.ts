@@ -9,12 +9,11 @@
  * each as long as a k6 window but at most NATIVE_WINDOW_MAX_S. Concurrency (`nativeShape`):
  * constant VUs → that many connections (a VU with no think time is a closed-loop connection);
  * ramping VUs → the highest stage target; constant-arrival-rate → none (open loop, its VUs are a
- * cap; wrk cannot replay it). Skipped with a note when wrk is not installed; a failed wrk window
+ * cap; wrk cannot replay it). The driver is the run's `nativeDriver` (real-deps.ts: wrk); skipped
+ * with a note when wrk is not installed, and not run without one (fakes); a failed wrk window
  * ends the check for that server (its cell keeps no native figure). Seconds, requests/s.
  */
 import { type ConnectionProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
-import { getDriver } from '../drivers/driver-registry.ts';
-import { findWrk } from '../drivers/wrk.ts';
 import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import type { NativeCheck } from '../store/results.ts';
 import { roundOrders } from './rounds.ts';
@@ -45,8 +44,12 @@ export async function runNativeCheck(entries: Entry[], ctx: GroupContext, p: Pro
   const bound = (e: Entry) =>
     e.trials.some((t) => t.status === 'ok' && (t.resources?.clientBound || serverBelowBusy(t.resources)));
   if (!shape || !live.some(bound)) return;
-  if (!findWrk()) {
-    ctx.progress.note('  native check skipped: k6 was client-bound, and wrk is not installed (apt-get install -y wrk)');
+  if (!ctx.nativeDriver) return;
+  const driver = ctx.nativeDriver();
+  if (!driver) {
+    ctx.progress.note(
+      '  native check skipped: k6 left a server below 85% of its core, and wrk is not installed (apt-get install -y wrk)',
+    );
     return;
   }
   const durationS = Math.min(Math.max(1, Math.round(measuredSeconds(p))), NATIVE_WINDOW_MAX_S);
@@ -63,9 +66,9 @@ export async function runNativeCheck(entries: Entry[], ctx: GroupContext, p: Pro
     rounds: ctx.rounds,
   };
   ctx.progress.note(
-    `  native check: k6 was client-bound; ${live.length} server(s) × ${ctx.rounds} × ${durationS} s of ${shape.shape}`,
+    `  native check: k6 left a server below 85% of its core; ${live.length} server(s) × ${ctx.rounds} × ${durationS} s of ${shape.shape}`,
   );
-  const as = { driver: getDriver('wrk'), profile };
+  const as = { driver, profile };
   const checks = new Map<Entry, NativeCheck | null>(live.map((e) => [e, null]));
   for (const [r, order] of roundOrders(live, ctx.rounds, ctx.seed, ctx.groupIndex).entries()) {
     for (const e of order) {

@@ -141,6 +141,8 @@ export interface RunDeps {
    * drivers/open-loop.ts `resolveOpenLoop`); `driver` null with the install commands in `note`.
    */
   openLoop(): OpenLoopChoice;
+  /** The driver of the native check of k6 cells (real: wrk when installed, else null; absent: no check): scheduler/native-check.ts. */
+  nativeDriver?(): LoadDriver | null;
   /** The run's Lifecycle, built once per run with the services its servers may need. */
   lifecycle(services: ServiceRefs): Lifecycle;
   services: RunServices;
@@ -177,6 +179,8 @@ export interface GroupContext {
   progress: Progress;
   /** The open-loop driver of capacity cells (`RunDeps.openLoop`). */
   openLoop(): OpenLoopChoice;
+  /** The native check's driver (`RunDeps.nativeDriver`). */
+  nativeDriver?(): LoadDriver | null;
   log: (line: string) => void;
 }
 

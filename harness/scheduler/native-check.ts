@@ -3,16 +3,19 @@
  * (store/results.ts `NativeCheck`; report/native-figure.ts judges claims on it).
  *
  * After a k6 group's rounds, when in a window of any live server of the group k6 left the server
- * below 85% of its core or was client-bound by its own CPU (lifecycle/sampler.ts), every
- * live server of the group gets `ctx.rounds` more windows from wrk at the k6 shape's
- * concurrency, one per round in the rounds' seeded orders (so the figures pair by round),
- * each as long as a k6 window but at most NATIVE_WINDOW_MAX_S. Concurrency (`nativeShape`):
- * constant VUs → that many connections (a VU with no think time is a closed-loop connection);
- * ramping VUs → the highest stage target; constant-arrival-rate → none (open loop, its VUs are a
- * cap; wrk cannot replay it). The driver is the run's `nativeDriver` (real-deps.ts: wrk); skipped
- * with a note when wrk is not installed, and not run without one (fakes); a failed wrk window
- * ends the check for that server (its cell keeps no native figure). Seconds, requests/s.
+ * below 85% of its core or was client-bound by its own CPU (lifecycle/sampler.ts), every live
+ * server of the group gets `ctx.rounds` more windows from wrk at the k6 shape's concurrency, one
+ * per round in the rounds' seeded orders (so the figures pair by round), each as long as a k6
+ * window but at most NATIVE_WINDOW_MAX_S. Concurrency (`nativeShape`): constant VUs → that many
+ * connections (a VU with no think time is a closed-loop connection); ramping VUs → the highest
+ * stage target; constant-arrival-rate → none (open loop, its VUs are a cap; wrk cannot replay it).
+ *
+ * The driver is the run's `nativeDriver` (real-deps.ts: wrk); without one (fakes) there is no
+ * check, and with wrk missing it is skipped with a note. A window that fails as a cell would
+ * (analysis/stats.ts `cellFailure`: over 0.1% failed requests, a wrong body) or whose driver
+ * failed ends the check for that server: its cell keeps no native figure. Seconds, requests/s.
  */
+import { cellFailure } from '../analysis/stats.ts';
 import { type ConnectionProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import type { NativeCheck } from '../store/results.ts';
@@ -76,7 +79,7 @@ export async function runNativeCheck(entries: Entry[], ctx: GroupContext, p: Pro
       if (!checks.has(e) || e.final || !e.server) continue;
       const out = await runWindow(e, ctx, durationS, false, as);
       const load = typeof out === 'string' ? null : out.load;
-      if (!load || load.errors + load.timeouts + load.non2xx > 0 || load.bodyChecks.mismatched > 0) {
+      if (!load || typeof out === 'string' || cellFailure({ ...e.base, ...out, status: 'ok' })) {
         checks.delete(e);
         continue;
       }

@@ -164,6 +164,90 @@ test('a client-bound verdict gets a second line from a run where neither side is
   );
 });
 
+test('a client-bound k6 pair with wrk at the same concurrency beside it: judged on wrk, k6 shown as the source tool', () => {
+  const loopback: Claim = {
+    id: 's002-nestjs-vs-loopback',
+    source: 'NestJS/LoopBack/Nhost comparison',
+    claim: 'NestJS (Fastify) REST vs LoopBack 4 REST on ping: requests/s',
+    sourceFigure: '~4.9×',
+    scenario: 'ping',
+    metric: 'rps',
+    compare: 'ratio',
+    a: 'nestjs-fastify-axios',
+    b: 'loopback4',
+    expected: toleranceRange('ratio', 4.9, 0.1),
+    range: { from: 'tolerance', figure: 4.9, tolerance: 0.1 },
+    profiles: ['k6-vus'],
+  };
+  const K6_VUS = { durationS: 6, profile: getProfile('k6-vus') };
+  const native = (rps: number, clientBound = false) => ({
+    driver: 'wrk' as const,
+    connections: 1000,
+    trialRps: five(rps),
+    rounds: [1, 2, 3, 4, 5],
+    clientBound,
+    shape: 'wrk at 1000 connections (1000 constant VUs, no think time)',
+  });
+  // k6 leaves nestjs' server idle (1.61×, a lower bound); wrk at 1000 connections reads 4.8×.
+  const cell = (label: string, rps: number, patch: CellPatch = {}) =>
+    makeCell({ label, scenario: 'ping', profile: 'k6-vus', driver: 'k6', trials: five(rps), load: K6_VUS, ...patch });
+  const bound = { resources: { clientBound: true } } as CellPatch;
+  const k6Only = [cell('nestjs-fastify-axios', 16_100, bound), cell('loopback4', 10_000)];
+  const [before] = evaluateClaims([loopback], snap(k6Only));
+  assert.equal(before!.verdict, 'inconclusive (client-bound)');
+  assert.ok(Math.abs(before!.ours! - 1.61) < 0.01);
+  assert.equal(before!.sourceTool, null);
+
+  const withWrk = [
+    cell('nestjs-fastify-axios', 16_100, { ...bound, nativeCheck: native(48_000) }),
+    cell('loopback4', 10_000, { nativeCheck: native(10_000) }),
+  ];
+  const [r] = evaluateClaims([loopback], snap(withWrk));
+  assert.equal(r!.verdict, 'confirmed', r!.note);
+  assert.ok(Math.abs(r!.ours! - 4.8) < 0.01, String(r!.ours));
+  assert.deepEqual(r!.clientBound, [], 'wrk was not client-bound');
+  assert.equal(r!.mdd, null, "no table model: the run's table is k6's");
+  const t = r!.sourceTool!;
+  assert.equal(t.driver, 'k6');
+  assert.ok(Math.abs(t.ours - 1.61) < 0.01 && t.band[0] <= t.ours && t.ours <= t.band[1]);
+  assert.deepEqual(t.clientBound, ['nestjs-fastify-axios']);
+  assert.match(
+    r!.note,
+    /^4\.80× .*; judged on wrk at 1000 connections \(1000 constant VUs, no think time\); k6, the source's tool: 1\.61× \(.*\), client-bound \(lower bound\): nestjs-fastify-axios/,
+  );
+  assert.match(renderClaims([r!]).join('\n'), /<br>judged on wrk at 1000 connections .*k6, the source's tool: 1\.61×/);
+
+  // k6 windows are not called client-bound for an idle server: a server below 85% of its core is enough.
+  const idle = {
+    resources: { clientBound: false, server: { cpuPctAvg: 40, samples: 20, pinnedCores: 1 } },
+  } as unknown as CellPatch;
+  const [viaIdle] = evaluateClaims(
+    [loopback],
+    snap([
+      cell('nestjs-fastify-axios', 16_100, { ...idle, nativeCheck: native(48_000) }),
+      cell('loopback4', 10_000, { nativeCheck: native(10_000) }),
+    ]),
+  );
+  assert.equal(viaIdle!.verdict, 'confirmed', viaIdle!.note);
+  assert.deepEqual(viaIdle!.sourceTool!.clientBound, ['nestjs-fastify-axios']);
+  // Only one side measured by wrk, or wrk itself client-bound: k6's figure stays, client-bound.
+  for (const cells of [
+    [withWrk[0]!, k6Only[1]!],
+    [cell('nestjs-fastify-axios', 16_100, { ...bound, nativeCheck: native(48_000, true) }), withWrk[1]!],
+  ]) {
+    const [x] = evaluateClaims([loopback], snap(cells));
+    assert.equal(x!.verdict, 'inconclusive (client-bound)');
+    assert.equal(x!.sourceTool, null);
+  }
+  // Neither k6 side client-bound: k6's own figure is the verdict's, wrk's beside it unused.
+  const [fine] = evaluateClaims(
+    [loopback],
+    snap([cell('nestjs-fastify-axios', 49_000, { nativeCheck: native(10_000) }), cell('loopback4', 10_000)]),
+  );
+  assert.equal(fine!.sourceTool, null);
+  assert.ok(Math.abs(fine!.ours! - 4.9) < 0.01);
+});
+
 test('inconclusive: the band straddles the edge of the range', () => {
   const noisy = [1, 1.25, 0.8, 1.15, 0.85];
   const r = evaluateClaims(

@@ -24,16 +24,17 @@ const shared = loadSharedSchemas(scenariosDir);
 const wrk = findWrk();
 const NO_WRK = wrk ? false : `wrk is not installed: ${WRK_INSTALL} (or \`npx just tools\` as root)`;
 
-test('the fidelity cell: the fastest ok connection-profile cell without pipelining', () => {
-  const pick = fidelityCell([
+test('the fidelity cell: the fastest ok connection-profile cell, pipelined or not', () => {
+  const cells = [
     makeCell({ label: 'slow', trials: [10_000] }),
     makeCell({ label: 'fast', trials: [50_000, 52_000] }),
     makeCell({ label: 'failed', trials: [90_000], status: 'crashed' }),
     makeCell({ label: 'k6', trials: [95_000], driver: 'k6', load: { profile: { driver: 'k6' } } }),
-    makeCell({ label: 'pipelined', trials: [99_000], load: { profile: { pipelining: 10 } } }),
     makeCell({ label: 'wrk-cell', trials: [60_000], driver: 'wrk' }),
-  ]);
-  assert.equal(pick?.label, 'wrk-cell');
+  ];
+  assert.equal(fidelityCell(cells)?.label, 'wrk-cell');
+  const pipelined = makeCell({ label: 'pipelined', trials: [99_000], load: { profile: { pipelining: 10 } } });
+  assert.equal(fidelityCell([...cells, pipelined])?.label, 'pipelined');
   assert.equal(fidelityCell([makeCell({ label: 'k6', driver: 'k6', load: { profile: { driver: 'k6' } } })]), null);
 });
 
@@ -58,6 +59,10 @@ test('the sentence: each driver as a share of the native driver, the bottleneck 
   assert.match(
     describeFidelity(record()),
     /driver fidelity on `node-http` · ping \(quick, 100 connections, 1 client thread\), share of wrk 4\.1\.0's 101,000 req\/s: autocannon 61% \(61,000 req\/s\) — the bottleneck at this load \(medians of 2 × 3 s, ABBA order\)/,
+  );
+  assert.match(
+    describeFidelity(record({ pipelining: 10, cell: { ...record().cell, profile: 'pipelined' } })),
+    /on `node-http` · ping \(pipelined, 100 connections, pipelining 10, 1 client thread\)/,
   );
   const fine = record();
   fine.drivers[0]!.fidelity = 0.97;
@@ -139,6 +144,31 @@ test('a real fidelity measurement: a fresh server, autocannon and wrk in ABBA or
   );
   assert.equal(byName.autocannon!.rps.length, 2);
   assert.match(f.summary, /share of wrk/);
+});
+
+test('a real fidelity measurement at pipelining 10: autocannon and wrk both pipeline, k6 stays out (it cannot)', {
+  skip: NO_WRK,
+}, async () => {
+  const starts = { n: 0 };
+  const args = fidelityArgs(starts);
+  const f = await measureFidelity({
+    ...args,
+    profile: { ...(getProfile('pipelined') as ConnectionProfile), connections: 10 },
+    drivers: ['autocannon', 'wrk', 'k6'],
+  });
+  assert.equal(f.status, 'ok', f.reason ?? '');
+  assert.equal(f.pipelining, 10);
+  assert.deepEqual(
+    f.runs.map((r) => r.driver),
+    ['autocannon', 'wrk', 'wrk', 'autocannon'],
+  );
+  assert.ok(
+    f.runs.every((r) => r.rps > 500 && r.errors === 0),
+    JSON.stringify(f.runs),
+  );
+  const share = f.drivers.find((d) => d.driver === 'autocannon')!.fidelity!;
+  assert.ok(share > 0.1 && share < 5, String(share));
+  assert.match(f.summary, /pipelining 10.*share of wrk/);
 });
 
 test('without wrk the record is skipped with the install command and no server is started', async () => {

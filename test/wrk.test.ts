@@ -203,7 +203,7 @@ test('a wrk window against a real contender: requests, percentiles, an HDR histo
     );
     assert.ok(out.latencyHistogramUs, 'an HDR histogram from latency(i)');
     const h = hdr.decodeFromCompressedBase64(out.latencyHistogramUs!);
-    // wrk's latency statistics are a sample of each thread's latencies (its counts are not response counts).
+    // wrk's coordinated-omission correction adds values to its histogram (its counts are not response counts).
     assert.ok(h.totalCount > out.requests.total / 4, `${h.totalCount} values for ${out.requests.total} responses`);
     assert.ok(Math.abs(h.getValueAtPercentile(50) / 1000 - l.p50) < 0.01 * l.p50 + 0.002, 'p50 is read from it');
     assert.ok(out.driverCpuMs && out.driverCpuMs.user + out.driverCpuMs.system > 0);
@@ -375,7 +375,7 @@ test('just doctor lists each tool with its version, and what a missing wrk costs
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /^missing {2}wrk {7}costs: the native driver: profiles quick, ab, standard, stress, capacity rank with autocannon/m,
+    /^missing {2}wrk {7}costs: the native driver: profiles quick, ab, pipelined, standard, stress, capacity rank with autocannon/m,
   );
   assert.match(r.stdout, /fidelity check is skipped/);
   assert.match(r.stdout, /install: (sudo )?apt-get update && (sudo )?apt-get install -y wrk/);

@@ -12,7 +12,10 @@
  * `stress` profiles keep their source's 10 s and 60 s.
  *
  * Driver: `native` = the ranking driver with headroom (wrk when installed, else autocannon,
- * said once in the report header); `autocannon`, `wrk` or `k6` fix it.
+ * said once in the report header), `pipelined` included (wrk pipelines through its Lua script);
+ * `autocannon`, `wrk` or `k6` fix it. A profile with `fidelityS` runs the other drivers once per
+ * run in its own shape beside wrk (scheduler/fidelity.ts): for `pipelined` that is autocannon, the
+ * source's tool.
  *
  * Sources (docs/sources.md): the Nexus/Express/Fastify report (`pipelined`: 100 connections,
  * pipelining 10), the PostGraphile template's perf runner (`standard`: 10 connections, 10 s;
@@ -258,8 +261,9 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'pipelined',
-    driver: 'autocannon',
-    description: '100 connections, pipelining 10 (autocannon), 5 interleaved 2 s windows',
+    driver: 'native',
+    description:
+      "100 connections, pipelining 10 (wrk; autocannon, the source's tool, in the fidelity check), 5 interleaved 2 s windows",
     source: 'Nexus/Express/Fastify report',
     connections: 100,
     pipelining: 10,
@@ -267,6 +271,7 @@ export const PROFILES: Profile[] = [
     durationS: 2,
     timeoutS: 10,
     rounds: 5,
+    fidelityS: 3,
   },
   {
     name: 'standard',

@@ -3,9 +3,14 @@
  * headroom (docs/dev/notes-drivers.md has the ceilings measured here).
  *
  * One window = `durationS` seconds of `wrk -t<threads> -c<connections>`, pinned to the client
- * cores, driven by a generated Lua script (`wrkScript`):
+ * cores, driven by a generated Lua script (drivers/wrk-script.ts `wrkScript`):
  * - the request (method, path, headers, body) is static; with `job.variants` a `request()` hook
  *   returns one pre-formatted variant drawn at random per request;
+ * - pipelining p > 1 (the profile's): `request()` returns p requests concatenated, a batch (each
+ *   a random variant when there are variants). wrk (src/wrk.c, 4.1 and 4.2 alike) writes a
+ *   batch whole, counts its responses down and writes the next batch only when all p have
+ *   arrived: a connection has between 1 and p requests in flight, not p all the time (autocannon
+ *   sends a new request per response and keeps p in flight);
  * - checks: defining `response()` makes wrk parse every header and body into Lua, which costs it
  *   about a third more CPU per response (measured here, notes-drivers.md). So a window runs two
  *   wrk processes side by side on the same cores: the main one without response() on most
@@ -13,13 +18,30 @@
  *   response() counts every non-2xx status (3xx too; the main process counts only wrk's
  *   status > 399) and writes every n-th response (status, content-type, content-length,
  *   transfer-encoding, body) to a file, so about 1 in sampleEvery responses overall is checked,
- *   after the window, in Node with the verifier's ContractChecker (drivers/checks.ts);
+ *   after the window, in Node with the verifier's ContractChecker (drivers/checks.ts). Pipelined
+ *   or not, wrk counts each response, its status and its response() call one by one, so
+ *   `requests.total`, non-2xx and the checks stay per response; `requests.sent` is the batches
+ *   written × p under pipelining (in flight at the end: sent − total ≤ connections × p), else
+ *   the responses;
  * - `done()` prints one JSON line (requests, duration, bytes, errors by kind, p50/p90/p95/p99/
  *   p99.9/max, the process's CPU time from /proc/self/stat) and writes wrk's raw latency values
  *   (`latency(i)`: value µs, count) to a file; both processes' values are merged into one HDR
- *   histogram, from which the window's percentiles are read. wrk 4.1's latency statistics are
- *   a sample (each thread's own histogram is resampled into them at its calibrated rate), so
- *   the histogram's counts are not response counts; its percentiles are wrk's own.
+ *   histogram, from which the window's percentiles are read.
+ *
+ * Latency (src/wrk.c): wrk records one value per batch, when the batch's last response
+ * completes, measured from the start of the batch's write (without pipelining a batch is one
+ * request). A batch beyond the timeout counts as one timeout. After the run wrk corrects the
+ * histogram for coordinated omission (`stats_correct`): with the expected interval e = duration ÷
+ * (responses ÷ connections), every value v ≥ 2e also adds v − e, v − 2e, … down to just above e.
+ * So the histogram's counts are not response counts, and under pipelining (v ≈ p × e) about one
+ * value in p is measured, the others are the correction's; its percentiles are of batch times
+ * spread down to e, not of single responses (autocannon measures each response from its own
+ * write). Compare latency between drivers only without pipelining. wrk's readers (`latency(i)`,
+ * `percentile`) start at the smallest measured value, so the correction's values below it are
+ * counted in the total but never read: the raw values the harness merges lack them (its
+ * percentiles lean high under pipelining), and wrk's own percentile, used when the raw values
+ * could not be read within done()'s CPU budget (wrk-script.ts), reads 0 for a rank among them;
+ * the window then records wrk's maximum for it, an upper bound (`wrkPercentileUs`).
  *
  * `findWrk` returns null when wrk is not installed (BENCH_WRK overrides PATH; an empty value
  * means "none", for tests). Rates in requests/s, latencies in ms unless named Us.
@@ -34,6 +56,17 @@ import type { Profile } from '../core/profiles.ts';
 import { type Argv, onPath, pinnedCommand, runTracked } from '../lifecycle/processes.ts';
 import { checkSamples, coresOf, type SampledResponse, variantParams } from './checks.ts';
 import type { DriverProbe, LoadDriver, LoadJob, LoadOutput, WindowOptions } from './driver-types.ts';
+import { parseWrkSummary, readSampleFile, type WrkSummary, wrkScript } from './wrk-script.ts';
+
+export {
+  luaString,
+  MAX_SAMPLES_PER_THREAD,
+  parseWrkSummary,
+  readSampleFile,
+  type WrkScriptOptions,
+  type WrkSummary,
+  wrkScript,
+} from './wrk-script.ts';
 
 /** The command that installs wrk on Debian/Ubuntu. */
 export const WRK_INSTALL = 'apt-get install -y wrk';
@@ -46,205 +79,6 @@ export function findWrk(): { bin: string; version: string } | null {
   if (r.error) return null;
   const version = /wrk\s+(?:debian\/)?(\S+)/.exec(`${r.stdout}${r.stderr}`)?.[1] ?? 'unknown';
   return { bin, version };
-}
-
-const MARK = 'BAKEOFF_WRK ';
-/** Sampled responses written per thread at most (bounds the files of long windows). */
-export const MAX_SAMPLES_PER_THREAD = 20_000;
-/** Seconds done() may spend reading wrk's raw latency values before it stops (the histogram is then absent). */
-const HISTOGRAM_BUDGET_S = 3;
-
-/** A Lua string literal for `s` (three-digit decimal escapes for quotes, backslashes and everything outside printable ASCII). */
-export function luaString(s: string): string {
-  return `"${[...Buffer.from(s, 'utf8')].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`)).join('')}"`;
-}
-
-function luaHeaders(h: Record<string, string>): string {
-  return `{${Object.entries(h)
-    .map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`)
-    .join(', ')}}`;
-}
-
-/** Options of the generated script. */
-export interface WrkScriptOptions {
-  /** The requests: one (static) or several (drawn at random per request by `request()`). */
-  requests: ConcreteRequest[];
-  /** Folder for the per-thread sample files and the latency file. */
-  dir: string;
-  /** Check every N-th response of each thread. */
-  sampleEvery: number;
-  /** Define `response()` (status counts and sampled checks). false = wrk's own counters only (measuring its cost). */
-  responseHook: boolean;
-  /**
-   * done() writes wrk's raw latency values (the HDR histogram). false when the window's latency is
-   * not wanted (WindowOptions.latency): reading a wide histogram value by value is slow, and on a
-   * shared client core its CPU-time budget stretches to minutes of wall time.
-   */
-  histogram?: boolean;
-}
-
-/** The Lua script of one window (see the module docstring). */
-export function wrkScript(o: WrkScriptOptions): string {
-  const [first] = o.requests;
-  if (!first) throw new Error('wrkScript: no request to send (requests is empty)');
-  const L: string[] = [
-    '-- generated by harness/drivers/wrk.ts',
-    `local DIR = ${luaString(o.dir)}`,
-    `local EVERY = ${Math.max(1, Math.floor(o.sampleEvery))}`,
-    `local MAXS = ${MAX_SAMPLES_PER_THREAD}`,
-    'tid, seen, non2xx, sampled = 0, 0, 0, 0',
-    'local threads = {}',
-    'local out = nil',
-    `wrk.method = ${luaString(first.method)}`,
-    `wrk.path = ${luaString(first.path)}`,
-  ];
-  for (const [k, v] of Object.entries(first.headers)) L.push(`wrk.headers[${luaString(k)}] = ${luaString(v)}`);
-  if (first.body !== undefined) L.push(`wrk.body = ${luaString(first.body)}`);
-  L.push(
-    'setup = function(thread)',
-    '  threads[#threads + 1] = thread',
-    '  thread:set("tid", #threads)',
-    'end',
-    'local reqs, nreq = {}, 0',
-    'init = function(args)',
-    '  math.randomseed(os.time() * 1000 + tid)',
-  );
-  if (o.requests.length > 1)
-    for (const r of o.requests)
-      L.push(
-        `  reqs[#reqs + 1] = wrk.format(${luaString(r.method)}, ${luaString(r.path)}, ${luaHeaders(r.headers)}, ${r.body === undefined ? 'nil' : luaString(r.body)})`,
-      );
-  L.push('  nreq = #reqs');
-  if (o.responseHook) L.push('  out = io.open(DIR .. "/samples-" .. tid .. ".bin", "wb")');
-  L.push('end');
-  if (o.requests.length > 1) L.push('request = function()', '  return reqs[math.random(nreq)]', 'end');
-  if (o.responseHook)
-    L.push(
-      'response = function(status, headers, body)',
-      '  seen = seen + 1',
-      '  if status < 200 or status > 299 then non2xx = non2xx + 1 end',
-      '  if (seen - 1) % EVERY == 0 and sampled < MAXS then',
-      '    sampled = sampled + 1',
-      '    local ct, cl, te',
-      '    for k, v in pairs(headers) do',
-      '      local l = string.lower(k)',
-      '      if l == "content-type" then ct = v elseif l == "content-length" then cl = v elseif l == "transfer-encoding" then te = v end',
-      '    end',
-      '    out:write(string.format("%d %d %d %d %d\\n", status, ct and #ct or -1, cl and #cl or -1, te and #te or -1, #body), ct or "", cl or "", te or "", body)',
-      '    if sampled % 64 == 0 then out:flush() end',
-      '  end',
-      'end',
-    );
-  L.push(
-    'local function cpu()',
-    '  local f = io.open("/proc/self/stat", "r")',
-    '  if not f then return -1, -1 end',
-    '  local s = f:read("*a")',
-    '  f:close()',
-    '  local rest = s:match("%) (.*)$")',
-    '  if not rest then return -1, -1 end',
-    '  local fields = {}',
-    '  for w in rest:gmatch("%S+") do fields[#fields + 1] = w end',
-    '  return tonumber(fields[12]) or -1, tonumber(fields[13]) or -1',
-    'end',
-    'done = function(summary, latency, requests)',
-    '  local s, n, sm = 0, 0, 0',
-    '  for _, t in ipairs(threads) do',
-    '    s = s + (t:get("seen") or 0)',
-    '    n = n + (t:get("non2xx") or 0)',
-    '    sm = sm + (t:get("sampled") or 0)',
-    '  end',
-    '  local e = summary.errors',
-    '  local ut, st = cpu()',
-    '  local P = function(p) return latency:percentile(p) end',
-    `  io.write(string.format('${MARK}{"requests":%.0f,"durationUs":%.0f,"bytes":%.0f,"connect":%.0f,"read":%.0f,"write":%.0f,"timeout":%.0f,"status":%.0f,"seen":%.0f,"non2xx":%.0f,"sampled":%.0f,"threads":%d,"meanUs":%.3f,"stdevUs":%.3f,"maxUs":%.0f,"p50Us":%.0f,"p90Us":%.0f,"p95Us":%.0f,"p99Us":%.0f,"p999Us":%.0f,"utimeTicks":%.0f,"stimeTicks":%.0f}\\n',`,
-    '    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.timeout, e.status,',
-    '    s, n, sm, #threads, latency.mean, latency.stdev, latency.max,',
-    '    P(50), P(90), P(95), P(99), P(99.9), ut, st))',
-    `  local h = ${o.histogram === false ? 'nil' : 'io.open(DIR .. "/latency.txt", "w")'}`,
-    '  if h then',
-    '    local t0 = os.clock()',
-    '    local count = #latency',
-    '    for i = 1, count do',
-    // latency(i) = the i-th distinct value (µs) and its count; past the last one it returns 0.
-    '      local v, c = latency(i)',
-    '      if v == 0 then break end',
-    '      h:write(string.format("%.0f %.0f\\n", v, c))',
-    `      if os.clock() - t0 > ${HISTOGRAM_BUDGET_S} then h:write("TRUNCATED\\n") break end`,
-    '    end',
-    '    h:close()',
-    '  end',
-    'end',
-  );
-  return `${L.join('\n')}\n`;
-}
-
-/** What done() prints. Latencies in µs, CPU time in clock ticks (-1 when unreadable). */
-export interface WrkSummary {
-  requests: number;
-  durationUs: number;
-  bytes: number;
-  connect: number;
-  read: number;
-  write: number;
-  timeout: number;
-  /** wrk's own count: responses with status > 399. */
-  status: number;
-  /** Responses seen by response() (0 without the hook). */
-  seen: number;
-  /** Responses with a status outside 200–299 seen by response(). */
-  non2xx: number;
-  sampled: number;
-  threads: number;
-  meanUs: number;
-  stdevUs: number;
-  maxUs: number;
-  p50Us: number;
-  p90Us: number;
-  p95Us: number;
-  p99Us: number;
-  p999Us: number;
-  utimeTicks: number;
-  stimeTicks: number;
-}
-
-/** Parses done()'s JSON line from wrk's output; throws with the output's tail when it is missing. */
-export function parseWrkSummary(output: string): WrkSummary {
-  const line = output.split('\n').find((l) => l.startsWith(MARK));
-  if (!line) throw new Error(`wrk printed no result line: ${output.slice(-1000).trim()}`);
-  return JSON.parse(line.slice(MARK.length));
-}
-
-function isFour(xs: number[]): xs is [number, number, number, number] {
-  return xs.length === 4;
-}
-
-/** Reads one per-thread sample file (the format response() writes). Stops at a truncated record. */
-export function readSampleFile(file: string): SampledResponse[] {
-  const buf = fs.readFileSync(file);
-  const out: SampledResponse[] = [];
-  let at = 0;
-  while (at < buf.length) {
-    const nl = buf.indexOf(10, at);
-    if (nl < 0) break;
-    const [status = Number.NaN, ...lens] = buf.toString('latin1', at, nl).split(' ').map(Number); // split yields ≥ 1 part
-    at = nl + 1;
-    const take = (n: number): string | null => {
-      if (n < 0) return null;
-      const s = buf.toString('utf8', at, at + n);
-      at += n;
-      return s;
-    };
-    if (!isFour(lens) || at + lens.reduce((s, n) => s + Math.max(0, n), 0) > buf.length) break;
-    const [ctLen, clLen, teLen, bodyLen] = lens;
-    const contentType = take(ctLen);
-    const contentLength = take(clLen);
-    const transferEncoding = take(teLen);
-    const body = buf.subarray(at, at + bodyLen);
-    at += bodyLen;
-    out.push({ status, contentType, contentLength, transferEncoding, body });
-  }
-  return out;
 }
 
 /** The wrk argv of one window (before pinning). */
@@ -304,6 +138,7 @@ async function runOne(
     every: number;
     hook: boolean;
     histogram: boolean;
+    pipelining: number;
     durationS: number;
     timeoutS: number;
   },
@@ -313,7 +148,14 @@ async function runOne(
   const script = path.join(dir, 'window.lua');
   fs.writeFileSync(
     script,
-    wrkScript({ requests: a.requests, dir, sampleEvery: a.every, responseHook: a.hook, histogram: a.histogram }),
+    wrkScript({
+      requests: a.requests,
+      dir,
+      sampleEvery: a.every,
+      responseHook: a.hook,
+      histogram: a.histogram,
+      pipelining: a.pipelining,
+    }),
   );
   const argv = wrkArgv(bin, { ...a, script });
   const [cmd, ...args] = pinnedCommand(o.cpus, argv);
@@ -338,6 +180,16 @@ async function runOne(
   return { summary, samples, latencyFile: path.join(dir, 'latency.txt'), pid };
 }
 
+/**
+ * A percentile as wrk's own `latency:percentile()` read it (µs), or its maximum `maxUs` when it
+ * read 0: its rank then lies among the coordinated-omission correction's values below the
+ * smallest measured one, which wrk counts but does not read (module docstring), so the maximum
+ * is an upper bound of it.
+ */
+export function wrkPercentileUs(readUs: number, maxUs: number): number {
+  return readUs > 0 ? readUs : maxUs;
+}
+
 /** Merges raw latency files into one HDR histogram, or null when one is missing or truncated. */
 function mergedHistogram(files: string[]): hdr.Histogram | null {
   const h = hdr.build({
@@ -359,8 +211,8 @@ function mergedHistogram(files: string[]): hdr.Histogram | null {
 
 /**
  * Runs one wrk window: the main wrk process (no response()) and the checker process (response()
- * on a few connections) side by side, both pinned to `o.cpus`, then the sampled checks in Node.
- * `checks` chooses the split (splitConnections). Rejects when wrk fails, prints no result or
+ * on a few connections) side by side, both pinned to `o.cpus`, each connection sending batches of
+ * `p.pipelining` requests, then the sampled checks in Node. `checks` chooses the split (splitConnections). Rejects when wrk fails, prints no result or
  * `o.signal` aborts.
  */
 export async function runWrkWindow(
@@ -369,15 +221,21 @@ export async function runWrkWindow(
   job: LoadJob,
   o: WindowOptions & { checks?: 'split' | 'all' | 'none' },
 ): Promise<LoadOutput> {
-  if (p.pipelining > 1)
-    throw new Error('wrk sends one request at a time per connection: use autocannon for pipelining');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-wrk-'));
   try {
     const requests = job.variants?.length ? job.variants.map((v) => v.request) : [job.request];
     const split = splitConnections(p.connections, job.sampleEvery, o.checks ?? 'split');
     const [firstRequest = job.request] = requests;
     const url = job.url.replace(/\/$/, '') + firstRequest.path;
-    const common = { requests, url, durationS: o.durationS, timeoutS: p.timeoutS, histogram: o.latency !== false };
+    const pipelining = Math.max(1, Math.floor(p.pipelining));
+    const common = {
+      requests,
+      url,
+      durationS: o.durationS,
+      timeoutS: p.timeoutS,
+      histogram: o.latency !== false,
+      pipelining,
+    };
     const mainThreads = split.main > 0 ? Math.max(1, Math.min(o.threads, split.main)) : 0;
     const runs = await Promise.all([
       split.main > 0
@@ -412,7 +270,8 @@ export async function runWrkWindow(
     const leadRun = main ?? checker;
     if (!leadRun) throw new Error('wrk ran no process (0 connections in the window)');
     const lead = leadRun.summary;
-    const pct = (q: number, fallbackUs: number) => (h ? h.getValueAtPercentile(q) : fallbackUs) / 1000;
+    const pct = (q: number, fallbackUs: number) =>
+      (h ? h.getValueAtPercentile(q) : wrkPercentileUs(fallbackUs, lead.maxUs)) / 1000;
     return {
       driver: 'wrk',
       requestsPerSec: { mean: durationS > 0 ? requests_ / durationS : 0, stddev: 0, samples: [] },
@@ -426,7 +285,7 @@ export async function runWrkWindow(
         max: Math.max(...parts.map((r) => r.summary.maxUs)) / 1000,
       },
       latencyHistogramUs: h ? hdr.encodeIntoCompressedBase64(h) : null,
-      requests: { total: requests_, sent: requests_ },
+      requests: { total: requests_, sent: pipelining > 1 ? sum((s) => s.batches) * pipelining : requests_ },
       errors: sum((s) => s.connect + s.read + s.write),
       timeouts: sum((s) => s.timeout),
       // The checker counts every status outside 2xx (3xx too); the main process only wrk's own > 399.

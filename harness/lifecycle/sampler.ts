@@ -77,6 +77,15 @@ export function clientBoundRule(o: {
   return null;
 }
 
+/**
+ * True when a window's server used < SERVER_BUSY_PCT of its pinned cores (from at least 3
+ * samples), whatever the driver: the sign that the load side left it idle, which
+ * `clientBoundRule` calls client-bound for closed-loop windows only. CPU % of one core.
+ */
+export function serverBelowBusy(r: Pick<ResourceUse, 'server'> | undefined): boolean {
+  return Boolean(r && r.server.samples >= 3 && r.server.cpuPctAvg < SERVER_BUSY_PCT * r.server.pinnedCores);
+}
+
 interface Sample {
   t: number;
   serverCpu: number;

@@ -33,6 +33,10 @@
  *   and the override is named ("5 × 2 s, source 5 × 12 s").
  * - not measured: no run has both cells in the profile with ≥ 5 trials (or one failed); the
  *   result carries the exact command that measures it.
+ * - A client-bound k6 pair whose cells both carry wrk's figure at the same concurrency
+ *   (report/native-figure.ts `nativePair`), neither client-bound, is judged on wrk's figures (no
+ *   table model: the run's table is k6's); k6's own ratio is kept as the source tool's
+ *   (`sourceTool`), printed beside it.
  * - A second line under a driver with headroom: for an "inconclusive (client-bound)"
  *   verdict, the same comparison from the newest run that has both cells on the scenario, in any
  *   other profile, with ≥ 5 trials each and neither side client-bound nor failed (`headroom`).
@@ -47,6 +51,8 @@ import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
 import { fmtDf } from './format.ts';
+import { serverBelowBusy } from '../lifecycle/sampler.ts';
+import { nativePair, nativeShape, type SourceToolLine } from './native-figure.ts';
 
 /**
  * Where a claim's decision range comes from. `spread`: the source's own range (`expected` as
@@ -125,6 +131,8 @@ export interface ClaimResult {
   command: string | null;
   /** For an "inconclusive (client-bound)" verdict: the same comparison under a driver with headroom, else null. */
   headroom: HeadroomLine | null;
+  /** When a client-bound k6 pair was judged on wrk's figures at the same concurrency (report/native-figure.ts): k6's own, else null. */
+  sourceTool: SourceToolLine | null;
 }
 
 /** The same comparison in our own load shape, where neither side is client-bound (never a verdict). */
@@ -203,6 +211,7 @@ export function claimsRule(): string {
     'Refuted: the whole band lies outside the range.',
     'Inconclusive: anything else.',
     'A client-bound side is a lower bound: when it could move the ratio into (or out of) the range, the verdict is inconclusive (client-bound), never refuted.',
+    "When k6 left a side's server below 85% of its core and both cells carry wrk's figure at the same concurrency, neither client-bound, the verdict is judged on wrk's figures and k6's is shown as the source tool's.",
     'When the table model (with b as the reference row if the run has no baseline row) gives a minimum detectable difference (MDD)',
     'and the whole range lies closer to no difference than it, the verdict is inconclusive (below resolution), never refuted',
     '(a confirmation stands only if the band excludes no difference).',
@@ -415,6 +424,7 @@ function empty(claim: Claim, profile: string): ClaimResult {
     note: '',
     command: measureCommand(claim, profile),
     headroom: null,
+    sourceTool: null,
   };
 }
 
@@ -530,10 +540,14 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const base = { ...empty(claim, profile), runId: run.meta.runId, trials, override, provisional: override !== null };
   const failed = [a, b].map((c) => [c.label, cellFailure(c)] as const).filter(([, f]) => f);
   if (failed.length) return { ...base, note: `failed: ${failed.map(([l, f]) => `${l} (${f})`).join('; ')}` };
-  const { r, ours, iv, band } = claimBand(claim, a, b);
-  let verdict = clientBoundVerdict(claim, bandVerdict(claim, r, ours, band), a, b, iv);
-  const clientBound = [a, b].filter((c) => c.resources?.clientBound).map((c) => c.label);
-  const model = modelMdd(pair, opts);
+  // A client-bound k6 pair with wrk's server-bound figures beside it is judged on those.
+  const native = nativePair(a, b);
+  const [ja, jb] = native ? [native.a, native.b] : [a, b];
+  const { r, ours, iv, band } = claimBand(claim, ja, jb);
+  let verdict = clientBoundVerdict(claim, bandVerdict(claim, r, ours, band), ja, jb, iv);
+  const clientBound = [ja, jb].filter((c) => c.resources?.clientBound).map((c) => c.label);
+  const sourceTool = native ? toolLine(claim, a, b) : null;
+  const model = native ? null : modelMdd(pair, opts);
   const mdd = model?.mdd ?? null;
   const noEffect = claimValue(claim, 1);
   const resolved = band[0] > noEffect || band[1] < noEffect;
@@ -549,6 +563,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const fmt = (v: number) => formatComparison(claim.compare, v);
   const note = [
     `${fmt(ours)} (95% interval ${fmt(band[0])} … ${fmt(band[1])}, ${r.n} paired rounds)`,
+    sourceTool ? sourceToolText(claim.compare, sourceTool) : '',
     clientBound.length ? `client-bound (lower bound): ${clientBound.join(', ')}` : '',
     model
       ? `the table model's MDD ±${(model.mdd * 100).toFixed(1)}%${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
@@ -559,7 +574,35 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const mddReference = model?.reference ?? null;
   const headroom =
     verdict === 'inconclusive (client-bound)' ? headroomLine(claim, profile, a.node.major, runs, opts) : null;
-  return { ...base, ours, band, ratio: r, verdict, clientBound, mdd, mddReference, note, command: null, headroom };
+  return {
+    ...base,
+    ours,
+    band,
+    ratio: r,
+    verdict,
+    clientBound,
+    mdd,
+    mddReference,
+    note,
+    command: null,
+    headroom,
+    sourceTool,
+  };
+}
+
+/** k6's own figure of a pair judged on wrk's (`SourceToolLine`). */
+function toolLine(claim: Claim, a: CellResult, b: CellResult): SourceToolLine {
+  const { ours, band } = claimBand(claim, a, b);
+  const clientBound = [a, b]
+    .filter((c) => c.resources?.clientBound || serverBelowBusy(c.resources))
+    .map((c) => c.label);
+  return { driver: a.driver, ours, band, clientBound, shape: nativeShape(a, b) };
+}
+
+/** "judged on wrk at 1000 connections (…); k6, the source's tool: 1.61× (1.50× … 1.70×), client-bound: a". */
+export function sourceToolText(compare: Claim['compare'], t: SourceToolLine): string {
+  const fmt = (v: number) => formatComparison(compare, v);
+  return `judged on ${t.shape || 'wrk at the same concurrency'}; ${t.driver}, the source's tool: ${fmt(t.ours)} (${fmt(t.band[0])} … ${fmt(t.band[1])})${t.clientBound.length ? `, client-bound (lower bound): ${t.clientBound.join(', ')}` : ''}`;
 }
 
 /** The verdict as printed: "refuted", "refuted (provisional: 5 × 2 s, source 5 × 12 s)". */
@@ -589,7 +632,11 @@ export function renderClaims(results: ClaimResult[]): string[] {
         ? '–'
         : `${formatComparison(r.claim.compare, r.ours)} (${formatRange(r.claim.compare, r.band)})${r.clientBound.length ? `, lower bound: ${r.clientBound.join(', ')}` : ''}, run ${r.runId}`;
     const shared = sharedText(r);
-    const second = r.headroom ? `<br>${headroomText(r.claim, r.headroom)}` : '';
+    const second = r.headroom
+      ? `<br>${headroomText(r.claim, r.headroom)}`
+      : r.sourceTool
+        ? `<br>${sourceToolText(r.claim.compare, r.sourceTool)}`
+        : '';
     const verdict =
       r.verdict === 'not measured'
         ? `not measured: ${r.note}${r.command ? `; run \`${r.command}\`` : ''}`

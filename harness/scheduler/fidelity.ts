@@ -1,11 +1,14 @@
 /**
  * Driver fidelity, once per run (docs/decisions/0008-wrk-ranks.md): is the
- * load driver the bottleneck? On the run's fastest ok connection-profile cell without pipelining
- * (`fidelityCell`), a fresh server gets the same request (and request variants) over the same
- * connections from each driver of the run, autocannon and the native driver (wrk), all pinned to
- * the client cores with the plan's threads, in ABBA order (autocannon, wrk, …, wrk, autocannon:
- * drift hits every driver alike), `runS` seconds each after a short warm-up. A driver's fidelity
- * = the median of its requests/s ÷ the native driver's median (wrk = 1).
+ * load driver the bottleneck? On the run's fastest ok connection-profile cell (`fidelityCell`),
+ * a fresh server gets the same request (and request variants) over the same connections, at the
+ * profile's pipelining, from each driver of the run, autocannon and the native driver (wrk), all
+ * pinned to the client cores with the plan's threads, in ABBA order (autocannon, wrk, …, wrk,
+ * autocannon: drift hits every driver alike), `runS` seconds each after a short warm-up. k6
+ * joins when the run lists it and the profile does not pipeline (k6 sends one request at a time
+ * per VU). A driver's fidelity = the median of its requests/s ÷ the native driver's median
+ * (wrk = 1). In the `pipelined` profile this is autocannon's share of wrk's rate in the source's
+ * own shape (100 connections, pipelining 10).
  *
  * Recorded as `RunMeta.fidelity` (store/results.ts `DriverFidelity`); never a leaderboard cell.
  * Without wrk the record is `skipped` with the install command. Rates in requests/s, seconds.
@@ -23,16 +26,9 @@ export type { DriverFidelity };
 /** Below this fidelity a driver is the bottleneck at the run's fastest load (the target: ≥ 0.95× the native driver). */
 export const FIDELITY_TARGET = 0.95;
 
-/** The run's fastest ok connection-profile cell without pipelining (wrk sends one request at a time per connection), or null. */
+/** The run's fastest ok connection-profile cell (pipelined or not), or null. */
 export function fidelityCell(cells: CellResult[]): CellResult | null {
-  const ok = cells.filter(
-    (c) =>
-      c.status === 'ok' &&
-      c.driver !== 'k6' &&
-      c.load &&
-      c.load.profile.driver !== 'k6' &&
-      (c.load.profile as ConnectionProfile).pipelining === 1,
-  );
+  const ok = cells.filter((c) => c.status === 'ok' && c.driver !== 'k6' && c.load && c.load.profile.driver !== 'k6');
   return ok.sort((a, b) => cellFigure(b) - cellFigure(a))[0] ?? null;
 }
 
@@ -40,7 +36,8 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** The report sentence for a recorded fidelity check. */
 export function describeFidelity(f: DriverFidelity): string {
-  const where = `\`${f.cell.label}\` · ${f.cell.scenario} (${f.cell.profile}, ${f.connections} connections, ${f.threads} client thread${f.threads === 1 ? '' : 's'})`;
+  const pipelining = (f.pipelining ?? 1) > 1 ? `, pipelining ${f.pipelining}` : '';
+  const where = `\`${f.cell.label}\` · ${f.cell.scenario} (${f.cell.profile}, ${f.connections} connections${pipelining}, ${f.threads} client thread${f.threads === 1 ? '' : 's'})`;
   if (f.status !== 'ok') return `driver fidelity not measured on ${where}: ${f.reason}`;
   const ref = f.drivers.find((d) => d.driver === f.reference);
   if (!ref) return `driver fidelity on ${where}: no ${f.reference} runs recorded`;
@@ -53,7 +50,7 @@ export function describeFidelity(f: DriverFidelity): string {
   return `driver fidelity on ${where}, share of ${ref.driver} ${ref.version ?? ''}'s ${fmt(median(ref.rps))} req/s: ${parts.join('; ')} (medians of ${ref.rps.length} × ${f.runS} s, ABBA order)`;
 }
 
-/** The profile a driver runs in the fidelity check: the cell's connections, one request per connection at a time. */
+/** The profile a driver runs in the fidelity check: the cell's connections and pipelining (k6: VUs = connections, no pipelining). */
 function profileFor(driver: DriverName, p: ConnectionProfile, runS: number): Profile {
   if (driver === 'k6') {
     const k: K6Profile = {
@@ -70,7 +67,7 @@ function profileFor(driver: DriverName, p: ConnectionProfile, runS: number): Pro
     };
     return k;
   }
-  return { ...p, driver, pipelining: 1 };
+  return { ...p, driver };
 }
 
 /**
@@ -93,7 +90,9 @@ export async function measureFidelity(o: {
   sharedSchemas: object[];
   drivers?: DriverName[];
 }): Promise<DriverFidelity> {
-  const names = DRIVER_NAMES.filter((n) => n === 'autocannon' || n === 'wrk' || o.drivers?.includes(n));
+  const names = DRIVER_NAMES.filter(
+    (n) => n === 'autocannon' || n === 'wrk' || (o.drivers?.includes(n) && o.profile.pipelining <= 1),
+  );
   const rec: DriverFidelity = {
     status: 'skipped',
     reason: null,
@@ -106,6 +105,7 @@ export async function measureFidelity(o: {
       rps: cellFigure(o.cell),
     },
     connections: o.profile.connections,
+    pipelining: o.profile.pipelining,
     runS: o.runS,
     threads: o.threads,
     reference: null,

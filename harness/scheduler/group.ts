@@ -24,6 +24,7 @@ import { interleavedRoundMs, runInterleavedRound } from './interleave.ts';
 import { baseResult, cellIdOf, lostServices } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE, type PhaseKind } from './progress.ts';
+import { runNativeCheck } from './native-check.ts';
 import { roundOrders } from './rounds.ts';
 import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
 import { escapedOf, loopbackBreach, runWindow, verifyEntry } from './window.ts';
@@ -507,6 +508,7 @@ async function closeGroup(entries: Entry[], ctx: GroupContext, ops: GroupOps): P
       startupMs: e.base.startupMs,
       overheadMs: ops.overhead(e),
       ...startsOf(e),
+      ...(e.native ? { nativeCheck: e.native } : {}),
     };
   }
   if (ctx.mode !== 'bench') return;
@@ -563,6 +565,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
       }
     await runRounds(entries, ctx, ops, p, shape && openLoop ? { shape, openLoop } : null);
     await runInterleaved(entries, ctx, ops, p);
+    await runNativeCheck(entries, ctx, p);
     ctx.progress.settle(partsMs(plan.parts), closed0);
   } finally {
     await closeGroup(entries, ctx, ops);

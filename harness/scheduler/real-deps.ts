@@ -3,13 +3,14 @@
  * machine (lifecycle/cpu-plan.ts), the profile's load driver (drivers/driver-registry.ts, `native` →
  * wrk when installed, else autocannon), real server processes (scheduler/server-lifecycle.ts) or
  * the external target at `externalUrl`, the upstream mock and PostgreSQL (services/), the Node
- * engines check (lifecycle/node-runtime.ts), k6 (drivers/k6.ts, built when Go is there) and the
- * driver fidelity check (scheduler/fidelity.ts). Nothing starts until the scheduler asks.
+ * engines check (lifecycle/node-runtime.ts), k6 (drivers/k6.ts, built when Go is there), the
+ * driver fidelity check (scheduler/fidelity.ts) and wrk for the native check of k6 cells. Nothing starts until the scheduler asks.
  */
 import type { Profile } from '../core/profiles.ts';
 import { findK6 } from '../drivers/k6.ts';
 import { resolveOpenLoop } from '../drivers/open-loop.ts';
-import { resolveDriver } from '../drivers/driver-registry.ts';
+import { getDriver, resolveDriver } from '../drivers/driver-registry.ts';
+import { findWrk } from '../drivers/wrk.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
 import { containmentNote } from '../lifecycle/processes.ts';
 import { capLog } from '../lifecycle/logs.ts';
@@ -41,6 +42,7 @@ export function realDeps(o: {
     cpuPlan,
     driver: resolveDriver(o.profile),
     openLoop: () => resolveOpenLoop(),
+    nativeDriver: () => (findWrk() ? getDriver('wrk') : null),
     lifecycle: (services) =>
       externalUrl
         ? externalLifecycle(externalUrl)

@@ -1,6 +1,6 @@
 /**
  * The once-per-run driver fidelity check, called by run.ts after the groups: on the run's
- * fastest ok connection-profile cell without pipelining, when the profile has `fidelityS` (or
+ * fastest ok connection-profile cell (pipelined or not), when the profile has `fidelityS` (or
  * `--fidelity s` / `--no-fidelity` says otherwise). The injected `FidelityProbe` measures (real:
  * DRIVERS' scheduler/fidelity.ts); this module only picks the cell, lets the probe start a fresh
  * server for it through the Lifecycle, and hands back the meta.json patch that records it.

@@ -336,6 +336,7 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
     driverName: deps.driver.name,
     cpuPlan: deps.cpuPlan,
     openLoop: deps.openLoop,
+    nativeDriver: deps.nativeDriver,
     checker: new ContractChecker(run.sharedSchemas),
     sharedSchemas: run.sharedSchemas,
     scenariosDir: o.scenariosDir,

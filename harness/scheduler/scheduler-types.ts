@@ -20,7 +20,7 @@ import type { OpenLoopDriver } from '../drivers/open-loop.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
-import type { CellResult, DriverFidelity, ServerStart } from '../store/results.ts';
+import type { CellResult, DriverFidelity, NativeCheck, ServerStart } from '../store/results.ts';
 import type { BuildResult } from '../lifecycle/build.ts';
 import type { measureFidelity } from './fidelity.ts';
 import type { Progress } from './progress.ts';
@@ -153,6 +153,8 @@ export interface RunDeps {
    * drivers/open-loop.ts `resolveOpenLoop`); `driver` null with the install commands in `note`.
    */
   openLoop(): OpenLoopChoice;
+  /** The driver of the native check of k6 cells (real: wrk when installed, else null; absent: no check): scheduler/native-check.ts. */
+  nativeDriver?(): LoadDriver | null;
   /** The run's Lifecycle, built once per run with the services its servers may need. */
   lifecycle(services: ServiceRefs): Lifecycle;
   services: RunServices;
@@ -189,6 +191,8 @@ export interface GroupContext {
   progress: Progress;
   /** The open-loop driver of capacity cells (`RunDeps.openLoop`). */
   openLoop(): OpenLoopChoice;
+  /** The native check's driver (`RunDeps.nativeDriver`). */
+  nativeDriver?(): LoadDriver | null;
   log: (line: string) => void;
 }
 
@@ -212,4 +216,6 @@ export interface Entry {
   final: CellResult | null;
   /** Every server process started for the cell so far, with the trial count when it started (scheduler/group.ts). */
   starts?: (ServerStart & { trialsBefore: number })[];
+  /** A k6 cell's server-bound figure from wrk (scheduler/native-check.ts), written into its cell file. */
+  native?: NativeCheck;
 }

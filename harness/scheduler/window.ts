@@ -9,7 +9,7 @@ import { asStorageError, StorageError } from '../core/errors.ts';
 import { burstCheck } from '../contract/burst.ts';
 import { verifyScenario } from '../contract/verify.ts';
 import { isConnectionProfile, type Profile } from '../core/profiles.ts';
-import type { WindowTick } from '../drivers/driver-types.ts';
+import type { LoadDriver, WindowTick } from '../drivers/driver-types.ts';
 import { Sampler } from '../lifecycle/sampler.ts';
 import { describeListeners, LOOPBACK_RULE, offLoopbackListeners } from '../lifecycle/server.ts';
 import type { CellResult } from '../store/results.ts';
@@ -97,21 +97,24 @@ export function escapedOf(out: WindowOutcome): string | null {
  * One window (warm-up or measured); the measured result fields, `{ escaped }` when the server
  * broke its containment over it (scheduler/containment.ts: the reason), or the driver's error
  * text. A measured window passes the driver's live samples to `ctx.progress` when it draws them.
+ * `as`: another driver and profile than the run's (the native check of k6 cells: scheduler/native-check.ts).
  */
 export async function runWindow(
   e: Entry,
   ctx: GroupContext,
   durationS: number,
   warmup: boolean,
+  as?: { driver: LoadDriver; profile: Profile },
 ): Promise<WindowOutcome> {
   const s = liveServer(e);
   const p = e.cell.profile;
   const rate = ctx.rate(e.cell);
-  const effective: Profile = rate !== null && p.driver === 'k6' ? { ...p, rate } : p;
+  const effective: Profile = as?.profile ?? (rate !== null && p.driver === 'k6' ? { ...p, rate } : p);
   const sampler = new Sampler(warmup ? null : s.pid);
   const meter = cpuMeter(s);
   try {
-    const out = await ctx.driver.window(effective, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
+    const driver = as?.driver ?? ctx.driver;
+    const out = await driver.window(effective, loadJob(e.cell, ctx.scenariosDir, ctx.db, s.baseUrl), {
       durationS,
       warmup,
       cpus: ctx.cpuPlan.client,

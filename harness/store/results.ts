@@ -48,8 +48,8 @@ export interface DriverCrossCheck {
 
 /**
  * The driver fidelity check of a run as meta.json records it (`RunMeta.fidelity`, written by
- * scheduler/fidelity.ts). On the run's fastest ok connection-profile cell without
- * pipelining, a fresh server got the same request over the same connections from each driver of
+ * scheduler/fidelity.ts). On the run's fastest ok connection-profile cell, a fresh server got
+ * the same request over the same connections, at the profile's pipelining, from each driver of
  * the run, autocannon and the native driver (wrk), in ABBA order (A B … B A), `runS` seconds
  * each, every driver pinned to the client cores with `threads` threads. A driver's `fidelity` =
  * the median of its requests/s ÷ the best native driver's median (1 = as fast as the native
@@ -62,6 +62,8 @@ export interface DriverFidelity {
   /** The cell whose load was repeated. */
   cell: { cellId: string; label: string; scenario: string; profile: string; nodeMajor: number; rps: number };
   connections: number;
+  /** Requests in flight per connection (the profile's pipelining); absent in runs before it was recorded (= 1). */
+  pipelining?: number;
   /** Seconds per measured run. */
   runS: number;
   /** Client threads each driver used (k6 schedules its own). */
@@ -152,12 +154,31 @@ export interface CellResult {
   capacity?: CapacitySummary;
   /** The concurrency burst before measuring (contract/burst.ts): requests sent, failures, ms. */
   burst?: { requests: number; failed: number; ms: number };
+  /** A client-bound k6 cell: the same server measured by wrk at the same concurrency (`NativeCheck`); absent unless measured. */
+  nativeCheck?: NativeCheck;
   /** Every server process the cell started, in order (the first, then each restart): its start-up and memory. */
   starts?: ServerStart[];
   cpuPlan: CpuPlan;
   logFile: string | null;
   startedAt: string;
   finishedAt: string;
+}
+
+/**
+ * A server-bound figure beside a client-bound k6 cell (report/native-figure.ts reads it for the
+ * claims): the cell's server driven by wrk at the k6 shape's concurrency (constant VUs with no
+ * think time = that many closed-loop connections), one window per round. Requests/s per window.
+ */
+export interface NativeCheck {
+  driver: 'wrk';
+  connections: number;
+  /** Each window's requests/s, in the order they ran, and its round (1-based; paired with the other cells' checks). */
+  trialRps: number[];
+  rounds: number[];
+  /** Whether wrk's own windows were client-bound (lifecycle/sampler.ts `clientBoundRule`). */
+  clientBound: boolean;
+  /** How wrk stood in for the k6 shape, e.g. "wrk at 1000 connections (1000 constant VUs, no think time)". */
+  shape: string;
 }
 
 /**

@@ -127,7 +127,8 @@ unit_tests := (
     "test/export.test.ts test/how-sure.test.ts test/manifest.test.ts test/node-matrix.test.ts " +
     "test/progress.test.ts test/report-capacity.test.ts test/report.test.ts test/scheduler.test.ts " +
     "test/selftest.test.ts test/stats-property.test.ts test/store.test.ts test/table-model.test.ts " +
-    "test/terminal-report.test.ts test/tiers.test.ts test/why-table.test.ts test/foreign-cpu.test.ts"
+    "test/terminal-report.test.ts test/tiers.test.ts test/why-table.test.ts test/foreign-cpu.test.ts " +
+    "test/method-text.test.ts"
 )
 # Integration: real servers on real sockets, the load drivers (wrk, autocannon, k6, oha),
 # PostgreSQL, Chromium, copies of the repository, the fault cases.

@@ -1,11 +1,18 @@
-// scripts/checks/check-comments.ts: tracker references, run ids and oversized files under harness/ fail the check.
+// scripts/checks/check-comments.ts: tracker references, run ids, comments naming missing files or names,
+// and oversized files under harness/ fail the check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { commentFindings, LONG_FILES, lineCount, MAX_FILE_LINES } from '../scripts/checks/check-comments.ts';
+import {
+  commentFindings,
+  LONG_FILES,
+  lineCount,
+  MAX_FILE_LINES,
+  referenceFindings,
+} from '../scripts/checks/check-comments.ts';
 import { ROOT } from './helpers.ts';
 
 const script = path.join(ROOT, 'scripts', 'checks', 'check-comments.ts');
@@ -27,6 +34,35 @@ test('commentFindings finds "issue N" and run ids, not placeholders or other wor
   assert.equal(lineCount(''), 0);
   assert.equal(lineCount('a\nb\n'), 2);
   assert.equal(lineCount('a\nb'), 2);
+});
+
+test('referenceFindings: a comment naming a missing file, a name its file lacks, or a name no code has', () => {
+  const files: Record<string, string> = {
+    'harness/analysis/stats.ts': 'export function median(xs: number[]) {}',
+    'docs/noise.md': '# Noise',
+  };
+  const resolve = (ref: string) =>
+    Object.entries(files)
+      .filter(([p]) => p === ref || p.endsWith(`/${ref}`))
+      .map(([, t]) => t);
+  const known = (n: string) => ['median', 'withOverrides'].includes(n);
+  const text = [
+    '/** The median (analysis/stats.ts `median`; docs/noise.md, stats.ts). */',
+    '// see store/read.ts and analysis/stats.ts `significantlyFaster`',
+    'const x = 1; // from report/stats.ts',
+    "const s = 'harness/run.ts'; // a string is not a comment",
+    '/** speedscope: jlfwong/speedscope src/import/chrome.ts, and meta.json, Node.js */',
+    '/** core/profiles.ts `withOverrides`, then `fitTwoWay` and renderPage() */',
+  ].join('\n');
+  const got = referenceFindings('harness/x.ts', text, resolve, known).map((f) => `${f.line} ${f.what}`);
+  assert.deepEqual(got, [
+    "2 names 'store/read.ts', which no file's path ends with",
+    "2 names `significantlyFaster` in 'analysis/stats.ts', which does not contain it",
+    "3 names 'report/stats.ts', which no file's path ends with",
+    "6 names 'core/profiles.ts', which no file's path ends with",
+    '6 names `fitTwoWay`, which no code of the repository has',
+    '6 names `renderPage`, which no code of the repository has',
+  ]);
 });
 
 test('the script exits 0 on the real harness/ and 1 on a planted "issue 12", a run id and an oversized file', () => {
@@ -62,6 +98,12 @@ test('the script exits 0 on the real harness/ and 1 on a planted "issue 12", a r
     assert.equal(runId.status, 1, runId.stdout);
     assert.match(runId.stdout, /^harness\/core\/b\.ts:2 +run id '2026-11-26T21-34-58Z-d078'/m);
     fs.rmSync(path.join(tmp, 'harness/core/b.ts'));
+
+    write('harness/core/c.ts', '/** Like store/read.ts `readRun`. */\nexport const c = 1;\n');
+    const stale = run();
+    assert.equal(stale.status, 1, stale.stdout);
+    assert.match(stale.stdout, /^harness\/core\/c\.ts:1 +names 'store\/read\.ts', which no file's path ends with/m);
+    fs.rmSync(path.join(tmp, 'harness/core/c.ts'));
 
     write('harness/report/big.ts', 'export const y = 1;\n'.repeat(MAX_FILE_LINES + 1));
     write(listed, 'export const z = 1;\n'.repeat(MAX_FILE_LINES + 1));

@@ -1,4 +1,4 @@
-// The duet-window table model (harness/analysis/table-model.ts): simulated tables with planted
+// The table model (harness/analysis/table-model.ts): simulated tables with planted
 // effects (coverage of the row intervals, null false-difference rate, equivalence, rank ranges
 // containing the true rank, power at the MDD, repeated looks), the budget and print helpers, and
 // fast-check properties (interval ∋ figure, best ≤ worst, no inversion). Seeded (mulberry32), so
@@ -255,7 +255,7 @@ test('fitTable: baseline row = 1 exactly; null windows check the setup; bad inpu
   assert.equal(compare(m, 'node-http', 'slow').verdict, 'faster');
   assert.equal(compare(m, 'slow', 'fast').verdict, 'slower');
   const bad: [TableInput, RegExp][] = [
-    [{ baseline: 'b', rows: [{ name: 'x', d: [] }] }, /row 'x' has no duet windows/],
+    [{ baseline: 'b', rows: [{ name: 'x', d: [] }] }, /row 'x' has no rounds/],
     [{ baseline: 'b', rows: [{ name: 'b', d: [1, 2] }] }, /appears twice/],
     [{ baseline: 'b', rows: [{ name: 'x', d: [0, Number.NaN] }] }, /non-finite/],
     [{ baseline: 'b', rows: [{ name: 'x', d: [0.1] }] }, /noise cannot be estimated/],

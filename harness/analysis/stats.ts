@@ -37,9 +37,6 @@ export const MIN_CI_TRIALS = 5;
  */
 export const FAILED_REQUEST_SHARE = 0.001;
 
-/** The seeded PRNG (mulberry32), re-exported for the scheduler's per-round shuffle. */
-export const prng = mulberry32;
-
 /** Kind of an uncertainty: a 95% confidence interval, the min–max of 2–4 samples, or nothing (1 sample). */
 export type IntervalKind = 'ci95' | 'range' | 'none';
 

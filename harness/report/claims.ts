@@ -150,7 +150,7 @@ export interface HeadroomLine {
 
 export const CLAIMS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'claims.json');
 
-/** The metric ratio a/b behind comparison value v (inverse of `metricValue`). */
+/** The metric ratio a/b behind comparison value v (inverse of `valueOfMetric`). */
 const metricOf = (compare: Claim['compare'], v: number) =>
   compare === 'ratio' ? v : compare === 'increase' ? v + 1 : 1 - v;
 const valueOfMetric = (compare: Claim['compare'], m: number) =>

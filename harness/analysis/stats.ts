@@ -20,7 +20,6 @@
 import * as hdr from 'hdr-histogram-js';
 import stdlibTCdf from '@stdlib/stats-base-dists-t-cdf';
 import stdlibTQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { mulberry32 } from '../core/prng.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
 /** Ranks and summary sentences: a row is faster only when the ratio is ≥ 1.03 (and its interval excludes 1). */

@@ -17,12 +17,12 @@ import {
   parseBenchOptions,
   parseClaimsOptions,
   parseCompareOptions,
-  parseProfileOverrides,
   parseSelftestOptions,
   parseWhyOptions,
   referenceDesign,
 } from '../harness/cli/options.ts';
 import { parsePort } from '../harness/cli/option-rules.ts';
+import { parseProfileOverrides } from '../harness/core/profile-overrides.ts';
 import { runCli, tmpDir } from './helpers.ts';
 
 /** Commander's raw values of `bench` with no option given (its defaults, as strings). */

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { type NativeDriverDeps, ensureNativeDriver } from '../harness/drivers/tools.ts';
 import { getProfile, withOverrides } from '../harness/core/profiles.ts';
-import { parseProfileOverrides } from '../harness/cli/options.ts';
+import { parseProfileOverrides } from '../harness/core/profile-overrides.ts';
 import { UserError } from '../harness/core/errors.ts';
 import { ROOT, tmpDir } from './helpers.ts';
 

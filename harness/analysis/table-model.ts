@@ -55,6 +55,7 @@ import fQuantile from '@stdlib/stats-base-dists-f-quantile';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { UserError } from '../core/errors.ts';
+import { median } from './stats.ts';
 
 /** Two-sided significance level of intervals and faster/slower verdicts (95% intervals). */
 export const ALPHA = 0.05;
@@ -541,12 +542,8 @@ export function tableMdd(
   baseline: number;
   n: number;
 } {
-  const ns = m.rows
-    .filter((r) => !r.baseline)
-    .map((r) => r.n)
-    .sort((a, b) => a - b);
-  const at = (k: number) => ns[k] ?? Number.NaN; // NaN when no row is outside the baseline
-  const n = ns.length % 2 ? at(ns.length >> 1) : (at(ns.length / 2 - 1) + at(ns.length / 2)) / 2;
+  // NaN when no row is outside the baseline.
+  const n = median(m.rows.filter((r) => !r.baseline).map((r) => r.n));
   const base = { sigma: m.sigma, df: m.df, nA: n, ...opts };
   const pair = mdd({ ...base, nC: n });
   // Two-way: the baseline is a noisy row like any other (its ratio's SE is a pair's).

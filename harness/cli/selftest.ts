@@ -35,6 +35,7 @@ import type { Command } from 'commander';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { buildTables, tableModel } from '../analysis/tables.ts';
 import { compare } from '../analysis/table-model.ts';
+import { median } from '../analysis/stats.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { CONTENDERS_DIR } from '../core/paths.ts';
 import { UserError } from '../core/errors.ts';
@@ -238,10 +239,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   if (signal.aborted) return EXIT.interrupted;
   const main = readRun(own.resultsDir, mainSummary.runId, 'run', true);
   const j = judgePairs({ meta: main.meta, cells: main.cells }, scen);
-  const sorted = [...j.mdds].sort((a, b) => a - b);
-  const medianMdd = sorted.length
-    ? ((sorted[(sorted.length - 1) >> 1] ?? 0) + (sorted[sorted.length >> 1] ?? 0)) / 2
-    : null;
+  const medianMdd = j.mdds.length ? median(j.mdds) : null;
   const record = {
     kind: 'bakeoff-selftest',
     version: 2,

@@ -21,6 +21,7 @@ import type { BuildResult } from '../lifecycle/build.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
 import type { CellResult } from '../store/results.ts';
+import { median } from '../analysis/stats.ts';
 import type { RunWriter } from '../store/runs.ts';
 import { BURST_REQUESTS } from '../contract/burst.ts';
 import { indent } from './aggregate.ts';
@@ -501,11 +502,6 @@ export function groupCells(cells: CellSpec[]): CellSpec[][] {
 
 /** Median and max harness overhead per cell (start + verify + teardown), ms; null when no cell has one. */
 function overheadOf(cells: CellResult[]): { median: number; max: number; cells: number } | null {
-  const xs = cells
-    .map((r) => r.overheadMs?.total)
-    .filter((x): x is number => x !== undefined)
-    .sort((a, b) => a - b);
-  const median = xs[Math.floor(xs.length / 2)];
-  const max = xs.at(-1);
-  return median !== undefined && max !== undefined ? { median, max, cells: xs.length } : null;
+  const xs = cells.map((r) => r.overheadMs?.total).filter((x): x is number => x !== undefined);
+  return xs.length ? { median: median(xs), max: Math.max(...xs), cells: xs.length } : null;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getProfile, measuredSeconds } from '../harness/core/profiles.ts';
 import { ESTIMATE } from '../harness/scheduler/progress.ts';
-import { fmtDuration } from '../harness/scheduler/progress-sink.ts';
+import { fmtDuration } from '../harness/core/format.ts';
 import { readCells, runCli, tmpDir } from './helpers.ts';
 
 /** Expected ms of `cells` cells of one profile in groups of one scenario each (server start, warm-up, rounds × windows). */

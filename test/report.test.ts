@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readSnapshot } from '../harness/cli/report.ts';
 import { EXPORTERS, getExporter } from '../harness/report/exporters/exporter-registry.ts';
-import { fmtEstimate, outward, sig } from '../harness/report/format.ts';
+import { fmtEstimate, outward, sig } from '../harness/core/format.ts';
 import { selectRun } from '../harness/report/snapshot.ts';
 import { buildView, resolutionOf } from '../harness/report/view-build.ts';
 import { five, joinedSnapshot, printedIntervals, reportSnapshot } from './report-fixture.ts';

@@ -7,7 +7,7 @@
  */
 import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
-import { fmtFigure, fmtMs, sig } from './format.ts';
+import { fmtFigure, fmtMs, sig } from '../core/format.ts';
 import type { RowView, TableView } from './view.ts';
 
 /** `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`. */

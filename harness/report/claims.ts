@@ -46,7 +46,7 @@ import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
-import { fmtDf } from './format.ts';
+import { fmtDf } from '../core/format.ts';
 
 /**
  * Where a claim's decision range comes from. `spread`: the source's own range (`expected` as

@@ -32,7 +32,7 @@ import type { CellResult } from '../store/results.ts';
 import { cellFailure, cellFigure, median } from '../analysis/stats.ts';
 import { firstBreak } from '../analysis/capacity.ts';
 import { FOOTPRINT_FACTOR, heavyFootprintsOfCells } from '../analysis/footprint.ts';
-import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
+import { fmtInt, fmtMs, oneLine, sig } from '../core/format.ts';
 import { type Finding, hintFor, type IssueScenario, pct, RULES, type Severity, sameGroup } from './finding-rules.ts';
 import { rssGrowth, trialKey } from './leak-findings.ts';
 import { peerTailFindings } from './tail-findings.ts';

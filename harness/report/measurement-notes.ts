@@ -9,7 +9,7 @@
 import { DRIVER_BUSY_PCT, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
 import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
 import { FOREIGN_CPU_LIMIT, plausibleQuiet } from '../analysis/quiet.ts';
-import { fmtInt, fmtMs, sig } from './format.ts';
+import { fmtInt, fmtMs, sig } from '../core/format.ts';
 import { pct, RULES } from './finding-rules.ts';
 import { peerTail, tailShape } from './tail-findings.ts';
 

@@ -16,7 +16,7 @@
 import { pairedRounds, pairedUnits, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { cellSamples, sampleRatio } from '../analysis/stats.ts';
 import { compare, fitTwoWay, type TableModel } from '../analysis/table-model.ts';
-import { fmtInt } from './format.ts';
+import { fmtInt } from '../core/format.ts';
 import type { NodeMatrixView } from './view.ts';
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;

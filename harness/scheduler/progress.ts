@@ -21,9 +21,9 @@
  */
 import type { WindowTick } from '../drivers/driver-types.ts';
 import type { CapacityStep, CellResult, PhaseKind, RunTimings } from '../store/results.ts';
-import { fmtDuration, lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
+import { fmtDuration } from '../core/format.ts';
+import { lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
 
-export { fmtDuration } from './progress-sink.ts';
 export type { PhaseKind, RunTimings } from '../store/results.ts';
 
 /** Estimated cost of the steps the scheduler does, ms (the ETA's prior). */

@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { medianCurve } from '../../analysis/capacity.ts';
 import type { Estimate } from '../../analysis/stats.ts';
-import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../../core/format.ts';
 import {
   capacityHeader,
   fmtSlo,

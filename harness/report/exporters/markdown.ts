@@ -14,7 +14,7 @@
 import { whyMarkdown } from '../why-text.ts';
 import { footprintMarkdown } from '../footprint-view.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
-import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../../core/format.ts';
 import {
   capacityHeader,
   fmtSlo,

@@ -16,7 +16,7 @@
  * stream from the TTY, $COLUMNS, NO_COLOR and FORCE_COLOR.
  */
 import pc from 'picocolors';
-import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
+import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../../core/format.ts';
 import { whyTerminal } from '../why-text.ts';
 import { FOOTPRINT_COLUMNS, type FootprintView, footprintTextLines } from '../footprint-view.ts';
 import {

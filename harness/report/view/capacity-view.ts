@@ -9,7 +9,7 @@ import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
 import { OPEN_LOOP_BUSY_PCT } from '../../scheduler/capacity-round.ts';
 import type { CellResult } from '../../store/results.ts';
-import { fmtInt } from '../format.ts';
+import { fmtInt } from '../../core/format.ts';
 import { fmtRho, fmtSlo, ordinal } from '../capacity-text.ts';
 import type { CapacityMatrixView, CapacityRankingView, TableView } from '../view.ts';
 import { primaryTables } from './overview-view.ts';

@@ -9,7 +9,7 @@ import { type OtherRunRow, pairedRounds, type TableRow } from '../../analysis/ta
 import type { EstimatorGap } from '../../analysis/estimator-agreement.ts';
 import { p99AtCapacity } from '../../analysis/capacity.ts';
 import type { CellResult } from '../../store/results.ts';
-import { fmtBounds, fmtFigure, fmtInt, intervalName } from '../format.ts';
+import { fmtBounds, fmtFigure, fmtInt, intervalName } from '../../core/format.ts';
 import { fmtSlo } from '../capacity-text.ts';
 import type { CapacityRowView, RowView } from '../view.ts';
 import { estimateOf } from './view-format.ts';

@@ -8,7 +8,7 @@ import { getProfile } from '../../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../../drivers/driver-registry.ts';
 import { buildTables } from '../../analysis/tables.ts';
 import type { RunMeta } from '../../store/results.ts';
-import { fmtGiB } from '../format.ts';
+import { fmtGiB } from '../../core/format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import type { ReportView, RunRatioView, TableView } from '../view.ts';
 import { estimateOf } from './view-format.ts';

@@ -5,7 +5,7 @@
  * as sentences, the capacity facts, and the rows (row-view.ts).
  */
 import type { RankedTable } from '../../analysis/tables.ts';
-import { fmtDf, fmtStep, intervalName, outward } from '../format.ts';
+import { fmtDf, fmtStep, intervalName, outward } from '../../core/format.ts';
 import { type MeasurementNote, measurementNotes } from '../measurement-notes.ts';
 import { variantOverheads } from '../variant-overhead.ts';
 import type { TableView } from '../view.ts';

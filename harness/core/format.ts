@@ -1,7 +1,8 @@
 /**
- * Text and number formatting shared by every exporter (Markdown, terminal, HTML, JSON, CSV) and
- * by the issue analysis: one-line clipping, integers with thousands separators, ms and sizes,
- * and intervals printed with their kind.
+ * Text and number formatting, the one module for it (in core/ so that every layer can use it: the
+ * exporters, the report's views and findings, the scheduler's progress and the CLI): percents,
+ * plurals, durations, one-line clipping, integers with thousands separators, ms and sizes, and
+ * intervals printed with their kind.
  *
  * Intervals are rounded OUTWARD (the low bound floored, the high bound ceiled, at the printed
  * precision) and figures to the nearest: a printed interval therefore always contains its printed
@@ -9,7 +10,41 @@
  * interval excludes its figure.
  */
 
-import type { Estimate } from '../analysis/stats.ts';
+/**
+ * An estimate as the interval formatters read it: a figure, its [low, high] interval (null when
+ * kind is 'none'), the interval's kind and the samples behind it (analysis/stats.ts `Estimate`).
+ */
+export interface Estimate {
+  figure: number;
+  interval: [number, number] | null;
+  kind: 'ci95' | 'range' | 'none';
+  n: number;
+}
+
+/**
+ * A share or a ratio's excess as a percent: 0.074 → "7.4%" with `digits` 1. `digits`: decimals
+ * (default 0), or 'adaptive': one decimal below 10%, none from 10% on (0.074 → "7.4%", 0.23 → "23%").
+ */
+export function fmtPct(x: number, digits: number | 'adaptive' = 0): string {
+  const d = digits === 'adaptive' ? (x < 0.1 ? 1 : 0) : digits;
+  return `${(100 * x).toFixed(d)}%`;
+}
+
+/** A signed change as a percent with thousands separators and a true minus sign: 0.074 → "+7.4%", −0.03 → "−3.0%". */
+export function fmtSignedPct(x: number, digits = 1): string {
+  return `${x >= 0 ? '+' : '−'}${fmtStep(Math.abs(x * 100), 10 ** -digits)}%`;
+}
+
+/** A count and its noun: plural(1, 'round') → "1 round", plural(3, 'round') → "3 rounds", plural(2, 'process', 'processes'). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** `3m07s`: a duration in ms as whole minutes and seconds (negative durations as 0m00s). */
+export function fmtDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
 
 /**
  * Degrees of freedom as printed: a whole number as is, else one decimal ("22.2"). The two-way

@@ -54,6 +54,10 @@ import { load } from './bench.ts';
 import { abbaOrder, measureRotationBlock, measureSoloProcess, type RunCtx } from './reference-measure.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP, takeMachine, waitOption } from './command-kit.ts';
 import { list, parseReferenceOptions, type ReferenceDesign, type ReferenceOpts } from './options.ts';
+import { fmtPct } from '../core/format.ts';
+
+/** A bias or share as a percent with one decimal, '–' for none. */
+const pct = (x: number | null) => (x === null ? '–' : fmtPct(x, 1));
 
 /** Whether a design meets the reference's minimums (REFERENCE_MINIMUMS: ≥ 20 s warm-up, ≥ 3 windows and ≥ 30 s measured per process, ≥ 3 processes). */
 export function meetsMinimums(d: ReferenceDesign): boolean {
@@ -236,7 +240,6 @@ function referenceSummary(r: {
 }): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const q = r.quiet;
-  const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
   const iv = (f: ReturnType<typeof referenceFigure>) =>
     f.ci95 ? ` (95% CI ${n(f.ci95[0])}–${n(f.ci95[1])}, ${f.n} processes)` : ` (${f.n} process)`;
   return [
@@ -285,7 +288,6 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   const file = fs.existsSync(o.reference) ? o.reference : path.join(g.resultsDir, 'reference', `${o.reference}.json`);
   const ref = readReference(file);
   const check = compareWithReference(bakeoffRatios(g.resultsDir, o.run), ref.ratios, unit);
-  const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
   const lines = check.rows.map(
     (r) =>
       `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: bias ${pct(r.bias)}${r.covered ? ', covered' : ', NOT covered by its 95% CI'}`,

@@ -47,6 +47,7 @@ import { bench } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
 import { type BenchOpts, list, OPTION_DEFAULTS, parseSelftestOptions, type SelftestOpts } from './options.ts';
 import { clusteredFalseDifference, judgePairs, type PairShare, SELFTEST_FIXTURE } from './selftest-judge.ts';
+import { fmtPct } from '../core/format.ts';
 
 export {
   clopperPearson,
@@ -283,7 +284,7 @@ interface SelftestRecord {
 
 /** The figures printed at the end of a self-test, from its record (the file `writeSelftest` wrote). */
 function summaryText(r: SelftestRecord, file: string): string {
-  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  const pct = (x: number | null) => (x === null ? 'n/a' : fmtPct(x, 1));
   const iv = (s: PairShare) => (s.ci95 ? ` (95% CI ${pct(s.ci95[0])}–${pct(s.ci95[1])})` : '');
   return [
     '',

@@ -46,7 +46,7 @@ import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
-import { fmtDf } from '../core/format.ts';
+import { fmtDf, fmtPct } from '../core/format.ts';
 
 /**
  * Where a claim's decision range comes from. `spread`: the source's own range (`expected` as
@@ -242,7 +242,7 @@ export function describeRange(claim: Pick<Claim, 'compare' | 'expected' | 'range
   const r = formatRange(claim.compare, ascending(claim.expected[0], claim.expected[1]));
   const src =
     claim.range.from === 'tolerance'
-      ? `the source's ${formatComparison(claim.compare, claim.range.figure)} ± ${Math.round(claim.range.tolerance * 100)}% on the ratio`
+      ? `the source's ${formatComparison(claim.compare, claim.range.figure)} ± ${fmtPct(claim.range.tolerance)} on the ratio`
       : `the source's spread: ${claim.range.note}`;
   return `${r} (${src})`;
 }
@@ -551,7 +551,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
     `${fmt(ours)} (95% interval ${fmt(band[0])} … ${fmt(band[1])}, ${r.n} paired rounds)`,
     clientBound.length ? `client-bound (lower bound): ${clientBound.join(', ')}` : '',
     model
-      ? `the table model's MDD ±${(model.mdd * 100).toFixed(1)}%${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
+      ? `the table model's MDD ±${fmtPct(model.mdd, 1)}${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
       : '',
   ]
     .filter(Boolean)

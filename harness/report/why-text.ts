@@ -13,6 +13,7 @@
 import { SAMPLER_BIAS_LIMIT } from '../analysis/cpu-profile.ts';
 import type { SamplerCheck, WhyCell, WhyDiff, WhyRecord } from '../store/why-store.ts';
 import type { ReportSnapshot } from './snapshot.ts';
+import { fmtPct } from '../core/format.ts';
 
 /** CPU per request ratio (contender / baseline) from which a finding is written. */
 export const FAR_BELOW = 1.5;
@@ -24,7 +25,7 @@ export const us = (ns: number) => (ns / 1000).toFixed(ns !== 0 && Math.abs(ns) <
 /** A signed difference in µs (ns in), with a real minus sign. */
 export const sgn = (ns: number) => `${ns >= 0 ? '+' : '−'}${us(Math.abs(ns))}`;
 /** A share as a percentage with one decimal ('' for null). */
-export const pct = (x: number | null) => (x === null ? '' : `${(x * 100).toFixed(1)}%`);
+export const pct = (x: number | null) => (x === null ? '' : fmtPct(x, 1));
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 /** A cell's contender label, `name[variant]` for a variant. */

@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { medianCurve } from '../../analysis/capacity.ts';
 import type { Estimate } from '../../analysis/stats.ts';
-import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../../core/format.ts';
+import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, plural, sig } from '../../core/format.ts';
 import {
   capacityHeader,
   fmtSlo,
@@ -695,7 +695,7 @@ function fill(template: string, values: Record<string, string>): string {
 export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLibs?: string[]): string {
   const read = (f: string) => fs.readFileSync(path.join(ASSETS, f), 'utf8');
   const contenders = [...new Set([...v.matrix.contenders, ...v.tables.flatMap((t) => t.rows.map((r) => r.label))])];
-  const subtitle = `Generated ${esc(v.generatedAt.replace('T', ' ').slice(0, 16))} UTC by <code>just leaderboard</code> from ${v.runs.length} run${v.runs.length === 1 ? '' : 's'} in <code>results/runs/</code>. Do not edit by hand.`;
+  const subtitle = `Generated ${esc(v.generatedAt.replace('T', ' ').slice(0, 16))} UTC by <code>just leaderboard</code> from ${plural(v.runs.length, 'run')} in <code>results/runs/</code>. Do not edit by hand.`;
   const body = !v.runs.length
     ? '<section class="card" id="overview"><h2>No results yet</h2><p>Run <code>npx just bench-all</code>, then <code>npx just leaderboard</code>.</p></section>'
     : [

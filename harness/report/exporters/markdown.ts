@@ -14,7 +14,17 @@
 import { whyMarkdown } from '../why-text.ts';
 import { footprintMarkdown } from '../footprint-view.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
-import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../../core/format.ts';
+import {
+  escapeMd,
+  fmtBounds,
+  fmtEstimate,
+  fmtFigure,
+  fmtInt,
+  fmtMs,
+  intervalName,
+  plural,
+  sig,
+} from '../../core/format.ts';
 import {
   capacityHeader,
   fmtSlo,
@@ -352,7 +362,7 @@ function summaryRow(r: RowView, t: TableView): string {
     : r.failed
       ? 'failed'
       : r.rps && r.trials < MIN_CI_TRIALS
-        ? `${r.trials} trial${r.trials === 1 ? '' : 's'}`
+        ? plural(r.trials, 'trial')
         : r.cellStatus;
   const rank = r.rank !== null ? r.rankText : `not ranked (${why})`;
   return `| ${name} | ${escapeMd(rps)} | ${escapeMd(pct)} | ${rank} |`;

@@ -10,9 +10,7 @@ import { DEFAULT_PROFILE, getProfile, isConnectionProfile } from '../../core/pro
 import { COMPARE_THRESHOLD, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../../analysis/stats.ts';
 import { ALPHA, EQUIVALENCE_MARGIN, HETEROGENEITY_ALPHA } from '../../analysis/table-model.ts';
 import { SETTLE_SHARE } from '../../scheduler/capacity-round.ts';
-
-/** A level as the report prints it: 0.95 → "95%". */
-const pct = (x: number) => `${Math.round(100 * x)}%`;
+import { fmtPct, plural } from '../../core/format.ts';
 
 /**
  * The numbers the rank rule and the method lines print, each from the constant the code uses:
@@ -21,14 +19,14 @@ const pct = (x: number) => `${Math.round(100 * x)}%`;
  * ratio a rank without a model needs (1 + NOISE_THRESHOLD). Exported for the tests.
  */
 export const RULE_NUMBERS = {
-  ci: pct(1 - ALPHA),
-  tostCi: pct(1 - 2 * ALPHA),
+  ci: fmtPct(1 - ALPHA),
+  tostCi: fmtPct(1 - 2 * ALPHA),
   equivalence: `${(1 / (1 + EQUIVALENCE_MARGIN)).toFixed(2)}–${(1 + EQUIVALENCE_MARGIN).toFixed(2)}`,
-  margin: pct(EQUIVALENCE_MARGIN),
-  fTest: pct(HETEROGENEITY_ALPHA),
+  margin: fmtPct(EQUIVALENCE_MARGIN),
+  fTest: fmtPct(HETEROGENEITY_ALPHA),
   minTrials: MIN_CI_TRIALS,
   noModelRatio: (1 + NOISE_THRESHOLD).toFixed(2),
-  compare: pct(COMPARE_THRESHOLD),
+  compare: fmtPct(COMPARE_THRESHOLD),
 } as const;
 
 const N = RULE_NUMBERS;
@@ -52,7 +50,7 @@ export const RANK_RULE = [
 function designMethod(): string {
   const p = getProfile(DEFAULT_PROFILE);
   const i = isConnectionProfile(p) ? p.interleave : undefined;
-  const solo = `${p.rounds} solo window${p.rounds === 1 ? '' : 's'} of ${p.durationS} s per cell`;
+  const solo = `${plural(p.rounds, 'solo window')} of ${p.durationS} s per cell`;
   if (!i)
     return `The default design (the \`${p.name}\` profile): ${solo}, in rounds whose order is shuffled per round, every contender of a scenario (and its baseline) in the same run; a window’s figure is requests completed ÷ window seconds, a cell’s figure the geometric mean of its windows, and the ranks and “% of baseline” come from them.`;
   const processes = (i.instances ?? 1) > 1 ? `, in ${i.instances} server processes per cell` : '';
@@ -89,13 +87,13 @@ function capacityMethod(): string {
     : '';
   return [
     `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step`,
-    `(open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded)`,
+    `(open-loop at ${fmtPct(SETTLE_SHARE)} of the search’s first rate, not recorded)`,
     `and an open-loop search of ${c.stepS} s steps`,
     '(oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission).',
     `The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later};`,
     'the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one',
     `— or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far —`,
-    `until they are within ${Math.round(100 * (c.precision - 1))}%;`,
+    `until they are within ${fmtPct(c.precision - 1)};`,
     'a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved,',
     'and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail',
     '— while the search explores, one passing step holds a rate for now,',

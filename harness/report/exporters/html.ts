@@ -44,6 +44,7 @@ import {
 } from '../capacity-text.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
+import { fidelityLine } from '../view/runs-view.ts';
 import type { ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
 import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
@@ -651,7 +652,7 @@ ${v.warnings.map((w) => `<p class="fallback">${md(w)}</p>`).join('')}
         `<tr><td><code>${esc(r.runId)}</code></td><td>${esc(r.startedAt.replace('T', ' ').slice(0, 19))} UTC</td><td>${esc(r.profile)}</td><td>${esc(r.node)}</td><td><code>${esc(r.commit)}</code></td><td>${esc(r.machine)}</td><td>${esc(r.state)}</td><td class="num">${r.cells}</td></tr>`,
     )
     .join('')}</tbody></table></div>
-<ul>${[...v.method, ...v.fidelity].map((m) => `<li>${md(m)}</li>`).join('')}</ul>
+<ul>${[...v.method, ...v.fidelity.map(fidelityLine)].map((m) => `<li>${md(m)}</li>`).join('')}</ul>
 </section>`;
 }
 

@@ -36,6 +36,7 @@ import {
   tableRows,
 } from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
+import { fidelityLine } from '../view/runs-view.ts';
 import type { CapacityMatrixView, ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
 import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
@@ -339,7 +340,7 @@ export function renderMarkdownView(v: ReportView): string {
   }
   lines.push('## Method', '');
   for (const m of v.method) lines.push(`- ${m}`);
-  if (v.fidelity.length) for (const f of v.fidelity) lines.push(`- ${f}`);
+  for (const f of v.fidelity) lines.push(`- ${fidelityLine(f)}`);
   lines.push('');
   return lines.join('\n');
 }

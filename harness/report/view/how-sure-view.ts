@@ -7,7 +7,8 @@
 import { noBiasReading, noBiasText } from '../../analysis/reference-floor.ts';
 import { compareWithReference, REFERENCE_TARGETS } from '../../analysis/reference-stats.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
-import type { TableView } from '../view.ts';
+import type { FidelityView, TableView } from '../view.ts';
+import { fidelityClause } from './runs-view.ts';
 
 /**
  * The median minimum detectable difference between two rows over the overview's tables (one
@@ -38,7 +39,7 @@ export function medianMddOf(
 export function certaintyOf(
   tables: TableView[],
   overview: TableView[],
-  fidelity: string[],
+  fidelity: FidelityView[],
   selftest: string | null,
   reference: string | null = null,
 ): string {
@@ -79,9 +80,7 @@ export function certaintyOf(
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
     // The overview's run's fidelity (the run these tables come from), else the newest run's.
-    (fidelity.find((l) => overview.some((t) => l.startsWith(`driver fidelity (run ${t.runId})`))) ?? fidelity.at(-1))
-      ?.replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
-      .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ') ?? 'driver fidelity: not measured',
+    fidelityClause(fidelity.find((f) => overview.some((t) => f.runId === t.runId)) ?? fidelity.at(-1)),
   ];
   return `${parts.join(' · ')}.`;
 }

@@ -12,8 +12,8 @@ import test from 'node:test';
 import { type CpuProfile, samplerBias } from '../harness/analysis/cpu-profile.ts';
 import { whyCell, whyDiffs, type WhyCellInput } from '../harness/analysis/why-table.ts';
 import { samplerText, whyMarkdown, whyRecordText } from '../harness/report/why-text.ts';
-import { readAllWhy, whyResultsDir, type WhyRecord, writeWhy } from '../harness/store/why-store.ts';
-import { runCli, tmpDir } from './helpers.ts';
+import { flamePathShown, readAllWhy, whyResultsDir, type WhyRecord, writeWhy } from '../harness/store/why-store.ts';
+import { ROOT, runCli, tmpDir } from './helpers.ts';
 
 const frame = (functionName: string, url: string) => ({
   functionName,
@@ -216,4 +216,27 @@ test('samplerBias: the call frame’s share of the loop’s samples against pass
   assert.deepEqual(warnings, []);
   assert.deepEqual(records[0]?.samplerCheck, check);
   assert.match(whyRecordText(records[0]!), /^why run r1: .*\nsampler check: a system call with 5\.0%/);
+});
+
+test('flame graph paths come from the store: results/why/runs/<run-id>/<file>, and no results/ path is built outside store/', () => {
+  assert.equal(
+    flamePathShown('2026-01-01T00-00-00Z-abcd', 'flames/a__ping.folded'),
+    'results/why/runs/2026-01-01T00-00-00Z-abcd/flames/a__ping.folded',
+  );
+  const built: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (path.relative(ROOT, p) !== path.join('harness', 'store')) walk(p);
+      } else if (e.name.endsWith('.ts'))
+        fs.readFileSync(p, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/results\/[\w/.-]*\$\{/.test(line)) built.push(`${path.relative(ROOT, p)}:${i + 1}`);
+          });
+    }
+  };
+  walk(path.join(ROOT, 'harness'));
+  assert.deepEqual(built, [], 'a results/ path built in a template outside store/');
 });

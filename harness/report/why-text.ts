@@ -11,7 +11,7 @@
  * second) gets a finding naming the buckets that add the most CPU per request.
  */
 import { SAMPLER_BIAS_LIMIT } from '../analysis/cpu-profile.ts';
-import type { SamplerCheck, WhyCell, WhyDiff, WhyRecord } from '../store/why-store.ts';
+import { flamePathShown, type SamplerCheck, type WhyCell, type WhyDiff, type WhyRecord } from '../store/why-store.ts';
 import type { ReportSnapshot } from './snapshot.ts';
 import { fmtPct } from '../core/format.ts';
 
@@ -171,7 +171,7 @@ export function whyMarkdown(s: ReportSnapshot): string {
       .map((b) => `${b.bucket} ${us(b.ns ?? 0)} (${pct(b.share)})`)
       .join(', ');
     out.push(
-      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\`${cell.flameFile ? `, flame graph \`results/why/runs/${record.runId}/${cell.flameFile}\`` : ''} |`,
+      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\`${cell.flameFile ? `, flame graph \`${flamePathShown(record.runId, cell.flameFile)}\`` : ''} |`,
     );
   }
   out.push('');

@@ -124,7 +124,7 @@ test("`bench --leaderboard` (what `just bake-off` runs): its own run's report an
   assert.match(r.stdout, /How sure: /);
   // The run's own report, not the all-runs one (which `npx just leaderboard` writes).
   const dir = path.join(results, 'reports', mine);
-  assert.match(r.stdout, new RegExp(`wrote ${dir}/LEADERBOARD\\.md and ${dir}/leaderboard\\.html`));
+  assert.match(r.stdout, new RegExp(`wrote ${dir}/LEADERBOARD\\.md\\s+and ${dir}/leaderboard\\.html`));
   assert.ok(fs.existsSync(path.join(dir, 'LEADERBOARD.md')) && fs.existsSync(path.join(dir, 'leaderboard.html')));
   assert.ok(!fs.existsSync(path.join(results, 'LEADERBOARD.md')), 'the all-runs report is left alone');
   // The older run is named once, as a reference, "there → here", never in the run's tables.

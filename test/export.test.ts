@@ -108,7 +108,9 @@ test('leaderboard --run renders one run into results/reports/<id>/, never over t
   assert.match(r.stdout, /^Overview\n {2}How sure: /);
   const runDir = path.join(dir, 'reports', NEW);
   assert.ok(
-    r.stdout.includes(`wrote ${path.join(runDir, 'LEADERBOARD.md')} and ${path.join(runDir, 'leaderboard.html')}`),
+    /wrote (\S+)\s+and (\S+)\n/.exec(r.stdout)?.slice(1).join(' ') ===
+      `${path.join(runDir, 'LEADERBOARD.md')} ${path.join(runDir, 'leaderboard.html')}`,
+    r.stdout,
   );
   assert.equal(fs.readFileSync(committed, 'utf8'), 'committed report\n', 'the committed report is untouched');
   assert.ok(!fs.existsSync(path.join(dir, 'leaderboard.html')), 'no results/leaderboard.html written');

@@ -10,18 +10,18 @@ import path from 'node:path';
 import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
 import { terminalSettings } from '../harness/report/exporters/terminal.ts';
 import { fitTable, matrixBlocks, stripAnsi, truncate, wrap } from '../harness/report/term-layout.ts';
-import { readSnapshot } from '../harness/cli/report.ts';
+import { readSnapshot, wroteText } from '../harness/cli/report.ts';
 import { capacitySnapshot } from './report-capacity-fixture.ts';
 import { reportSnapshot } from './report-fixture.ts';
 import { ROOT, runCli, tmpDir } from './helpers.ts';
-import { openRun } from '../harness/store/runs.ts';
+import { openRun, reportFiles, runReportDir } from '../harness/store/runs.ts';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const ESC = '\u001b[';
 const cols = (l: string) => [...stripAnsi(l)].length;
 const committed = readSnapshot(path.join(ROOT, 'results'), path.join(ROOT, 'scenarios')).snapshot;
 
-for (const width of [80, 120])
+for (const width of [80, 100, 120])
   test(`at ${width} columns: no line is longer, the overview comes first, --details adds the tables`, () => {
     const inputs = [reportSnapshot(), capacitySnapshot(), ...(committed.runs.length ? [committed] : [])];
     for (const s of inputs)
@@ -62,6 +62,24 @@ test('the committed results: one matrix per baseline family, and the overview fi
   assert.ok(
     text.split('\n').every((l) => cols(l) <= 100),
     'default width 100',
+  );
+});
+
+test('the leaderboard\'s closing "wrote …" fits 80 and 100 columns for the committed report and a one-run report', () => {
+  const results = path.join(process.cwd(), 'results');
+  const id = committed.runs.at(-1)?.meta.runId ?? '2026-01-01T00-00-00Z-abcd';
+  for (const width of [80, 100])
+    for (const files of [reportFiles(results), reportFiles(runReportDir(results, id))]) {
+      const text = wroteText(files, width);
+      assert.ok(
+        text.split('\n').every((l) => cols(l) <= width),
+        `${width}: ${text}`,
+      );
+      assert.match(text, /^wrote results\/\S*LEADERBOARD\.md(\n {2}| )and results\/\S*leaderboard\.html\n$/);
+    }
+  assert.equal(
+    wroteText({ markdown: '/elsewhere/a.md', html: '/elsewhere/a.html' }, 100),
+    'wrote /elsewhere/a.md and /elsewhere/a.html\n',
   );
 });
 

@@ -105,7 +105,7 @@ list:
 new name:
     @exec {{harness}} new "$1"
 
-# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser), no two harness/ files with one base name, no harness/ function over 100 lines, no tracker references or run ids in harness/ and no harness/ file over 500 lines outside its exception list.
+# Type check (tsc, strict), formatter and linter (Biome), layer and cycle check (dependency-cruiser), no two harness/ files with one base name, no harness/ function over 100 lines, no tracker references or run ids in harness/, no harness/ comment naming a missing file or name, and no harness/ file over 500 lines outside its exception list.
 check:
     tsc -p tsconfig.json
     tsc -p harness/report/exporters/html/tsconfig.json

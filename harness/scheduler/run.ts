@@ -8,7 +8,7 @@
  *
  * Everything the run asks of the machine comes in `o.deps` (scheduler/scheduler-types.ts `RunDeps`: CPU
  * plan, driver, lifecycle, services, prechecks, fidelity probe): the CLI passes the real ones
- * (scheduler/real-deps.ts), test/scheduler.test.ts fakes; this module has no branch on which.
+ * (scheduler/real-deps.ts), test/unit/scheduler.test.ts fakes; this module has no branch on which.
  * `mode: 'verify'` is the same loop without load: no run folder, logs in a temp folder. Throws
  * UserError for bad input (a fixed port with several servers alive at once).
  */

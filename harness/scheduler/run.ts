@@ -152,6 +152,7 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
   const closeProgress = () => run.progress.close(false);
   o.signal.addEventListener('abort', closeProgress, { once: true });
   let failed = false;
+  let closing: RunClosing;
   try {
     const builds = await buildAll(run);
     await startServices(run);
@@ -163,9 +164,9 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     throw e;
   } finally {
     o.signal.removeEventListener('abort', closeProgress);
-    await closeRun(run, failed);
+    closing = await closeRun(run, failed);
   }
-  return summarize(run);
+  return summarize(run, closing);
 }
 
 /**
@@ -432,8 +433,11 @@ async function recordFidelity(run: Run): Promise<void> {
   } else run.progress.skip('fidelity', run.fidelityMs);
 }
 
-/** Stops the services, removes verify mode's temp logs, records wall time and overhead, and marks the run complete or interrupted. */
-async function closeRun(run: Run, failed: boolean): Promise<void> {
+/** A closed run's wall time (ms) and its harness overhead per cell (`overheadOf`). */
+type RunClosing = { wallMs: number; over: ReturnType<typeof overheadOf> };
+
+/** Stops the services, removes verify mode's temp logs, records wall time and overhead (returned), and marks the run complete or interrupted. */
+async function closeRun(run: Run, failed: boolean): Promise<RunClosing> {
   run.progress.close();
   await run.upstream?.stop();
   await run.db?.close();
@@ -446,13 +450,12 @@ async function closeRun(run: Run, failed: boolean): Promise<void> {
   writer?.updateMeta({ timings: run.progress.record() });
   writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
   run.profiled?.writer.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
+  return { wallMs, over };
 }
 
-/** The closing notes (overhead per cell, wall time) and the run's summary. */
-function summarize(run: Run): RunSummary {
+/** The closing notes (overhead per cell, wall time, as closeRun recorded them) and the run's summary. */
+function summarize(run: Run, { wallMs, over }: RunClosing): RunSummary {
   const { o, mode, runId, results } = run;
-  const wallMs = performance.now() - run.t0;
-  const over = overheadOf(results);
   if (over && mode === 'bench')
     run.log(
       `harness overhead per cell (start + verify + teardown): median ${Math.round(over.median)} ms, max ${Math.round(over.max)} ms over ${over.cells} cells (verify includes the ${o.burstRequests ?? BURST_REQUESTS}-request concurrency burst)`,

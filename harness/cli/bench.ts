@@ -293,7 +293,7 @@ async function benchRun(
     command,
     signal,
     progress,
-    ...(opts.profileCpu ? { profileCpu: opts.profileCpu } : {}),
+    ...(opts.cpuProfile ? { cpuProfile: opts.cpuProfile } : {}),
     ...(opts.footprint ? { footprint: {} } : {}),
   });
   return { summary, scenarios };

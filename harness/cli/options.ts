@@ -71,9 +71,9 @@ export interface BenchOpts extends ProfileOverrides {
   /**
    * `--profile-cpu`, with V8's sampling interval (`--interval`, µs 1–100000, default
    * OPTION_DEFAULTS.intervalUs): after each group's ranked windows, one profiled window per cell
-   * (scheduler/run.ts `profileCpu`).
+   * (scheduler/run.ts `cpuProfile`).
    */
-  profileCpu?: { intervalUs: number };
+  cpuProfile?: { intervalUs: number };
   /** `--footprint`: after the groups, the footprint probes of every contender (scheduler/footprint-probes.ts). */
   footprint?: boolean;
   /** `--wait`: queue for the machine lock instead of refusing. */
@@ -143,7 +143,7 @@ const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
       quiet: o.quiet,
       json: o.json,
       leaderboard: o.leaderboard,
-      profileCpu: o.profileCpu ? { intervalUs } : undefined,
+      cpuProfile: o.profileCpu ? { intervalUs } : undefined,
       footprint: o.footprint,
       wait: o.wait,
     }),

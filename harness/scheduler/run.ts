@@ -82,12 +82,12 @@ export interface RunOptions {
    * window each, under V8's CPU profiler (scheduler/profiled.ts), written to a run of its own under
    * `<resultsDir>/why/` (store/why-store.ts); `intervalUs` is V8's sampling interval. Bench mode only.
    */
-  profileCpu?: { intervalUs: number };
+  cpuProfile?: { intervalUs: number };
   /** `--footprint`: after the groups, the footprint probes (scheduler/footprint-probes.ts), recorded in meta.json. Bench mode, local servers only. */
   footprint?: { repeats?: number; rate?: number; durationS?: number };
 }
 
-/** The profiled windows of a `profileCpu` run: their own run folder, cells and servers (profiled.ts). */
+/** The profiled windows of a `cpuProfile` run: their own run folder, cells and servers (profiled.ts). */
 export interface ProfiledRun {
   runId: string;
   runDir: string;
@@ -103,7 +103,7 @@ export interface RunSummary {
   wallMs: number;
   /** Harness overhead per cell (start + verify + burst + teardown), ms. */
   overheadMs: { median: number; max: number; cells: number } | null;
-  /** With `profileCpu`: the profiled windows' run (never part of `cells`). */
+  /** With `cpuProfile`: the profiled windows' run (never part of `cells`). */
   profiled?: ProfiledRun;
 }
 
@@ -133,7 +133,7 @@ interface Run {
   upstream?: Upstream;
   db?: RunDatabase;
   results: CellResult[];
-  /** `profileCpu`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
+  /** `cpuProfile`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
   profiled?: {
     writer: RunWriter;
     sink: ResultSink;
@@ -214,13 +214,13 @@ function openPlanRun(o: RunOptions): Run {
     runId: writer?.runId ?? 'verify',
     lifecycle: o.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db }),
   };
-  if (o.profileCpu && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.profileCpu.intervalUs);
+  if (o.cpuProfile && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.cpuProfile.intervalUs);
   announce(run, usesK6);
   return run;
 }
 
 /**
- * The profiled side of a `profileCpu` run: a run folder of its own under `<resultsDir>/why/` (one
+ * The profiled side of a `cpuProfile` run: a run folder of its own under `<resultsDir>/why/` (one
  * round), and the run's lifecycle and driver wrapped by scheduler/profiled.ts (servers under
  * --cpu-prof writing into that folder's logs/profiles/, the measured window's clock noted).
  */

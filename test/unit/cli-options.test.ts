@@ -71,14 +71,14 @@ test('bench: every numeric option parses to its typed value, the absent ones sta
   assert.equal(o.port, 18080);
   const none = parseBenchOptions(BENCH_RAW);
   assert.equal(none.upstreamDelayMs, OPTION_DEFAULTS.upstreamDelayMs);
-  for (const k of ['rounds', 'seed', 'durationS', 'vus', 'rate', 'sloP99Ms', 'fidelityS', 'profileCpu', 'nodeMajors'])
+  for (const k of ['rounds', 'seed', 'durationS', 'vus', 'rate', 'sloP99Ms', 'fidelityS', 'cpuProfile', 'nodeMajors'])
     assert.equal(k in none, false, `${k} absent: the profile's (or random) at run time`);
   assert.equal(parseBenchOptions({ ...BENCH_RAW, fidelity: false }).fidelityS, 0, '--no-fidelity = 0 s');
   assert.equal(parseBenchOptions({ ...BENCH_RAW, crossCheck: '4' }).fidelityS, 4, '--cross-check, the old name');
-  assert.deepEqual(parseBenchOptions({ ...BENCH_RAW, profileCpu: true }).profileCpu, {
+  assert.deepEqual(parseBenchOptions({ ...BENCH_RAW, profileCpu: true }).cpuProfile, {
     intervalUs: OPTION_DEFAULTS.intervalUs,
   });
-  assert.deepEqual(parseBenchOptions({ ...BENCH_RAW, profileCpu: true, interval: '250' }).profileCpu, {
+  assert.deepEqual(parseBenchOptions({ ...BENCH_RAW, profileCpu: true, interval: '250' }).cpuProfile, {
     intervalUs: 250,
   });
   assert.deepEqual(parseBenchOptions({ ...BENCH_RAW, node: '22,24' }).nodeMajors, [22, 24]);

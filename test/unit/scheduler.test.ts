@@ -1016,11 +1016,11 @@ test('interleaved rounds are skipped, with a note, when a server’s CPU time ca
   for (const c of read(s.runDir, 'cells')) assert.equal(c.stats.paired, undefined);
 });
 
-test("profileCpu: after each group's ranked windows, its cells once more (one window each, no interleaving) into a run of their own under why/; the ranked run is untouched", async () => {
+test("cpuProfile: after each group's ranked windows, its cells once more (one window each, no interleaving) into a run of their own under why/; the ranked run is untouched", async () => {
   // CPU time readable: the ranked groups run their interleaved rounds.
   const w = world({ a: { cpuPerRequestUs: 50 }, b: { cpuPerRequestUs: 50 } });
   const cells = planCells([manifest('a'), manifest('b')], [ping, json], PAIRED, [NODE]);
-  const o = options(w, cells, { profileCpu: { intervalUs: 5000 } });
+  const o = options(w, cells, { cpuProfile: { intervalUs: 5000 } });
   const s = await runPlan(o);
   assert.equal(s.interrupted, false);
   const p = s.profiled;
@@ -1061,7 +1061,7 @@ test("profileCpu: after each group's ranked windows, its cells once more (one wi
   assert.equal(p.cells.length, 4);
   assert.equal(readRunAt(p.runDir).meta.state, 'complete');
   assert.ok(o.lines.some((l) => l.startsWith('profiled windows (--profile-cpu, V8 sampling every 5000 µs): ')));
-  // Without profileCpu nothing of the kind.
+  // Without cpuProfile nothing of the kind.
   const plain = await runPlan(options(world({}), cells));
   assert.equal(plain.profiled, undefined);
 });

@@ -3,6 +3,8 @@
  * cycle. A module may import its own layer and any layer below it. README "Architecture" draws it.
  *
  *   cli → report → scheduler → analysis → store → drivers → services → lifecycle → contract → core
+ *
+ * compose/ (the Docker Compose and k8s generators) may import any layer but cli.
  */
 const LAYERS = [
   ['core', '^harness/core/'],
@@ -34,6 +36,13 @@ module.exports = {
       comment: 'every harness module lives in one of the layer folders (or is cli.ts)',
       from: { path: '^harness/' , pathNot: LAYERS.map(([, p]) => p).join('|') },
       to: {},
+    },
+    {
+      name: 'compose-imports-cli',
+      severity: 'error',
+      comment: "compose/ builds on the harness's lower layers (core, contract, drivers, scheduler …), never on its CLI",
+      from: { path: '^compose/' },
+      to: { path: '^harness/(cli\\.ts$|cli/)' },
     },
     ...upward,
   ],

@@ -1,7 +1,7 @@
 /**
  * Generates the local contender services of compose/docker-compose.yml and the port map of
  * compose/README.md from the manifests (contenders/<name>/contender.json), so a new contender is
- * one folder: `just new <name>` runs this, and test/compose.test.ts fails when a committed file
+ * one folder: `just new <name>` runs this, and test/unit/compose.test.ts fails when a committed file
  * is not what this script makes.
  *
  * - One service per folder of contenders/ that is not `_*` / `.*` and not `"composeOnly": true`,

@@ -3,7 +3,7 @@
  * `seedSql()` of harness/services/users-seed.ts: the same text the harness runs against its
  * embedded PostgreSQL, so the compose database and the embedded one hold the same `users` rows.
  * Never edit the .sql file by hand; change users-seed.ts and run `node compose/gen-seed.ts`.
- * test/compose.test.ts fails when the committed file differs from seedSql().
+ * test/unit/compose.test.ts fails when the committed file differs from seedSql().
  *
  *   node compose/gen-seed.ts           write the file
  *   node compose/gen-seed.ts --check   exit 1 when the file is missing or out of date

@@ -3,7 +3,8 @@
  * BENCH_K6_CONFIG, for one scenario × k6 profile × target URL. It is built with the harness's
  * own functions (scenario contract, k6 expectation, k6 executor, profiles), so the k6 Operator
  * TestRun (compose/k8s/k6-testrun.yaml) runs exactly the requests and checks of
- * `just bench --profile k6-…`, with nothing written twice.
+ * `just bench --profile k6-…`, with nothing written twice: every SAMPLE_EVERY-th iteration of
+ * each VU is checked against the contract, as in the harness (scheduler/jobs.ts).
  *
  *   node compose/k8s/k6-job.ts --url http://192.0.2.10:18082 --scenario json --profile k6-vus [--vus 2000] [--duration 60]
  *   node compose/k8s/k6-job.ts --url http://192.0.2.10:18092 --scenario graphql-users --profile k6-vus --contender hasura
@@ -25,12 +26,12 @@ import {
 } from '../../harness/contract/scenarios.ts';
 import { k6Executor, k6Expectation } from '../../harness/drivers/k6.ts';
 import { loadManifest } from '../../harness/core/manifest.ts';
+import { httpUrl } from '../../harness/core/option-values.ts';
 import { getProfile, withOverrides } from '../../harness/core/profiles.ts';
-import { parseProfileOverrides } from '../../harness/cli/options.ts';
+import { parseProfileOverrides } from '../../harness/core/profile-overrides.ts';
+import { SAMPLE_EVERY } from '../../harness/scheduler/jobs.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** Every n-th iteration of each VU is checked against the contract (harness/run.ts uses 50 too). */
-export const SAMPLE_EVERY = 50;
 
 export interface JobOptions {
   url: string;
@@ -46,13 +47,9 @@ export interface JobOptions {
 
 /** The job object (what the harness writes to BENCH_K6_CONFIG), with summaryPath "stdout". */
 export async function k6Job(o: JobOptions): Promise<Record<string, unknown>> {
-  let url: URL;
-  try {
-    url = new URL(o.url);
-  } catch {
-    throw new Error(`--url must be an absolute http(s) URL, got '${o.url}'`);
-  }
-  if (!/^https?:$/.test(url.protocol)) throw new Error(`--url must be http or https, got '${o.url}'`);
+  // Any http(s) host: the k6 Operator's runners reach the contenders over the cluster's network.
+  const url = httpUrl(o.url);
+  if (typeof url === 'string') throw new Error(url);
   const scenariosDir = path.join(ROOT, 'scenarios');
   const scenarios = loadScenarios(scenariosDir);
   const s = scenarios.find((x) => x.name === o.scenario);

@@ -15,7 +15,7 @@
  * The bootstrap is conservative, never anti-conservative (Owen 2007, §3): a pair's weight is a
  * product of three resampling counts, so the part of the variance that is each pair's own
  * (binomial) noise is counted up to E[w²]³ − 1 = 7 times over; for pairs that are in fact
- * independent its design effect reads about 5 here (test/cluster-bootstrap.test.ts). Its
+ * independent its design effect reads about 5 here (test/unit/cluster-bootstrap.test.ts). Its
  * interval errs wide and its effective pairs low: a certificate from it is a safe one, and the
  * runs it asks for an upper estimate. Tables are each scenario's own servers (independent), and
  * copies share a label across tables, so treating copies as crossed with tables is itself

@@ -9,7 +9,7 @@
  * 10^6 bytes), µs of server CPU per request, requests/s.
  */
 import type { CellResult, FootprintProbe, RunMeta, ServerStart } from '../store/results.ts';
-import { cellEstimate, type Estimate } from './stats.ts';
+import { cellEstimate, type Estimate, median } from './stats.ts';
 
 /** A stack whose cold start or idle RSS is this many times node-http's gets a finding (report/issues.ts). */
 export const FOOTPRINT_FACTOR = 3;
@@ -44,7 +44,7 @@ export function medianEstimate(xs: number[]): Estimate | null {
   const n = s.length;
   if (!n) return null;
   const m = n >> 1;
-  const figure = n % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+  const figure = median(s);
   if (n === 1) return { figure, interval: null, kind: 'none', n };
   let j = 0;
   for (let k = 1; k <= m; k++) if (1 - 2 * binomHalfCdf(k - 1, n) >= 0.95) j = k;

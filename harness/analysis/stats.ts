@@ -20,7 +20,6 @@
 import * as hdr from 'hdr-histogram-js';
 import stdlibTCdf from '@stdlib/stats-base-dists-t-cdf';
 import stdlibTQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { mulberry32 } from '../core/prng.ts';
 import type { CellResult, CellStats } from '../store/results.ts';
 
 /** Ranks and summary sentences: a row is faster only when the ratio is ≥ 1.03 (and its interval excludes 1). */
@@ -36,9 +35,6 @@ export const MIN_CI_TRIALS = 5;
  * requests) or any wrong body under load is failed: shown as failed, never ranked (0.1%).
  */
 export const FAILED_REQUEST_SHARE = 0.001;
-
-/** The seeded PRNG (mulberry32), re-exported for the scheduler's per-round shuffle. */
-export const prng = mulberry32;
 
 /** Kind of an uncertainty: a 95% confidence interval, the min–max of 2–4 samples, or nothing (1 sample). */
 export type IntervalKind = 'ci95' | 'range' | 'none';

@@ -1,27 +1,29 @@
 /**
- * The statistical model of one ranked table measured in DUET windows (issue "Resolution: a
- * bake-off that can tell 10% apart on this noisy 2-core host").
+ * The statistical model of one ranked table (analysis/tables.ts `tableModel` picks the form):
  *
- * Data. In a duet window w a contender c and the scenario's baseline B run at the same time on
- * the same core, each driven by its own load driver. Efficiency = requests ÷ server CPU-seconds.
- * The window's figure is the natural log of the ratio of efficiencies,
- *     d_{c,w} = ln(eff_{c,w} / eff_{B,w})        (unitless; 0 = as efficient as the baseline).
- * Host drift (frequency, noisy neighbours) hits both servers of a window alike and cancels in
- * d. The baseline row has no windows: its ratio is 1 by definition. Optional null windows
- * (the baseline beside a copy of itself) measure the setup's own bias and add to the noise
- * estimate.
+ * - Interleaved rounds (scheduler/interleave.ts; the default design): `fitTwoWay`, a two-way
+ *   model of each cell's log requests per server CPU-second per round (or per server process),
+ *   cell and round effects, the round effect absorbing the host's drift shared by the round, the
+ *   baseline a noisy row like the others (see its docstring).
+ * - Solo rounds only: `fitTable`, below. Efficiency = requests ÷ server CPU-seconds, or
+ *   requests/s of a solo window; per round r a row c's figure is the natural log of its ratio to
+ *   the scenario's baseline B in the same round,
+ *     d_{c,r} = ln(x_{c,r} / x_{B,r})        (unitless; 0 = as fast as the baseline).
+ *   Drift that hits both windows of a round alike cancels in d. The baseline row has no rounds of
+ *   its own: its ratio is 1 by definition. Optional null rounds (the baseline against a copy of
+ *   itself) measure the setup's own bias and add to the noise estimate.
  *
- * Model (one-way ANOVA on the log-ratios; e.g. Montgomery, "Design and Analysis of
- * Experiments", ch. 3): d_{c,w} = μ_c + ε_{c,w}, ε ~ N(0, σ²) independent, σ² POOLED over the
- * rows (and the null windows), df = windows − groups. A row's ratio to the baseline is exp(μ_c),
+ * Model of `fitTable` (one-way ANOVA on the log-ratios; e.g. Montgomery, "Design and Analysis of
+ * Experiments", ch. 3): d_{c,r} = μ_c + ε_{c,r}, ε ~ N(0, σ²) independent, σ² POOLED over the
+ * rows (and the null rounds), df = rounds − groups. A row's ratio to the baseline is exp(μ_c),
  * with the Student-t interval exp(μ̂_c ± t(1−α/2, df)·σ̂/√n_c).
  *
- * Why pooled, and the one exception. With ~6 windows per row a row's own variance has 5 df
+ * Why pooled, and the one exception. With ~6 rounds per row a row's own variance has 5 df
  * (t(0.975, 5) = 2.57), the pooled one has ~40 (t = 2.02) and a far steadier σ̂, so pooling
  * narrows every interval by ~25% and the MDD with it. Pooling is wrong only when a row is much
  * noisier than the rest (a contender with GC stalls or an unstable worker pool): the pooled σ̂
  * would then make that row look more precise than it is, and inflate every other row's
- * interval. So each row with ≥ 3 windows gets an F test of its variance against the pooled
+ * interval. So each row with ≥ 3 rounds gets an F test of its variance against the pooled
  * variance of the other groups (one-sided, α = HETEROGENEITY_ALPHA split Bonferroni-wise over the
  * rows tested; F quantile from @stdlib). A row that fails it is taken out of the pool and keeps
  * its own variance (df = n − 1; pairs with it use Welch–Satterthwaite df). This is the simplest
@@ -30,16 +32,16 @@
  * (limma-style, Smyth 2004) was considered and not used: it needs a prior df estimated from the
  * data and is harder to explain for no gain at 5–10 rows.
  *
- * Verdicts (`compare`). A vs C: log ratio μ̂_A − μ̂_C, SE from the model (windows independent),
- * 100(1−α)% t interval. 'faster'/'slower' = that interval excludes 0 (ratio 1). There is NO
- * extra point threshold (the old rule also required ratio ≥ 1.03): that threshold existed because
- * drift between solo windows was not in the interval; in a duet window the drift cancels and the
- * window-to-window noise IS in the interval, and a point threshold on top of a test leaves a zone
- * ("significant but not faster") with unknown error rates. Practical relevance is carried by the
- * separate equivalence verdict instead: 'equal within 5%' = the 100(1−2α)% interval (TOST, two
- * one-sided tests at α; Schuirmann 1987) lies inside ±ln(1.05). 'not resolved' otherwise. A pair
- * can be both faster and equivalent (e.g. 1.02, 90% CI 1.01–1.03): the verdict says 'faster' and
- * `equivalent` is true. α is per comparison (not adjusted for the table's many pairs).
+ * Verdicts (`compare`, both forms). A vs C: log ratio μ̂_A − μ̂_C, SE from the model (rounds
+ * independent), 100(1−α)% t interval. 'faster'/'slower' = that interval excludes 0 (ratio 1).
+ * There is no point threshold on top (stats.ts `NOISE_THRESHOLD` belongs to the rule of tables
+ * without a model, stats.ts `rankRows`): the round-to-round noise is in the interval, and a point
+ * threshold on top of a test leaves a zone ("significant but not faster") with unknown error
+ * rates. Practical relevance is carried by the separate equivalence verdict instead: 'equal
+ * within 5%' = the 100(1−2α)% interval (TOST, two one-sided tests at α; Schuirmann 1987) lies
+ * inside ±ln(1 + EQUIVALENCE_MARGIN). 'not resolved' otherwise. A pair can be both faster and
+ * equivalent (e.g. 1.02, 90% CI 1.01–1.03): the verdict says 'faster' and `equivalent` is true.
+ * α is per comparison (not adjusted for the table's many pairs).
  *
  * Ranks are ranges, never inversions: best = 1 + rows significantly faster, worst = N − rows
  * significantly slower. "Significantly faster" implies a higher figure, so no row is ever shown
@@ -53,6 +55,7 @@ import fQuantile from '@stdlib/stats-base-dists-f-quantile';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { UserError } from '../core/errors.ts';
+import { median } from './stats.ts';
 
 /** Two-sided significance level of intervals and faster/slower verdicts (95% intervals). */
 export const ALPHA = 0.05;
@@ -63,10 +66,10 @@ export const POWER = 0.9;
 /** Level of the (Bonferroni-split) F test that takes a much noisier row out of the pool (1%). */
 export const HETEROGENEITY_ALPHA = 0.01;
 
-/** One contender row of a table: its name and its per-window log-ratios to the baseline. */
+/** One contender row of a table: its name and its per-round log-ratios to the baseline. */
 export interface RowInput {
   name: string;
-  /** d_w = ln(eff_c / eff_baseline) per duet window (natural log, unitless). At least 1 value. */
+  /** d_r = ln(x_c / x_baseline) per round (natural log, unitless). At least 1 value. */
   d: number[];
 }
 
@@ -76,7 +79,7 @@ export interface TableInput {
   baseline: string;
   /** The contender rows (not the baseline). */
   rows: RowInput[];
-  /** Optional null windows: ln(eff_copy / eff_baseline) of the baseline beside a copy of itself. */
+  /** Optional null rounds: ln(x_copy / x_baseline) of the baseline against a copy of itself. */
   nullD?: number[];
 }
 
@@ -87,7 +90,7 @@ export type VarianceSource = 'pooled' | 'own' | 'none';
 export interface RowFit {
   name: string;
   baseline: boolean;
-  /** Duet windows behind the row (0 for the baseline). */
+  /** Rounds (or server processes) behind the row (0 for the baseline of `fitTable`). */
   n: number;
   /** μ̂_c: mean of the row's log-ratios (0 for the baseline). */
   logRatio: number;
@@ -110,7 +113,7 @@ export interface NullCheck {
   logRatio: number;
   ratio: number;
   ci: [number, number];
-  /** true when the interval excludes 1: the duet setup favours one side. */
+  /** true when the interval excludes 1: the setup favours one side. */
   biased: boolean;
 }
 
@@ -164,7 +167,7 @@ function checkInput(t: TableInput): void {
       throw new UserError(`table model: row '${r.name}' appears twice (or is the baseline): give each row once`);
     names.add(r.name);
     if (!Array.isArray(r.d) || r.d.length === 0)
-      throw new UserError(`table model: row '${r.name}' has no duet windows: measure it or leave it out`);
+      throw new UserError(`table model: row '${r.name}' has no rounds: measure it or leave it out`);
     if (!r.d.every(Number.isFinite))
       throw new UserError(`table model: row '${r.name}' has a non-finite log-ratio: drop windows with 0 requests`);
   }
@@ -213,7 +216,7 @@ function checkAlpha(alpha: number): void {
 }
 
 /**
- * Fits the model of one table. Input: `TableInput` (log-ratios per duet window). Output: a
+ * Fits the model of one table. Input: `TableInput` (log-ratios per round). Output: a
  * `TableModel` whose rows (baseline included, ratio 1) carry ratio = exp(μ̂), its 100(1−α)%
  * t interval and n. Throws UserError for a repeated row, a row without windows, a non-finite
  * log-ratio, or when no row has 2 windows (no way to estimate the noise).
@@ -226,9 +229,7 @@ export function fitTable(input: TableInput, opts: ModelOptions = {}): TableModel
   const nullG = input.nullD?.length ? group(NULL_GROUP, input.nullD) : null;
   const all = nullG ? [...gs, nullG] : gs;
   if (pool(all).df < 1)
-    throw new UserError(
-      'table model: no row has 2 or more duet windows, so the noise cannot be estimated: add windows',
-    );
+    throw new UserError('table model: no row has 2 or more rounds, so the noise cannot be estimated: add rounds');
   const noisy = noisyGroups(all);
   const { s2, df } = pool(all.filter((g) => !noisy.has(g.name)));
   const sigma = Math.sqrt(s2);
@@ -541,12 +542,8 @@ export function tableMdd(
   baseline: number;
   n: number;
 } {
-  const ns = m.rows
-    .filter((r) => !r.baseline)
-    .map((r) => r.n)
-    .sort((a, b) => a - b);
-  const at = (k: number) => ns[k] ?? Number.NaN; // NaN when no row is outside the baseline
-  const n = ns.length % 2 ? at(ns.length >> 1) : (at(ns.length / 2 - 1) + at(ns.length / 2)) / 2;
+  // NaN when no row is outside the baseline.
+  const n = median(m.rows.filter((r) => !r.baseline).map((r) => r.n));
   const base = { sigma: m.sigma, df: m.df, nA: n, ...opts };
   const pair = mdd({ ...base, nC: n });
   // Two-way: the baseline is a noisy row like any other (its ratio's SE is a pair's).

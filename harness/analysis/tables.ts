@@ -7,9 +7,13 @@
  * - Cells of the same group from older runs of the same machine appear only in `otherRuns`, as
  *   ratios to their own run's baseline, marked with their run; never ranked.
  * - Cells from another machine (CPU model, cores, Node version) get their own table.
- * - rank = 1 + the number of rows significantly faster (analysis/stats.ts `significantlyFaster`:
- *   the ratio's 95% interval wholly above 1 AND ratio ≥ 1 + NOISE_THRESHOLD). Only ok cells with
- *   ≥ 5 trials and no failure are ranked; the others are listed as not ranked or failed.
+ * - Ranks are ranges from the table's model (`tableModel`: table-model.ts `fitTwoWay` when every
+ *   ranked row has interleaved rounds, else `fitTable` on the solo rounds' log-ratios to the
+ *   baseline; `rankRanges`): best = 1 + rows significantly faster, worst = N − rows significantly
+ *   slower. A table without a model (no ranked baseline row) ranks by stats.ts `rankRows`: 1 + the
+ *   rows whose ratio's 95% interval lies wholly above 1 AND is ≥ 1 + NOISE_THRESHOLD. Only ok
+ *   cells with ≥ MIN_CI_TRIALS interleaved rounds (solo trials, without them) and no failure are
+ *   ranked; the others are listed as not ranked or failed.
  * - Each row carries its ratio to the scenario's baseline contender (`Scenario.baseline`; by
  *   default node-http for REST and postgraphile-express for GraphQL scenarios).
  */
@@ -312,11 +316,6 @@ const byTime = (a: RunMeta, b: RunMeta) =>
   (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId);
 
 /**
- * The rows of a table measured only in older runs (`ordered`: the group's runs, oldest first;
- * the latest is the table's own): per label not in `have` (which it extends), its newest cell,
- * with its ratio to that run's own baseline cell when both are ok. Highest ratio first.
- */
-/**
  * The run a group is ranked in (a new contender joins the bake-off, it does not replace
  * it): the run with the most contenders (labels) in the group, the latest of those on a tie.
  * `ordered` is oldest first.
@@ -334,7 +333,11 @@ function primaryRun<T extends { meta: RunMeta; cells: CellResult[] }>(ordered: T
   return best;
 }
 
-/** The rows of the group's other runs (newest first) whose labels the primary run lacks. */
+/**
+ * The rows of the group's other runs (newest first) whose labels the primary run lacks: per label
+ * not in `have` (which it extends), its newest cell, with its ratio to that run's own baseline
+ * cell when both are ok. Highest ratio first.
+ */
 function otherRunRows(
   ordered: { meta: RunMeta; cells: CellResult[] }[],
   primary: { meta: RunMeta; cells: CellResult[] },
@@ -425,9 +428,11 @@ export function pairedUnits(c: CellResult): { by: 'round' | 'process'; y: Map<nu
 }
 
 /**
- * The table's model over its ranked rows: each non-baseline row's per-round log-ratios to the
- * baseline row (same run, same rounds), σ pooled (table-model.ts `fitTable`). Null when the
- * baseline is not a ranked row, fewer than 2 rows are ranked, or no row has 2 common rounds.
+ * The table's model over its ranked rows: when every row has interleaved rounds, the two-way
+ * model of their log efficiencies per round, or per server process when every row ran in several
+ * (table-model.ts `fitTwoWay`, `pairedUnits`); else each non-baseline row's per-round log-ratios
+ * to the baseline row (same run, same rounds), σ pooled (table-model.ts `fitTable`). Null when the
+ * baseline is not a ranked row, fewer than 2 rows are ranked, or the model has no residual df.
  */
 export function tableModel(
   rankable: TableRow[],

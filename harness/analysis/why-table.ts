@@ -11,7 +11,7 @@
  * busy samples. Not the profile's busy time itself: V8's sampler measures wall time, and a main
  * thread preempted by another process (a shared machine) is charged for the wait to whatever frame
  * it resumes in; measured on this 2-core machine under a load average of 11, a 400 µs timed burn
- * showed 1,030 µs of busy time per request (ad hoc, test/why.test.ts fixture). The shares keep
+ * showed 1,030 µs of busy time per request (ad hoc, test/integration/why.test.ts fixture). The shares keep
  * their meaning (the wait lands where the CPU goes); the /proc total removes the wait. Without a
  * /proc figure the profile's busy time per request is used (`cpuSource` 'profile').
  */

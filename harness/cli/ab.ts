@@ -36,6 +36,7 @@ import { bench, load } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
 import { type AbOpts, type BenchOpts, list, parseAbOptions } from './options.ts';
 import { selectContenders } from '../scheduler/plan.ts';
+import { fmtPct, fmtSignedPct } from '../core/format.ts';
 
 /** One scenario's verdict: A ÷ B with its 95% CI (requests per server CPU-second). */
 export interface AbVerdict {
@@ -202,13 +203,12 @@ export async function ab(g: Globals, name: string, o: AbOpts, signal: AbortSigna
 
 /** The A/B's closing text: one line per scenario and the overall verdict. */
 function abText(name: string, ref: string, vs: AbVerdict[], wallMs: number, file: string, runId: string): string {
-  const pct = (x: number) => `${x >= 1 ? '+' : '−'}${(Math.abs(x - 1) * 100).toFixed(1)}%`;
   const lines = [
     '',
     `A/B of ${name}: now (A) vs ${ref} (B), requests per server CPU-second, interleaved in one run (${runId})`,
     ...vs.map(
       (v) =>
-        `  ${v.scenario.padEnd(10)} A ÷ B ${v.ratio.toFixed(3)} (95% CI ${v.ci[0].toFixed(3)}–${v.ci[1].toFixed(3)}) ${pct(v.ratio).padStart(7)}  ${v.verdict.padEnd(16)} resolves ±${(v.mdd * 100).toFixed(1)}% (${v.rounds} rounds${v.processes > 1 ? ` in ${v.processes} server processes each` : ''})`,
+        `  ${v.scenario.padEnd(10)} A ÷ B ${v.ratio.toFixed(3)} (95% CI ${v.ci[0].toFixed(3)}–${v.ci[1].toFixed(3)}) ${fmtSignedPct(v.ratio - 1).padStart(7)}  ${v.verdict.padEnd(16)} resolves ±${fmtPct(v.mdd, 1)} (${v.rounds} rounds${v.processes > 1 ? ` in ${v.processes} server processes each` : ''})`,
     ),
     vs.some((v) => v.verdict === 'slower')
       ? `REGRESSION: A is slower in ${vs

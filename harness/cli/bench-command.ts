@@ -1,7 +1,7 @@
 /**
  * The `bench` and `bench-all` commands: their options and help, and their action: the options
  * parsed (cli/options.ts `parseBenchOptions`), the names, profile and `--profile-cpu` checked
- * (cli/bench.ts `precheckBench`, cli/why.ts `precheckProfileCpu`), all before the machine lock
+ * (cli/bench.ts `precheckBench`, cli/why.ts `precheckCpuProfile`), all before the machine lock
  * (cli/command-kit.ts `takeMachine`); then the run (cli/bench.ts `bench`) and, with
  * `--profile-cpu`, the attribution of its profiled windows (cli/why.ts `recordProfiled`).
  */
@@ -11,7 +11,7 @@ import { CONNECTION_DRIVERS, DEFAULT_PROFILE, PROFILES } from '../core/profiles.
 import { bench, precheckBench, withRunEnd } from './bench.ts';
 import { type CliContext, helpFooter, takeMachine, waitOption } from './command-kit.ts';
 import { list, OPTION_DEFAULTS, parseBenchOptions, parseHost, parsePort, parseUrl } from './options.ts';
-import { precheckProfileCpu, recordProfiled } from './why.ts';
+import { precheckCpuProfile, recordProfiled } from './why.ts';
 
 /** The options of bench and bench-all, in their help's order. */
 function benchOptions(c: Command): Command {
@@ -87,7 +87,7 @@ async function benchAction(ctx: CliContext, names: string[], raw: Record<string,
   const { opts, profile } = withRunEnd({ json: raw.json === true, quiet: raw.quiet === true }, () => {
     const o = parseBenchOptions(raw, note);
     const p = precheckBench(g, names, o);
-    precheckProfileCpu(o);
+    precheckCpuProfile(o);
     return { opts: o, profile: p };
   });
   await takeMachine({

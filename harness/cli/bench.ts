@@ -29,7 +29,7 @@ import { createProgressSink, type ProgressSink } from '../scheduler/progress-sin
 import { renderTerminal } from '../report/leaderboard.ts';
 import { leaderboardCommand } from './report.ts';
 import type { ReportView } from '../report/view.ts';
-import { fmtDuration } from '../scheduler/progress-sink.ts';
+import { fmtDuration, fmtPct } from '../core/format.ts';
 import { terminalSettings } from '../report/exporters/terminal.ts';
 import type { Globals } from './command-kit.ts';
 import type { BenchOpts } from './options.ts';
@@ -181,7 +181,7 @@ export function closingLine(summary: RunSummary, v: ReportView, html: string, wa
   const host = v.runs[0]?.machine.split(';')[0] ?? 'this machine';
   const mdd =
     v.medianMdd !== null && v.medianMdd !== undefined
-      ? `median minimum detectable difference ${(100 * v.medianMdd).toFixed(v.medianMdd < 0.1 ? 1 : 0)}% between two rows`
+      ? `median minimum detectable difference ${fmtPct(v.medianMdd, 'adaptive')} between two rows`
       : 'no table model (no median minimum detectable difference)';
   return `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${html} (\`npx just leaderboard\` renders every run in the results folder).\n`;
 }
@@ -294,7 +294,7 @@ async function benchRun(
     command,
     signal,
     progress,
-    ...(opts.profileCpu ? { profileCpu: opts.profileCpu } : {}),
+    ...(opts.cpuProfile ? { cpuProfile: opts.cpuProfile } : {}),
     ...(opts.footprint ? { footprint: {} } : {}),
   });
   return { summary, scenarios };

@@ -31,7 +31,7 @@ import {
   verdictText,
 } from '../report/claims.ts';
 import { groupPlan } from '../scheduler/group.ts';
-import { fmtDuration } from '../scheduler/progress.ts';
+import { fmtDuration } from '../core/format.ts';
 import type { CellSpec } from '../scheduler/plan.ts';
 import { bench, load, planBench } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';

@@ -1,14 +1,14 @@
 /**
  * The rules of the CLI's option values (cli/options.ts holds each command's schema): commander's
  * argument parsers of --port, --host and --url (a bad value is commander's "option … argument …
- * is invalid", exit 2, with the usage hint), the collector of comma-separated lists, the zod
- * pieces that turn a raw string into a checked number with a message that names the flag, what
- * it takes and what was given, the rules of the flags several commands share, and the defaults
- * that do not depend on a profile.
+ * is invalid", exit 2, with the usage hint), the collector of comma-separated lists, the rules of
+ * the flags several commands share, and the defaults that do not depend on a profile. The zod
+ * pieces that turn a raw string into a checked number are core/option-values.ts's, the profile
+ * overrides' rules core/profile-overrides.ts's.
  */
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { UserError } from '../core/errors.ts';
+import { checkNumber, httpUrl, integer, numeric, numericOr, range } from '../core/option-values.ts';
 import { WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
 
 // --- commander argument parsers (errors: commander's "option … argument … is invalid", exit 2) ---
@@ -53,90 +53,13 @@ export function parseHost(v: string): string {
 
 /** `--url`: http or https on a loopback host (127.0.0.1, localhost, [::1]). */
 export function parseUrl(v: string): string {
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new InvalidArgumentError(`--url must be an http URL like http://127.0.0.1:18080, got '${v}'`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    throw new InvalidArgumentError(
-      `--url takes http:// or https:// only, got '${u.protocol}' (e.g. http://127.0.0.1:18080)`,
-    );
+  const u = httpUrl(v);
+  if (typeof u === 'string') throw new InvalidArgumentError(u);
   if (!LOOPBACK_HOSTS.includes(u.hostname))
     throw new InvalidArgumentError(
       `--url must point at this machine (127.0.0.1, localhost or [::1]); load tests never leave it. Got ${u.hostname}`,
     );
   return v;
-}
-
-// --- numbers: a raw string → a number that passes every check, or the first failing check's message ---
-
-/** One rule of a numeric option: whether the number passes, and the message for the raw string when not. */
-export type Rule = readonly [ok: (n: number) => boolean, message: (raw: string) => string];
-
-/** `raw` as a number passing `rules` in order; a blank string is not a number. Adds the first failing rule's issue to `ctx`. */
-export function checkNumber(raw: string, rules: readonly Rule[], ctx: z.RefinementCtx): number | typeof z.NEVER {
-  const n = raw.trim() === '' ? Number.NaN : Number(raw);
-  for (const [ok, message] of rules)
-    if (!ok(n)) {
-      ctx.addIssue({ code: 'custom', message: message(raw) });
-      return z.NEVER;
-    }
-  return n;
-}
-
-/** A numeric option (`rules` as in checkNumber); absent stays absent. */
-export function numeric(rules: readonly Rule[]) {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => (v === undefined ? undefined : checkNumber(v, rules, ctx)));
-}
-
-/** A numeric option (`rules` as in checkNumber) that is `dflt` when absent. */
-export function numericOr(rules: readonly Rule[], dflt: number) {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => (v === undefined ? dflt : checkNumber(v, rules, ctx)));
-}
-
-export const isInt = (n: number) => Number.isInteger(n);
-/** "FLAG must be NOUN from MIN to MAX, got 'v'" for a number outside [min, max] (or not whole, with `int`). */
-export const range = (
-  flag: string,
-  min: number,
-  max: number,
-  int = true,
-  noun = int ? 'a whole number' : 'a number',
-): Rule => [
-  (n) => Number.isFinite(n) && n >= min && n <= max && (!int || isInt(n)),
-  (v) => `${flag} must be ${noun} from ${min} to ${max}, got '${v}'`,
-];
-export const positive = (flag: string): Rule => [
-  (n) => Number.isFinite(n) && n > 0,
-  (v) => `${flag} must be a positive number, got '${v}'`,
-];
-export const integer = (flag: string): Rule => [isInt, (v) => `${flag} must be an integer, got '${v}'`];
-
-/** A zod issue as a UserError message: the custom messages above as they are, any other with its field. */
-function issueMessage(issue: z.ZodError['issues'][number]): string {
-  if (issue.code === 'custom') return issue.message;
-  const field = issue.path.map((p) => String(p).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join('.');
-  return `--${field}: ${issue.message}`;
-}
-
-/** `raw` parsed by `schema`; throws a UserError (exit 2) with the first issue's message. */
-export function parseWith<T>(schema: z.ZodType<T>, raw: unknown): T {
-  const r = schema.safeParse(raw);
-  if (r.success) return r.data;
-  throw new UserError(r.error.issues.map(issueMessage)[0] ?? 'bad options');
-}
-
-/** `o` without its undefined fields (so that an absent option stays absent, not a key with undefined). */
-export function defined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 // --- the flags' rules, shared by the commands' schemas (cli/options.ts) ---
@@ -157,16 +80,6 @@ export const OPTION_DEFAULTS = {
 
 /** `--rounds` of bench (its old name `--trials` says its own name in the message). */
 export const roundsRule = (flag: string) => range(flag, 1, 50, true, 'an integer');
-/** `--duration`: a positive whole number of seconds (wrk's -d and autocannon's duration are whole seconds). */
-export const DURATION: readonly Rule[] = [
-  positive('--duration'),
-  [
-    isInt,
-    (v) => `--duration is a whole number of seconds (the drivers time windows in seconds), at least 1; got '${v}'`,
-  ],
-];
-/** `--warmup`: whole seconds from 0 to 600 per server process (the drivers time windows in seconds). */
-export const WARMUP: readonly Rule[] = [range('--warmup', 0, 600, true, 'a whole number of seconds')];
 /** `--seed`: an integer (absent: random, chosen where the run starts). */
 export const SEED = numeric([integer('--seed')]);
 /** `--upstream-delay`: ms ≥ 0, default OPTION_DEFAULTS.upstreamDelayMs. */

@@ -15,82 +15,14 @@
  * cli/option-rules.ts; the parsers, the list collector and OPTION_DEFAULTS are re-exported here.
  */
 import { z } from 'zod';
-import {
-  checkNumber,
-  DURATION,
-  WARMUP,
-  defined,
-  fidelitySeconds,
-  INTERVAL,
-  isInt,
-  numeric,
-  numericOr,
-  OPTION_DEFAULTS,
-  parseWith,
-  positive,
-  range,
-  roundsRule,
-  SEED,
-  UPSTREAM_DELAY,
-} from './option-rules.ts';
-import { CONNECTION_DRIVERS, type ConnectionDriver, type ProfileOverrides } from '../core/profiles.ts';
+import { fidelitySeconds, INTERVAL, OPTION_DEFAULTS, roundsRule, SEED, UPSTREAM_DELAY } from './option-rules.ts';
+import { checkNumber, defined, numeric, numericOr, parseWith, range } from '../core/option-values.ts';
+import type { ProfileOverrides } from '../core/profiles.ts';
+import { DURATION, OVERRIDES, overridesOf } from '../core/profile-overrides.ts';
 import { parseMajors } from '../lifecycle/node-runtime.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 
 export { list, OPTION_DEFAULTS, parseHost, parsePort, parseUrl } from './option-rules.ts';
-
-// --- the overrides of a profile (bench, bench-all; compose/k8s/k6-job.ts) ---
-
-/** The raw fields of the profile overrides, each typed and range-checked (core/profiles.ts `withOverrides` fits them to the profile). */
-const OVERRIDES = z.object({
-  driver: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || (CONNECTION_DRIVERS as readonly string[]).includes(v))
-        return v as ConnectionDriver | undefined;
-      ctx.addIssue({ code: 'custom', message: `--driver must be one of ${CONNECTION_DRIVERS.join(', ')}, got '${v}'` });
-      return z.NEVER;
-    }),
-  duration: numeric(DURATION),
-  warmup: numeric(WARMUP),
-  slice: numeric([range('--slice', 10, 5000, true, 'a whole number of ms')]),
-  vus: numeric([positive('--vus'), [isInt, (v) => `--vus is a whole number of VUs, at least 1; got '${v}'`]]),
-  rate: numeric([positive('--rate')]),
-  sloP99: numeric([
-    positive('--slo-p99'),
-    [(n) => n <= 60_000, (v) => `--slo-p99 is in ms and at most 60000, got '${v}'`],
-  ]),
-});
-
-/**
- * `--driver`, `--duration`, `--warmup`, `--slice`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
- * core/profiles.ts `withOverrides`. Throws UserError naming the first bad option.
- */
-export function parseProfileOverrides(raw: {
-  driver?: string;
-  duration?: string;
-  warmup?: string;
-  slice?: string;
-  vus?: string;
-  rate?: string;
-  sloP99?: string;
-}): ProfileOverrides {
-  return overridesOf(parseWith(OVERRIDES, raw));
-}
-
-/** The typed overrides from OVERRIDES' parsed fields (absent ones left out). */
-function overridesOf(o: z.output<typeof OVERRIDES>): ProfileOverrides {
-  return defined({
-    driver: o.driver,
-    durationS: o.duration,
-    warmupS: o.warmup,
-    sliceMs: o.slice,
-    vus: o.vus,
-    rate: o.rate,
-    sloP99Ms: o.sloP99,
-  });
-}
 
 // --- bench and bench-all ---
 
@@ -139,9 +71,9 @@ export interface BenchOpts extends ProfileOverrides {
   /**
    * `--profile-cpu`, with V8's sampling interval (`--interval`, µs 1–100000, default
    * OPTION_DEFAULTS.intervalUs): after each group's ranked windows, one profiled window per cell
-   * (scheduler/run.ts `profileCpu`).
+   * (scheduler/run.ts `cpuProfile`).
    */
-  profileCpu?: { intervalUs: number };
+  cpuProfile?: { intervalUs: number };
   /** `--footprint`: after the groups, the footprint probes of every contender (scheduler/footprint-probes.ts). */
   footprint?: boolean;
   /** `--wait`: queue for the machine lock instead of refusing. */
@@ -211,7 +143,7 @@ const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
       quiet: o.quiet,
       json: o.json,
       leaderboard: o.leaderboard,
-      profileCpu: o.profileCpu ? { intervalUs } : undefined,
+      cpuProfile: o.profileCpu ? { intervalUs } : undefined,
       footprint: o.footprint,
       wait: o.wait,
     }),

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
 import { getProfile } from '../core/profiles.ts';
-import { defined, numeric, parseWith, range } from './option-rules.ts';
+import { defined, numeric, parseWith, range } from '../core/option-values.ts';
 
 /** The validated design of a reference run. Seconds, counts. */
 export interface ReferenceDesign {

@@ -55,6 +55,10 @@ import { load } from './bench.ts';
 import { abbaOrder, measureRotationBlock, measureSoloProcess, type RunCtx } from './reference-measure.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP, takeMachine, waitOption } from './command-kit.ts';
 import { list, parseReferenceOptions, type ReferenceDesign, type ReferenceOpts } from './options.ts';
+import { fmtPct } from '../core/format.ts';
+
+/** A bias or share as a percent with one decimal, '–' for none. */
+const pct = (x: number | null) => (x === null ? '–' : fmtPct(x, 1));
 
 /** Whether a design meets the reference's minimums (REFERENCE_MINIMUMS: ≥ 20 s warm-up, ≥ 3 windows and ≥ 30 s measured per process, ≥ 3 processes). */
 export function meetsMinimums(d: ReferenceDesign): boolean {
@@ -237,7 +241,6 @@ function referenceSummary(r: {
 }): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const q = r.quiet;
-  const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
   const iv = (f: ReturnType<typeof referenceFigure>) =>
     f.ci95 ? ` (95% CI ${n(f.ci95[0])}–${n(f.ci95[1])}, ${f.n} processes)` : ` (${f.n} process)`;
   return [

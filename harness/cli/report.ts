@@ -25,7 +25,7 @@ import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/
 import { type ReportSnapshot, selectRun } from '../report/snapshot.ts';
 import { buildView } from '../report/view-build.ts';
 import type { ReportView } from '../report/view.ts';
-import { terminalSettings } from '../report/exporters/terminal.ts';
+import { DEFAULT_WIDTH, terminalSettings } from '../report/exporters/terminal.ts';
 import { type CliContext, helpFooter, SHORT_EXIT_HELP } from './command-kit.ts';
 
 /** Every run of the store with its cells and trial files, the scenario contract, the `just why` records and the newest self-test record; warnings for skipped files. */
@@ -119,7 +119,22 @@ export function leaderboardCommand(
     }
   onView?.(buildView(snapshot, { runId }), out);
   const term = { runId, details: opts.details, width: opts.width, color: opts.color };
-  return `${EXPORTERS.terminal.render(snapshot, term)}wrote ${out.markdown} and ${out.html}\n`;
+  return `${EXPORTERS.terminal.render(snapshot, term)}${wroteText(out, opts.width)}`;
+}
+
+/**
+ * "wrote A and B" for the report's two files, one line when it fits `width` (default
+ * DEFAULT_WIDTH), else "wrote A" and "  and B"; a file inside the working folder is named
+ * relative to it (results/LEADERBOARD.md), any other by its absolute path.
+ */
+export function wroteText(files: { markdown: string; html: string }, width = DEFAULT_WIDTH): string {
+  const shown = (f: string) => {
+    const r = path.relative(process.cwd(), f);
+    return r && !r.startsWith('..') && !path.isAbsolute(r) ? r : f;
+  };
+  const [md, html] = [shown(files.markdown), shown(files.html)];
+  const one = `wrote ${md} and ${html}`;
+  return [...one].length <= width ? `${one}\n` : `wrote ${md}\n  and ${html}\n`;
 }
 
 /**

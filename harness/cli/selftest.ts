@@ -36,6 +36,7 @@ import type { Command } from 'commander';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { buildTables, tableModel } from '../analysis/tables.ts';
 import { compare } from '../analysis/table-model.ts';
+import { median } from '../analysis/stats.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { CONTENDERS_DIR } from '../core/paths.ts';
 import { UserError } from '../core/errors.ts';
@@ -47,6 +48,7 @@ import { bench } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
 import { type BenchOpts, list, OPTION_DEFAULTS, parseSelftestOptions, type SelftestOpts } from './options.ts';
 import { clusteredFalseDifference, judgePairs, type PairShare, SELFTEST_FIXTURE } from './selftest-judge.ts';
+import { fmtPct } from '../core/format.ts';
 
 export {
   clopperPearson,
@@ -239,10 +241,7 @@ export async function selftest(g: Globals, o: SelftestOpts, signal: AbortSignal)
   if (signal.aborted) return EXIT.interrupted;
   const main = readRun(own.resultsDir, mainSummary.runId, 'run', true);
   const j = judgePairs({ meta: main.meta, cells: main.cells }, scen);
-  const sorted = [...j.mdds].sort((a, b) => a - b);
-  const medianMdd = sorted.length
-    ? ((sorted[(sorted.length - 1) >> 1] ?? 0) + (sorted[sorted.length >> 1] ?? 0)) / 2
-    : null;
+  const medianMdd = j.mdds.length ? median(j.mdds) : null;
   const record = {
     kind: 'bakeoff-selftest',
     version: 2,
@@ -286,7 +285,7 @@ interface SelftestRecord {
 
 /** The figures printed at the end of a self-test, from its record (the file `writeSelftest` wrote). */
 function summaryText(r: SelftestRecord, file: string): string {
-  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  const pct = (x: number | null) => (x === null ? 'n/a' : fmtPct(x, 1));
   const iv = (s: PairShare) => (s.ci95 ? ` (95% CI ${pct(s.ci95[0])}–${pct(s.ci95[1])})` : '');
   return [
     '',

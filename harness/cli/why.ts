@@ -219,8 +219,8 @@ function recordWhy(
  * a closed-loop profile (precheckWhy), and text output (not `--json`, whose stdout is NDJSON).
  * (`--interval` without `--profile-cpu` is refused by the parse, cli/options.ts.) Throws UserError (exit 2).
  */
-export function precheckProfileCpu(opts: BenchOpts): void {
-  if (!opts.profileCpu) return;
+export function precheckCpuProfile(opts: BenchOpts): void {
+  if (!opts.cpuProfile) return;
   const no = (flag: string, why: string) => new UserError(`--profile-cpu cannot be combined with ${flag}: ${why}`);
   if (opts.url) throw no('--url', 'it profiles the servers the harness starts, not an external target');
   if (opts.nodeMajors) throw no('--node', 'the profiled windows run on the pinned Node only; run `just why` per major');
@@ -230,7 +230,7 @@ export function precheckProfileCpu(opts: BenchOpts): void {
 
 /**
  * `--profile-cpu`: the scheduler ran, after each group's ranked windows, the group's
- * cells once more under V8's CPU profiler (scheduler/run.ts `profileCpu`, scheduler/profiled.ts)
+ * cells once more under V8's CPU profiler (scheduler/run.ts `cpuProfile`, scheduler/profiled.ts)
  * into a run of its own under `results/why/runs/<id>/`. This attributes them like `just why`
  * (recordWhy) and writes its why.json with `rankedRunId` = the ranked run. The ranked run's files
  * and figures are never touched, and its exit code stays the command's. Like a why run it records
@@ -244,14 +244,14 @@ export async function recordProfiled(
   signal: AbortSignal,
 ): Promise<WhyRecord | null> {
   const p = ranked.profiled;
-  if (!opts.profileCpu || !p?.cells.length) return null;
+  if (!opts.cpuProfile || !p?.cells.length) return null;
   const exit = process.exitCode;
   try {
     process.stdout.write(
       `\n--profile-cpu: one window per cell under V8's CPU profiler after each group's ranked windows of run ${ranked.runId} (a why run of its own, ${p.runId}; the ranked figures above are not touched)\n`,
     );
     const profile = withOverrides(getProfile(opts.profile), opts);
-    const { intervalUs } = opts.profileCpu;
+    const { intervalUs } = opts.cpuProfile;
     const samplerCheck = await checkSampler(
       path.join(p.runDir, 'logs', 'profiles', 'sampler-probe'),
       intervalUs,

@@ -1,7 +1,8 @@
 /**
  * mulberry32: a tiny 32-bit seeded PRNG returning floats in [0, 1). One implementation for the
- * deterministic users seed (services/users-seed.ts), the bootstrap (report/stats.ts) and the
- * per-round shuffle of interleaved trials (run.ts).
+ * deterministic users seed (services/users-seed.ts), the bootstraps and simulations of analysis/
+ * (stats.ts, cluster-bootstrap.ts, reference-floor.ts), the per-round shuffle (scheduler/rounds.ts,
+ * interleave.ts) and the capacity search's seeded factors (scheduler/capacity-round.ts).
  */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

@@ -7,7 +7,7 @@
  */
 import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
-import { fmtFigure, fmtMs, sig } from './format.ts';
+import { fmtFigure, fmtMs, fmtPct, plural, sig } from '../core/format.ts';
 import type { RowView, TableView } from './view.ts';
 
 /** `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`. */
@@ -41,7 +41,7 @@ export function sustainableText(rps: Pick<Estimate, 'figure'> | null, verdict: C
  * 0.352 → `35%`; `–` without one.
  */
 export function kneeText(knee: number | null): string {
-  return knee === null || !Number.isFinite(knee) ? '–' : `${Math.round(knee * 100)}%`;
+  return knee === null || !Number.isFinite(knee) ? '–' : fmtPct(knee);
 }
 
 /** The p99 at the capacity, ms (3 significant digits), or `–`. */
@@ -57,9 +57,8 @@ export const SHARE_OF_PEAK_HEADER = 'share of peak at SLO';
  * bracketed their capacity, the ones the figure comes from); runs that did not record it: `5 searches, 21 steps`.
  */
 export function stepsText(c: { steps: number; searches: number; bracketed?: number | null }): string {
-  const steps = `${c.steps} step${c.steps === 1 ? '' : 's'}`;
-  if (c.bracketed === null || c.bracketed === undefined)
-    return `${c.searches} search${c.searches === 1 ? '' : 'es'}, ${steps}`;
+  const steps = plural(c.steps, 'step');
+  if (c.bracketed === null || c.bracketed === undefined) return `${plural(c.searches, 'search', 'searches')}, ${steps}`;
   return `${c.bracketed} of ${c.searches} bracketed, ${steps}`;
 }
 

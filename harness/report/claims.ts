@@ -50,7 +50,7 @@ import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate, ratio } from '../analysis/stats.ts';
-import { fmtDf } from './format.ts';
+import { fmtDf, fmtPct } from '../core/format.ts';
 import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import { nativePair, nativeShape, type SourceToolLine } from './native-figure.ts';
 
@@ -158,7 +158,7 @@ export interface HeadroomLine {
 
 export const CLAIMS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'claims.json');
 
-/** The metric ratio a/b behind comparison value v (inverse of `metricValue`). */
+/** The metric ratio a/b behind comparison value v (inverse of `valueOfMetric`). */
 const metricOf = (compare: Claim['compare'], v: number) =>
   compare === 'ratio' ? v : compare === 'increase' ? v + 1 : 1 - v;
 const valueOfMetric = (compare: Claim['compare'], m: number) =>
@@ -251,7 +251,7 @@ export function describeRange(claim: Pick<Claim, 'compare' | 'expected' | 'range
   const r = formatRange(claim.compare, ascending(claim.expected[0], claim.expected[1]));
   const src =
     claim.range.from === 'tolerance'
-      ? `the source's ${formatComparison(claim.compare, claim.range.figure)} ± ${Math.round(claim.range.tolerance * 100)}% on the ratio`
+      ? `the source's ${formatComparison(claim.compare, claim.range.figure)} ± ${fmtPct(claim.range.tolerance)} on the ratio`
       : `the source's spread: ${claim.range.note}`;
   return `${r} (${src})`;
 }
@@ -566,7 +566,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
     sourceTool ? sourceToolText(claim.compare, sourceTool) : '',
     clientBound.length ? `client-bound (lower bound): ${clientBound.join(', ')}` : '',
     model
-      ? `the table model's MDD ±${(model.mdd * 100).toFixed(1)}%${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
+      ? `the table model's MDD ±${fmtPct(model.mdd, 1)}${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
       : '',
   ]
     .filter(Boolean)

@@ -27,6 +27,7 @@ import {
   roundRatios,
   sampleRatio,
 } from '../analysis/stats.ts';
+import { fmtPct, fmtSignedPct } from '../core/format.ts';
 
 export { readRun, saveBaseline } from '../store/runs.ts';
 
@@ -273,27 +274,28 @@ export function renderComparison(c: Comparison, opts: RenderCompareOptions = {})
     [
       "Each cell's change is the change of its ratio to its own run's baseline (host drift cancels);",
       "the baseline's own cells are compared by absolute requests/s and marked host-sensitive.",
-      `A change counts only beyond ±${(c.threshold * 100).toFixed(0)}% and when its 95% interval (Welch, on the logs) excludes 0.`,
+      `A change counts only beyond ±${fmtPct(c.threshold)} and when its 95% interval (Welch, on the logs) excludes 0.`,
     ].join(' '),
     '',
     "Two separate runs are the weaker design: the host drifts between them, and only each run's own baseline ties them together. To measure a change of one contender, `npx just ab <contender> --ref <git rev>` runs both builds interleaved in one run.",
     '',
-    `${c.changes.length} cells: ${c.counts.improved} improved, ${c.counts.regressed} regressed, ${c.counts['no change']} no change (${(c.noChangeFraction * 100).toFixed(0)}% no change).`,
+    `${c.changes.length} cells: ${c.counts.improved} improved, ${c.counts.regressed} regressed, ${c.counts['no change']} no change (${fmtPct(c.noChangeFraction)} no change).`,
     ...(c.machinesDiffer ? ['', 'The two runs ran on different machines: host-sensitive rows mean little.'] : []),
     '',
     '| contender | scenario | compared | old | new | change (interval) | verdict |',
     '|---|---|---|---:|---:|---:|---|',
   ];
-  const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
   const fig = (ch: CellChange, v: number) =>
     ch.basis === 'absolute' ? Math.round(v).toLocaleString('en-US') : `${v.toFixed(3)}×`;
   for (const ch of c.changes) {
     const compared = ch.basis === 'absolute' ? 'req/s (host-sensitive)' : `ratio to ${ch.baseline}`;
     const range = ch.kind === 'range' ? ', range' : '';
-    const iv = ch.interval ? ` (${pct(ch.interval[0])} … ${pct(ch.interval[1])}${range})` : ' (no interval)';
+    const iv = ch.interval
+      ? ` (${fmtSignedPct(ch.interval[0])} … ${fmtSignedPct(ch.interval[1])}${range})`
+      : ' (no interval)';
     const verdict = ch.verdict === 'no change' ? 'no change' : `**${ch.verdict}**`;
     lines.push(
-      `| ${ch.label} | ${ch.scenario} | ${compared} | ${fig(ch, ch.old)} | ${fig(ch, ch.new)} | ${pct(ch.change)}${iv} | ${verdict} |`,
+      `| ${ch.label} | ${ch.scenario} | ${compared} | ${fig(ch, ch.old)} | ${fig(ch, ch.new)} | ${fmtSignedPct(ch.change)}${iv} | ${verdict} |`,
     );
   }
   if (c.unmatched.length && opts.verbose)

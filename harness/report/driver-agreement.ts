@@ -15,6 +15,7 @@
 import { averageRanks, spearman } from '../analysis/capacity.ts';
 import { fmtRho, ordinal } from './capacity-text.ts';
 import type { DriverAgreementView, TableView } from './view.ts';
+import { plural } from '../core/format.ts';
 
 /** The table standing for each driver of one scenario × Node major (most ranked rows, then first). */
 function byDriver(tables: TableView[]): Map<string, TableView> {
@@ -62,7 +63,7 @@ const place = (r: number): string => (Number.isInteger(r) ? ordinal(r) : `${ordi
 function boundClause(t: TableView): string | null {
   const bound = t.rows.filter((r) => r.clientBound && !r.otherRun).map((r) => `\`${r.label}\``);
   if (!bound.length) return null;
-  return `${t.driver} was the bottleneck for ${bound.length} row${bound.length === 1 ? '' : 's'} (${bound.slice(0, 4).join(', ')}${bound.length > 4 ? ', …' : ''}: lower bounds)`;
+  return `${t.driver} was the bottleneck for ${plural(bound.length, 'row')} (${bound.slice(0, 4).join(', ')}${bound.length > 4 ? ', …' : ''}: lower bounds)`;
 }
 
 /**

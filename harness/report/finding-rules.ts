@@ -9,6 +9,7 @@ import type { CellResult } from '../store/results.ts';
 import { FAILED_REQUEST_SHARE } from '../analysis/stats.ts';
 import { LEAK_RULE, LONG_WINDOW_RULE } from '../analysis/leak.ts';
 import { getProfile } from '../core/profiles.ts';
+import { fmtPct } from '../core/format.ts';
 
 export type Severity = 'critical' | 'major' | 'minor';
 
@@ -106,7 +107,7 @@ export function hintFor(c: CellResult, focus: IssueScenario['focus']): string {
 }
 
 /** A share as a percentage: two decimals below 1%, else one ("0.25%", "1.5%"). */
-export const pct = (x: number) => `${(x * 100).toFixed(x < 0.01 ? 2 : 1)}%`;
+export const pct = (x: number) => fmtPct(x, x < 0.01 ? 2 : 1);
 
 /** Same run and load shape (the only cells whose figures may be compared). */
 export const sameGroup = (a: CellResult, b: CellResult) =>

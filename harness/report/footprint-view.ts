@@ -6,7 +6,7 @@
  */
 import { footprintTables, type FootprintRow, type FootprintRunIn, NODE_FLOOR_LABEL } from '../analysis/footprint.ts';
 import type { Estimate } from '../analysis/stats.ts';
-import { fmtBounds, fmtFigure, sig } from './format.ts';
+import { fmtBounds, fmtFigure, sig } from '../core/format.ts';
 
 /** One run's Footprint table as the exporters show it. */
 export interface FootprintView {

@@ -32,7 +32,7 @@ import type { CellResult } from '../store/results.ts';
 import { cellFailure, cellFigure, median } from '../analysis/stats.ts';
 import { firstBreak } from '../analysis/capacity.ts';
 import { FOOTPRINT_FACTOR, heavyFootprintsOfCells } from '../analysis/footprint.ts';
-import { fmtInt, fmtMs, oneLine, sig } from './format.ts';
+import { fmtInt, fmtMs, fmtPct, oneLine, sig } from '../core/format.ts';
 import { type Finding, hintFor, type IssueScenario, pct, RULES, type Severity, sameGroup } from './finding-rules.ts';
 import { rssGrowth, trialKey } from './leak-findings.ts';
 import { peerTailFindings } from './tail-findings.ts';
@@ -182,8 +182,8 @@ function earlyKneeFinding(c: CellResult, add: Add, hint: string): void {
   add(
     'minor',
     'early-knee',
-    `low share of peak at SLO: the capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of the closed-loop peak`,
-    `\`${c.label}\`'s capacity at p99 ≤ ${slo} ms is ${Math.round(cap.knee * 100)}% of its closed-loop peak (${fmtInt(cap.rps.figure)} of ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${where}; queueing sets in long before the peak: ${hint}`,
+    `low share of peak at SLO: the capacity at p99 ≤ ${slo} ms is ${fmtPct(cap.knee)} of the closed-loop peak`,
+    `\`${c.label}\`'s capacity at p99 ≤ ${slo} ms is ${fmtPct(cap.knee)} of its closed-loop peak (${fmtInt(cap.rps.figure)} of ${fmtInt(cap.peakRps.figure)} req/s, run ${c.runId})${where}; queueing sets in long before the peak: ${hint}`,
   );
 }
 

@@ -9,7 +9,7 @@
 import { DRIVER_BUSY_PCT, SERVER_BUSY_PCT } from '../lifecycle/sampler.ts';
 import { pairedRounds, type RankedTable } from '../analysis/tables.ts';
 import { FOREIGN_CPU_LIMIT, plausibleQuiet } from '../analysis/quiet.ts';
-import { fmtInt, fmtMs, sig } from './format.ts';
+import { fmtInt, fmtMs, fmtPct, sig } from '../core/format.ts';
 import { pct, RULES } from './finding-rules.ts';
 import { peerTail, tailShape } from './tail-findings.ts';
 
@@ -202,6 +202,6 @@ export function measurementNotes(table: RankedTable, allTables: RankedTable[] = 
 /** "6.1% solo vs 9.0% interleaved (×0.68)" of a row's estimator gap. */
 function gapText(g: RankedTable['rows'][number]['flags']['estimatorGap']): string {
   if (!g) return '';
-  const p = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+  const p = (x: number) => fmtPct(x, 'adaptive');
   return `${p(g.solo.ratio)} solo vs ${p(g.interleaved.ratio)} interleaved (×${g.factor.toFixed(2)})`;
 }

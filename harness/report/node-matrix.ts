@@ -16,10 +16,8 @@
 import { pairedRounds, pairedUnits, type RankedTable, type TableRow } from '../analysis/tables.ts';
 import { cellSamples, sampleRatio } from '../analysis/stats.ts';
 import { compare, fitTwoWay, type TableModel } from '../analysis/table-model.ts';
-import { fmtInt } from './format.ts';
+import { fmtInt, fmtPct } from '../core/format.ts';
 import type { NodeMatrixView } from './view.ts';
-
-const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 /** The reference major: the pinned one when measured, else the highest. */
 function referenceMajor(majors: number[]): number {
@@ -60,15 +58,15 @@ function column(
   const b = `${r.label}@${ref}`;
   if (model?.rows.some((x) => x.name === a) && model.rows.some((x) => x.name === b)) {
     const c = compare(model, a, b);
-    return `${pct(c.ratio)} (95% CI ${pct(c.ci[0])}–${pct(c.ci[1])}) ${c.verdict}`;
+    return `${fmtPct(c.ratio)} (95% CI ${fmtPct(c.ci[0])}–${fmtPct(c.ci[1])}) ${c.verdict}`;
   }
   const sa = cellSamples(r.cell);
   const sb = cellSamples(refRow.cell);
   const q = sampleRatio(sa.rps, sb.rps);
   const iv = q.interval
-    ? ` (${q.kind === 'ci95' ? '95% CI' : 'range'} ${pct(q.interval[0])}–${pct(q.interval[1])}, unpaired)`
+    ? ` (${q.kind === 'ci95' ? '95% CI' : 'range'} ${fmtPct(q.interval[0])}–${fmtPct(q.interval[1])}, unpaired)`
     : '';
-  return `${pct(q.figure)}${iv}`;
+  return `${fmtPct(q.figure)}${iv}`;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { CellResult } from '../store/results.ts';
 import { cellLatency, median } from '../analysis/stats.ts';
-import { fmtMs, sig } from './format.ts';
+import { fmtMs, sig } from '../core/format.ts';
 import { connectionsOf, type Finding, hintFor, type IssueScenario, RULES } from './finding-rules.ts';
 
 /**

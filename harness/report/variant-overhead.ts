@@ -8,6 +8,7 @@ import type { CellResult } from '../store/results.ts';
 import { cellFailure, type RatioEstimate, ratio } from '../analysis/stats.ts';
 import { compare, type TableModel } from '../analysis/table-model.ts';
 import { sameGroup } from './finding-rules.ts';
+import { fmtSignedPct } from '../core/format.ts';
 
 /** A variant's cost against its own contender without the variant (same run). */
 export interface VariantOverhead {
@@ -93,7 +94,7 @@ export function variantOverheads(cells: CellResult[], fit: TableModel | null = n
  * +3.1%)" or "not resolved, +1.0% (95% interval −4.0% … +6.2%)": the verdict of `variantOverheads`.
  */
 export function describeOverhead(o: VariantOverhead): string {
-  const s = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
+  const s = (x: number) => fmtSignedPct(x);
   const name = o.kind === 'ci95' ? '95% interval' : 'range';
   const iv = o.interval ? `${name} ${s(o.interval[0])} … ${s(o.interval[1])}` : 'no interval: one trial';
   if (o.verdict === 'equal within 5%' && o.tost)

@@ -28,7 +28,7 @@ import { leakCheckText, trialsOf } from './view/findings-view.ts';
 import { certaintyOf, medianMddOf, referenceAccuracy } from './view/how-sure-view.ts';
 import { CAPACITY_METHOD, METHOD, RANK_RULE } from './view/method-view.ts';
 import { matrixOf, overviewProfile, primaryTables, winnersOf } from './view/overview-view.ts';
-import { fallbackOf, fidelityLine, hostsOf, machineLine, ratiosOf, runView, scenarioList } from './view/runs-view.ts';
+import { fallbackOf, fidelityOf, hostsOf, machineLine, ratiosOf, runView, scenarioList } from './view/runs-view.ts';
 import { tableView } from './view/table-view.ts';
 
 export { leakCheckText } from './view/findings-view.ts';
@@ -101,7 +101,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const metas = snapshot.runs.map((r) => r.meta).filter((m) => usedIds.has(m.runId) || !ranked.length);
   const tableCells = ranked.flatMap((t) => t.rows.map((r) => r.cell));
   const cellTrials = trialsOf(snapshot);
-  const fidelity = metas.map(fidelityLine).filter((x): x is string => x !== null);
+  const fidelity = metas.map(fidelityOf).filter((x) => x !== null);
   const profile = overviewProfile(tables);
   const primary = primaryTables(profile ? tables.filter((t) => !t.capacity && t.profile === profile) : tables);
   const winners = winnersOf(primary);

@@ -425,6 +425,12 @@ export interface ReferenceRunView {
   pairs: Record<string, Record<string, { reference: Estimate | null; yours: Estimate | null }>>;
 }
 
+/** A run's driver fidelity check: its run and its one-sentence summary (RunMeta.fidelity, or driverCrossCheck in older runs; no backticks, no final period). */
+export interface FidelityView {
+  runId: string;
+  summary: string;
+}
+
 export interface ReportView {
   generatedAt: string;
   /** One line per header fact. */
@@ -436,7 +442,8 @@ export interface ReportView {
   certainty: string;
   /** The rank rule in one sentence (from the analysis' noise threshold). */
   rankRule: string;
-  fidelity: string[];
+  /** Each run's driver fidelity check, as data (runs-view.ts `fidelityLine` and `fidelityClause` write its sentences). */
+  fidelity: FidelityView[];
   winners: WinnerView[];
   matrix: MatrixView;
   /** The capacity matrix, when the snapshot has capacity cells; else null. */

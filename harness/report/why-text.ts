@@ -11,8 +11,9 @@
  * second) gets a finding naming the buckets that add the most CPU per request.
  */
 import { SAMPLER_BIAS_LIMIT } from '../analysis/cpu-profile.ts';
-import type { SamplerCheck, WhyCell, WhyDiff, WhyRecord } from '../store/why-store.ts';
+import { flamePathShown, type SamplerCheck, type WhyCell, type WhyDiff, type WhyRecord } from '../store/why-store.ts';
 import type { ReportSnapshot } from './snapshot.ts';
+import { fmtPct } from '../core/format.ts';
 
 /** CPU per request ratio (contender / baseline) from which a finding is written. */
 export const FAR_BELOW = 1.5;
@@ -24,7 +25,7 @@ export const us = (ns: number) => (ns / 1000).toFixed(ns !== 0 && Math.abs(ns) <
 /** A signed difference in µs (ns in), with a real minus sign. */
 export const sgn = (ns: number) => `${ns >= 0 ? '+' : '−'}${us(Math.abs(ns))}`;
 /** A share as a percentage with one decimal ('' for null). */
-export const pct = (x: number | null) => (x === null ? '' : `${(x * 100).toFixed(1)}%`);
+export const pct = (x: number | null) => (x === null ? '' : fmtPct(x, 1));
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 /** A cell's contender label, `name[variant]` for a variant. */
@@ -170,7 +171,7 @@ export function whyMarkdown(s: ReportSnapshot): string {
       .map((b) => `${b.bucket} ${us(b.ns ?? 0)} (${pct(b.share)})`)
       .join(', ');
     out.push(
-      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\`${cell.flameFile ? `, flame graph \`results/why/runs/${record.runId}/${cell.flameFile}\`` : ''} |`,
+      `| \`${nameOf(cell)}\`${cell.isBaseline ? ' (baseline)' : ''} | ${cell.scenario} | ${us(cell.totalNs ?? 0)} | ${top} | \`${record.runId}\`${cell.flameFile ? `, flame graph \`${flamePathShown(record.runId, cell.flameFile)}\`` : ''} |`,
     );
   }
   out.push('');

@@ -8,6 +8,7 @@ import { reconcileCapacity } from '../analysis/capacity.ts';
 import { quietOf } from '../analysis/quiet.ts';
 import type { CellResult, CellStats, PairedWindow } from '../store/results.ts';
 import { capacityTrials, summarizeCapacity } from './capacity-round.ts';
+import { fmtPct } from '../core/format.ts';
 
 /**
  * One cell's file from its trials (same cell, run order). All ok → the last trial's measurement
@@ -181,7 +182,7 @@ export function describe(r: CellResult): string {
     const fig = cap.rps
       ? `${cap.verdict === 'at-least' ? '≥ ' : ''}${n(cap.rps.figure)} req/s sustainable at p99 ≤ ${cap.sloP99Ms} ms (${cap.bracketed !== undefined ? `${cap.bracketed} of ${cap.searches} searches bracketed` : `${cap.searches} searches`}${cap.rps.interval ? `, ${cap.rps.kind === 'ci95' ? '95% CI' : 'range'} ${n(cap.rps.interval[0])}–${n(cap.rps.interval[1])}` : ''})`
       : `never held p99 ≤ ${cap.sloP99Ms} ms`;
-    return `${fig}, closed-loop peak ${n(cap.peakRps.figure)} req/s${cap.knee !== null ? `, ${Math.round(cap.knee * 100)}% of the peak at the SLO` : ''}, ${cap.steps.length} steps`;
+    return `${fig}, closed-loop peak ${n(cap.peakRps.figure)} req/s${cap.knee !== null ? `, ${fmtPct(cap.knee)} of the peak at the SLO` : ''}, ${cap.steps.length} steps`;
   }
   const l = r.load;
   if (!l) return 'ok';

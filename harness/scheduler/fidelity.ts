@@ -20,6 +20,7 @@ import { getDriver } from '../drivers/driver-registry.ts';
 import type { DriverName, LoadJob, LoadOutput } from '../drivers/driver-types.ts';
 import { findWrk, WRK_INSTALL } from '../drivers/wrk.ts';
 import type { CellResult, DriverFidelity } from '../store/results.ts';
+import { plural } from '../core/format.ts';
 
 export type { DriverFidelity };
 
@@ -37,7 +38,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 /** The report sentence for a recorded fidelity check. */
 export function describeFidelity(f: DriverFidelity): string {
   const pipelining = (f.pipelining ?? 1) > 1 ? `, pipelining ${f.pipelining}` : '';
-  const where = `\`${f.cell.label}\` · ${f.cell.scenario} (${f.cell.profile}, ${f.connections} connections${pipelining}, ${f.threads} client thread${f.threads === 1 ? '' : 's'})`;
+  const where = `\`${f.cell.label}\` · ${f.cell.scenario} (${f.cell.profile}, ${f.connections} connections${pipelining}, ${plural(f.threads, 'client thread')})`;
   if (f.status !== 'ok') return `driver fidelity not measured on ${where}: ${f.reason}`;
   const ref = f.drivers.find((d) => d.driver === f.reference);
   if (!ref) return `driver fidelity on ${where}: no ${f.reference} runs recorded`;

@@ -84,7 +84,7 @@ export function partsMs(parts: Partial<Record<PhaseKind, PlannedPhases>>): Parti
 
 function windowMs(p: Profile): number {
   // A capacity round: the peak window, the settle and a search of about 10 steps (10.1–10.3 per
-  // search in test/capacity-truth.test.ts's noise model with the capacity moving 2× between rounds;
+  // search in test/unit/capacity-truth.test.ts's noise model with the capacity moving 2× between rounds;
   // scheduler/capacity-search.ts).
   if (p.driver !== 'k6' && p.capacity)
     return (measuredSeconds(p) + p.capacity.settleS + 10 * (p.capacity.stepS + 0.3)) * 1000 + ESTIMATE.windowOverhead;

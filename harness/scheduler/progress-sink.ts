@@ -30,18 +30,8 @@
  * none) or null; `reason` why a cell is not ok, else null. run-end comes from the CLI with its exit code.
  */
 import { terminalSafe } from '../core/terminal-text.ts';
+import { fmtDuration, fmtInt } from '../core/format.ts';
 import type { WindowTick } from '../drivers/driver-types.ts';
-
-/** `3m07s`. */
-export function fmtDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-}
-
-/** `12,345`: requests/s rounded, with thousands separators. */
-export function fmtRps(rps: number): string {
-  return Math.round(rps).toLocaleString('en-US');
-}
 
 /** Run time and ETA of the run when an event happened, ms. */
 interface Timing {
@@ -336,7 +326,7 @@ class TextSink implements ProgressSink {
     const done = Math.max(0, Math.min((t - w.load0) / 1000, e.durationS));
     const last = this.lastRps.get(e.cell);
     const rate =
-      w.rps !== null ? ` · ${fmtRps(w.rps)} req/s` : last !== undefined ? ` · last window ${fmtRps(last)} req/s` : '';
+      w.rps !== null ? ` · ${fmtInt(w.rps)} req/s` : last !== undefined ? ` · last window ${fmtInt(last)} req/s` : '';
     const head = `[${e.window}/${e.windows}] ${e.label}${e.round !== null ? ` · round ${e.round}/${e.rounds}` : ''}`;
     const tail = ` · ${done.toFixed(1)}/${e.durationS} s, ${(e.durationS - done).toFixed(1)} s left${rate}   elapsed ${fmtDuration(e.elapsedMs + ms)}, ETA ${fmtDuration(Math.max(0, e.etaMs - ms))}`;
     this.tty.stream.write(`${CLEAR_LINE}${fit(terminalSafe(head), tail, this.tty.stream.columns)}`);

@@ -13,7 +13,7 @@
  * host-bound server starts, and a fresh 2-core machine ran 49 min 21 s against a start ETA of 33 min
  * 52 s. Replayed on the phase times of the committed quick bake-off, on those times × 1.6 and with
  * only its load windows × 1.6, every ETA from the end of the first group on is within ±15% of the
- * time that was left (test/eta-replay.test.ts).
+ * time that was left (test/unit/eta-replay.test.ts).
  *
  * `Progress` turns the scheduler's steps into events (their schema: scheduler/progress-sink.ts)
  * with a plain-text line each, and hands both to a ProgressSink, which draws them (plain lines,
@@ -21,9 +21,9 @@
  */
 import type { WindowTick } from '../drivers/driver-types.ts';
 import type { CapacityStep, CellResult, PhaseKind, RunTimings } from '../store/results.ts';
-import { fmtDuration, lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
+import { fmtDuration } from '../core/format.ts';
+import { lineSink, type ProgressSink, type RunStartEvent, type WindowRef } from './progress-sink.ts';
 
-export { fmtDuration } from './progress-sink.ts';
 export type { PhaseKind, RunTimings } from '../store/results.ts';
 
 /** Estimated cost of the steps the scheduler does, ms (the ETA's prior). */
@@ -192,7 +192,7 @@ export class Progress {
     return this.startEta;
   }
 
-  /** The phases as they ran (ms rounded), with the start ETA: meta.json `timings`, replayable (test/eta-replay.test.ts). */
+  /** The phases as they ran (ms rounded), with the start ETA: meta.json `timings`, replayable (test/unit/eta-replay.test.ts). */
   record(): RunTimings {
     return {
       startEtaMs: Math.round(this.startEta ?? 0),

@@ -8,7 +8,7 @@
  *
  * Everything the run asks of the machine comes in `o.deps` (scheduler/scheduler-types.ts `RunDeps`: CPU
  * plan, driver, lifecycle, services, prechecks, fidelity probe): the CLI passes the real ones
- * (scheduler/real-deps.ts), test/scheduler.test.ts fakes; this module has no branch on which.
+ * (scheduler/real-deps.ts), test/unit/scheduler.test.ts fakes; this module has no branch on which.
  * `mode: 'verify'` is the same loop without load: no run folder, logs in a temp folder. Throws
  * UserError for bad input (a fixed port with several servers alive at once).
  */
@@ -22,13 +22,15 @@ import type { BuildResult } from '../lifecycle/build.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
 import type { CellResult } from '../store/results.ts';
+import { median } from '../analysis/stats.ts';
 import type { RunWriter } from '../store/runs.ts';
 import { BURST_REQUESTS } from '../contract/burst.ts';
 import { indent } from './aggregate.ts';
 import { groupPlan, partsMs, runGroup } from './group.ts';
 import { needsDatabase, needsUpstream, RateResolver } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
-import { ESTIMATE, fmtDuration, type PhaseKind, Progress } from './progress.ts';
+import { fmtDuration } from '../core/format.ts';
+import { ESTIMATE, type PhaseKind, Progress } from './progress.ts';
 import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
 import { randomSeed } from './rounds.ts';
 import { fidelityPlanMs, runFidelity } from './run-fidelity.ts';
@@ -81,12 +83,12 @@ export interface RunOptions {
    * window each, under V8's CPU profiler (scheduler/profiled.ts), written to a run of its own under
    * `<resultsDir>/why/` (store/why-store.ts); `intervalUs` is V8's sampling interval. Bench mode only.
    */
-  profileCpu?: { intervalUs: number };
+  cpuProfile?: { intervalUs: number };
   /** `--footprint`: after the groups, the footprint probes (scheduler/footprint-probes.ts), recorded in meta.json. Bench mode, local servers only. */
   footprint?: { repeats?: number; rate?: number; durationS?: number };
 }
 
-/** The profiled windows of a `profileCpu` run: their own run folder, cells and servers (profiled.ts). */
+/** The profiled windows of a `cpuProfile` run: their own run folder, cells and servers (profiled.ts). */
 export interface ProfiledRun {
   runId: string;
   runDir: string;
@@ -102,7 +104,7 @@ export interface RunSummary {
   wallMs: number;
   /** Harness overhead per cell (start + verify + burst + teardown), ms. */
   overheadMs: { median: number; max: number; cells: number } | null;
-  /** With `profileCpu`: the profiled windows' run (never part of `cells`). */
+  /** With `cpuProfile`: the profiled windows' run (never part of `cells`). */
   profiled?: ProfiledRun;
 }
 
@@ -132,7 +134,7 @@ interface Run {
   upstream?: Upstream;
   db?: RunDatabase;
   results: CellResult[];
-  /** `profileCpu`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
+  /** `cpuProfile`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
   profiled?: {
     writer: RunWriter;
     sink: ResultSink;
@@ -151,6 +153,7 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
   const closeProgress = () => run.progress.close(false);
   o.signal.addEventListener('abort', closeProgress, { once: true });
   let failed = false;
+  let closing: RunClosing;
   try {
     const builds = await buildAll(run);
     await startServices(run);
@@ -162,9 +165,9 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
     throw e;
   } finally {
     o.signal.removeEventListener('abort', closeProgress);
-    await closeRun(run, failed);
+    closing = await closeRun(run, failed);
   }
-  return summarize(run);
+  return summarize(run, closing);
 }
 
 /**
@@ -212,13 +215,13 @@ function openPlanRun(o: RunOptions): Run {
     runId: writer?.runId ?? 'verify',
     lifecycle: o.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db }),
   };
-  if (o.profileCpu && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.profileCpu.intervalUs);
+  if (o.cpuProfile && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.cpuProfile.intervalUs);
   announce(run, usesK6);
   return run;
 }
 
 /**
- * The profiled side of a `profileCpu` run: a run folder of its own under `<resultsDir>/why/` (one
+ * The profiled side of a `cpuProfile` run: a run folder of its own under `<resultsDir>/why/` (one
  * round), and the run's lifecycle and driver wrapped by scheduler/profiled.ts (servers under
  * --cpu-prof writing into that folder's logs/profiles/, the measured window's clock noted).
  */
@@ -432,8 +435,11 @@ async function recordFidelity(run: Run): Promise<void> {
   } else run.progress.skip('fidelity', run.fidelityMs);
 }
 
-/** Stops the services, removes verify mode's temp logs, records wall time and overhead, and marks the run complete or interrupted. */
-async function closeRun(run: Run, failed: boolean): Promise<void> {
+/** A closed run's wall time (ms) and its harness overhead per cell (`overheadOf`). */
+type RunClosing = { wallMs: number; over: ReturnType<typeof overheadOf> };
+
+/** Stops the services, removes verify mode's temp logs, records wall time and overhead (returned), and marks the run complete or interrupted. */
+async function closeRun(run: Run, failed: boolean): Promise<RunClosing> {
   run.progress.close();
   await run.upstream?.stop();
   await run.db?.close();
@@ -446,13 +452,12 @@ async function closeRun(run: Run, failed: boolean): Promise<void> {
   writer?.updateMeta({ timings: run.progress.record() });
   writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
   run.profiled?.writer.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
+  return { wallMs, over };
 }
 
-/** The closing notes (overhead per cell, wall time) and the run's summary. */
-function summarize(run: Run): RunSummary {
+/** The closing notes (overhead per cell, wall time, as closeRun recorded them) and the run's summary. */
+function summarize(run: Run, { wallMs, over }: RunClosing): RunSummary {
   const { o, mode, runId, results } = run;
-  const wallMs = performance.now() - run.t0;
-  const over = overheadOf(results);
   if (over && mode === 'bench')
     run.log(
       `harness overhead per cell (start + verify + teardown): median ${Math.round(over.median)} ms, max ${Math.round(over.max)} ms over ${over.cells} cells (verify includes the ${o.burstRequests ?? BURST_REQUESTS}-request concurrency burst)`,
@@ -503,11 +508,6 @@ export function groupCells(cells: CellSpec[]): CellSpec[][] {
 
 /** Median and max harness overhead per cell (start + verify + teardown), ms; null when no cell has one. */
 function overheadOf(cells: CellResult[]): { median: number; max: number; cells: number } | null {
-  const xs = cells
-    .map((r) => r.overheadMs?.total)
-    .filter((x): x is number => x !== undefined)
-    .sort((a, b) => a - b);
-  const median = xs[Math.floor(xs.length / 2)];
-  const max = xs.at(-1);
-  return median !== undefined && max !== undefined ? { median, max, cells: xs.length } : null;
+  const xs = cells.map((r) => r.overheadMs?.total).filter((x): x is number => x !== undefined);
+  return xs.length ? { median: median(xs), max: Math.max(...xs), cells: xs.length } : null;
 }

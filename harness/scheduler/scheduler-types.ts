@@ -1,7 +1,7 @@
 /**
  * The scheduler's injected interfaces (hyperfine's Executor / MockExecutor idea): the real ones
  * start processes and look at the machine (scheduler/real-deps.ts builds them for the CLI), the
- * fakes in test/scheduler.test.ts do not. The scheduler has no branch on which one it was given.
+ * fakes in test/unit/scheduler.test.ts do not. The scheduler has no branch on which one it was given.
  *
  * - `RunDeps`: everything a run asks of the machine, in one object: the CPU plan, the load
  *   driver, the server `Lifecycle`, the run's services (upstream mock, database), the prechecks

@@ -168,7 +168,7 @@ export const CHECKSUM_SQL = `SELECT count(*)::int AS rows,
   coalesce(md5(string_agg(id || ':' || name || ':' || email || ':' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), ',' ORDER BY id)), '') AS checksum
 FROM users`;
 
-/** What checkSeed() returns for a correctly seeded table (measured once, asserted by test/postgres.test.ts). */
+/** What checkSeed() returns for a correctly seeded table (measured once, asserted by test/integration/postgres.test.ts). */
 export const EXPECTED_SEED = { rows: 10000, checksum: '3aaef398db3438ccc95636b31383f50e' } as const;
 
 /** `postgres://user:***@host:port/db`: a URL safe to print. */

@@ -25,7 +25,7 @@ import type { Verdict } from '../contract/verify.ts';
 
 export const SCHEMA_VERSION = 1 as const;
 
-/** The driver cross-check as meta.json records it (written by scheduler/cross-check.ts). Rates in requests/s. */
+/** The driver cross-check as older runs' meta.json recorded it (newer runs record `fidelity`, scheduler/fidelity.ts). Rates in requests/s. */
 export interface DriverCrossCheck {
   status: 'ok' | 'skipped' | 'error';
   /** Why it was skipped or failed. */

@@ -1,5 +1,5 @@
 /**
- * zod schemas of the result files, used by every reader (store/read.ts) so that no content of
+ * zod schemas of the result files, used by every reader (store/results.ts) so that no content of
  * `results/` can crash the leaderboard, compare, export or baseline: a file that fails its
  * schema is skipped with one warning naming the file and the first wrong field.
  *

@@ -142,6 +142,19 @@ export function whyResultsDir(resultsDir: string): string {
   return path.join(resultsDir, 'why');
 }
 
+/** The folder of one why run: `<resultsDir>/why/runs/<run-id>` (its why.json and `flames/`). */
+export function whyRunDir(resultsDir: string, runId: string): string {
+  return path.join(whyResultsDir(resultsDir), 'runs', runId);
+}
+
+/**
+ * A why cell's flame graph as the report names it, from the repository's root:
+ * `results/why/runs/<run-id>/<flameFile>` (`flameFile` is relative to the run's folder).
+ */
+export function flamePathShown(runId: string, flameFile: string): string {
+  return [...whyRunDir('results', runId).split(path.sep), flameFile].join('/');
+}
+
 /**
  * The folder a cell's `.cpuprofile` goes to, from its server log file (a RunWriter's
  * `logs/<cell-id>.log`): `logs/profiles/<cell-id>/`, inside the git-ignored logs folder.

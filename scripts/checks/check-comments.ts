@@ -7,6 +7,13 @@
  * - No run id (`2026-11-26T21-34-58Z-d078`, the store's naming scheme): runs and their figures
  *   belong in docs/measurements.md. A placeholder at midnight (`…T00-00-00Z-…`) is an example, not a
  *   run, and is allowed (help texts and docstrings show the format with one).
+ * - No comment names a file that does not exist: a `.ts`, `.cjs` or `.md` path in a comment
+ *   (`analysis/stats.ts`, `docs/noise.md`, a bare `html.ts`) must be the tail of a file's path
+ *   in the repository (outside node_modules), and a name in backticks right after it
+ *   (`stats.ts \`median\``) must occur in that file. A path right after a GitHub `owner/name`
+ *   is another project's and is not checked. A function or variable a comment names, as
+ *   `camelCase` in backticks or as `name()`, must occur in the code (not only in comments) of
+ *   harness/, scripts/, test/, compose/ or contenders/, unless it is in OTHER_NAMES.
  * - At most MAX_FILE_LINES lines per file under `harness/`, unless the file is in LONG_FILES with
  *   its reason. An entry whose file is no longer over the limit (or gone) is printed as stale but
  *   does not fail the check.
@@ -16,7 +23,7 @@
  * Run: `node scripts/checks/check-comments.ts [root]` (part of `just check`; `root` defaults to the
  * repository, the tests pass a temporary one).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -53,7 +60,7 @@ const RUN_ID = /[0-9]{4}-[0-9]{2}-[0-9]{2}T([0-9]{2}-[0-9]{2}-[0-9]{2})Z-[0-9a-f
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules') continue;
+    if (entry.name === 'node_modules' || entry.name === '.git') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...filesUnder(path));
     else if (entry.isFile()) out.push(path);
@@ -88,15 +95,95 @@ export function commentFindings(file: string, text: string): CommentFinding[] {
   return out;
 }
 
+/** A file path with a source or document extension, and the backticked name after it, if any. */
+const FILE_REF = /(?<![\w/.-])((?:[\w.-]+\/)*[\w-]+\.(?:ts|cjs|md))(?![\w-])(?:\s+`([A-Za-z_$][\w$]*)`)?/g;
+/** A GitHub `owner/name ` right before a path: another project's file. */
+const OTHER_REPO = /[\w-]+\/[\w.-]+\s+$/;
+
+/** A camelCase name in backticks, or a name called with `()`, in a comment. */
+const NAME_REF = /`([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)`|(?<![\w.$])([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)\(\)/g;
+
+/** Names of other projects' code that comments cite (the name → whose it is). */
+export const OTHER_NAMES: Readonly<Record<string, string>> = {
+  importFromChromeCPUProfile: "speedscope's Chrome profile importer (analysis/cpu-profile.ts cites its self-time rule)",
+};
+
+/** The comment part of a line of TypeScript (a `//` comment, or a line of a block comment), or null. */
+function commentOf(line: string): string | null {
+  const t = line.trim();
+  if (t.startsWith('//') || t.startsWith('*') || t.startsWith('/*')) return t;
+  const at = line.indexOf(' // ');
+  return at >= 0 ? line.slice(at) : null;
+}
+
+/**
+ * The comments of one file that name a file no repository path ends with, a backticked name
+ * its file does not contain, or a function or variable that `known` (the code's names) lacks.
+ * `resolve(ref)`: the texts of the repository files whose path ends with `ref` (empty when none).
+ */
+export function referenceFindings(
+  file: string,
+  text: string,
+  resolve: (ref: string) => string[],
+  known: (name: string) => boolean = () => true,
+): CommentFinding[] {
+  const out: CommentFinding[] = [];
+  text.split('\n').forEach((line, i) => {
+    const c = commentOf(line);
+    if (!c) return;
+    const afterFile = new Set<string>();
+    for (const m of c.matchAll(FILE_REF)) {
+      const [, ref = '', name] = m;
+      if (name) afterFile.add(name);
+      if (OTHER_REPO.test(c.slice(0, m.index))) continue;
+      const texts = resolve(ref);
+      if (!texts.length) out.push({ file, line: i + 1, what: `names '${ref}', which no file's path ends with` });
+      else if (name && !texts.some((t) => new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\b`).test(t)))
+        out.push({ file, line: i + 1, what: `names \`${name}\` in '${ref}', which does not contain it` });
+    }
+    for (const m of c.matchAll(NAME_REF)) {
+      const name = m[1] ?? m[2] ?? '';
+      if (!known(name) && !(name in OTHER_NAMES) && !afterFile.has(name))
+        out.push({ file, line: i + 1, what: `names \`${name}\`, which no code of the repository has` });
+    }
+  });
+  return out;
+}
+
+/** `resolve` of referenceFindings over the repository's files under `root` (node_modules and .git left out). */
+function resolverOf(root: string): (ref: string) => string[] {
+  const paths = filesUnder(root).map((p) => relative(root, p).split('\\').join('/'));
+  return (ref) =>
+    paths.filter((p) => p === ref || p.endsWith(`/${ref}`)).map((p) => readFileSync(join(root, p), 'utf8'));
+}
+
+/** The names (identifiers) in the code lines, not the comments, of the repository's sources under `root`. */
+function codeNames(root: string): Set<string> {
+  const out = new Set<string>();
+  for (const dir of ['harness', 'scripts', 'test', 'compose', 'contenders']) {
+    if (!existsSync(join(root, dir))) continue;
+    for (const path of filesUnder(join(root, dir)).filter((p) => /\.(ts|cjs|mjs|js)$/.test(p)))
+      for (const line of readFileSync(path, 'utf8').split('\n')) {
+        const code = commentOf(line) === null ? line : line.slice(0, line.indexOf(' // ') + 1);
+        if (/^\s*(\/\/|\*|\/\*)/.test(code)) continue;
+        for (const m of code.matchAll(/[A-Za-z_$][\w$]*/g)) out.add(m[0]);
+      }
+  }
+  return out;
+}
+
 /** Findings of every file under `root/harness`, with the line-count rule; `stale`: LONG_FILES entries no longer needed. */
 export function checkHarness(root = ROOT): { findings: CommentFinding[]; stale: string[]; files: number } {
   const findings: CommentFinding[] = [];
   const seen = new Set<string>();
   const paths = filesUnder(join(root, 'harness'));
+  const resolve = resolverOf(root);
+  const names = codeNames(root);
   for (const path of paths) {
     const file = relative(root, path).split('\\').join('/');
     const text = readFileSync(path, 'utf8');
     findings.push(...commentFindings(file, text));
+    if (file.endsWith('.ts')) findings.push(...referenceFindings(file, text, resolve, (n) => names.has(n)));
     const lines = lineCount(text);
     if (lines <= MAX_FILE_LINES) continue;
     if (file in LONG_FILES) seen.add(file);
@@ -117,7 +204,7 @@ function main(root = ROOT): number {
   for (const f of stale) console.log(`note: ${f} is no longer over ${MAX_FILE_LINES} lines; remove it from LONG_FILES`);
   if (findings.length === 0) {
     console.log(
-      `ok: no tracker references or run ids in harness/, and no file over ${MAX_FILE_LINES} lines outside LONG_FILES (${files} files)`,
+      `ok: no tracker references or run ids in harness/, no comment naming a missing file, and no file over ${MAX_FILE_LINES} lines outside LONG_FILES (${files} files)`,
     );
     return 0;
   }

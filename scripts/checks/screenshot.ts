@@ -4,7 +4,7 @@
  * `$CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`; no browser is downloaded) at 1366×768 and
  * writes its first screen to `docs/report-overview.png`, with the sidecar
  * `docs/report-overview.json` naming the report it shows (its run ids, its "Generated" stamp and
- * its SHA-256). test/report-overview.test.ts checks that the sidecar, the PNG and the committed
+ * its SHA-256). test/integration/report-overview.test.ts checks that the sidecar, the PNG and the committed
  * report agree, so a re-rendered report without a new screenshot fails the tests.
  *
  * Run: `npx just screenshot [--report FILE] [--out FILE.png]`. Exit 0 written; 2 no Chromium, no

@@ -11,7 +11,7 @@
  * `{ schema, version, a, b, sameRun: true, changes: [], unmatched: [] }`.
  */
 import { type Comparison, renderComparison } from '../compare-runs.ts';
-import { intervalName, outward } from '../format.ts';
+import { intervalName, outward } from '../../core/format.ts';
 
 export type CompareFormat = 'md' | 'json';
 

@@ -1,7 +1,7 @@
 /**
  * The exporters by format, used by both `leaderboard` (md + html files, terminal output) and
  * `export --format <format>`. A new format is one module in this folder exporting an `Exporter`
- * (types.ts) and one entry in EXPORTERS, keyed by its `format` (docs/extending.md).
+ * (exporter-types.ts) and one entry in EXPORTERS, keyed by its `format` (docs/extending.md).
  */
 import { UserError } from '../../core/errors.ts';
 import { csvExporter } from './csv.ts';

@@ -1,6 +1,6 @@
 /**
  * The exporter signature: a read-only snapshot of runs in, text out. Every format (markdown,
- * terminal, html, json, csv) is one module with one `Exporter`; registry.ts lists them for both
+ * terminal, html, json, csv) is one module with one `Exporter`; exporter-registry.ts lists them for both
  * `leaderboard` and `export` (a new format = its module plus one entry there; docs/extending.md).
  */
 import type { ReportSnapshot } from '../snapshot.ts';
@@ -22,7 +22,7 @@ export interface ExportOptions {
 }
 
 export interface Exporter {
-  /** The `--format` name; the exporter's key in registry.ts EXPORTERS. */
+  /** The `--format` name; the exporter's key in exporter-registry.ts `EXPORTERS`. */
   format: string;
   /** What it writes, for `--help`. */
   description: string;

@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { medianCurve } from '../../analysis/capacity.ts';
 import type { Estimate } from '../../analysis/stats.ts';
-import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, plural, sig } from '../../core/format.ts';
 import {
   capacityHeader,
   fmtSlo,
@@ -44,6 +44,7 @@ import {
 } from '../capacity-text.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
+import { fidelityLine } from '../view/runs-view.ts';
 import type { ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
 import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
@@ -651,7 +652,7 @@ ${v.warnings.map((w) => `<p class="fallback">${md(w)}</p>`).join('')}
         `<tr><td><code>${esc(r.runId)}</code></td><td>${esc(r.startedAt.replace('T', ' ').slice(0, 19))} UTC</td><td>${esc(r.profile)}</td><td>${esc(r.node)}</td><td><code>${esc(r.commit)}</code></td><td>${esc(r.machine)}</td><td>${esc(r.state)}</td><td class="num">${r.cells}</td></tr>`,
     )
     .join('')}</tbody></table></div>
-<ul>${[...v.method, ...v.fidelity].map((m) => `<li>${md(m)}</li>`).join('')}</ul>
+<ul>${[...v.method, ...v.fidelity.map(fidelityLine)].map((m) => `<li>${md(m)}</li>`).join('')}</ul>
 </section>`;
 }
 
@@ -695,7 +696,7 @@ function fill(template: string, values: Record<string, string>): string {
 export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLibs?: string[]): string {
   const read = (f: string) => fs.readFileSync(path.join(ASSETS, f), 'utf8');
   const contenders = [...new Set([...v.matrix.contenders, ...v.tables.flatMap((t) => t.rows.map((r) => r.label))])];
-  const subtitle = `Generated ${esc(v.generatedAt.replace('T', ' ').slice(0, 16))} UTC by <code>just leaderboard</code> from ${v.runs.length} run${v.runs.length === 1 ? '' : 's'} in <code>results/runs/</code>. Do not edit by hand.`;
+  const subtitle = `Generated ${esc(v.generatedAt.replace('T', ' ').slice(0, 16))} UTC by <code>just leaderboard</code> from ${plural(v.runs.length, 'run')} in <code>results/runs/</code>. Do not edit by hand.`;
   const body = !v.runs.length
     ? '<section class="card" id="overview"><h2>No results yet</h2><p>Run <code>npx just bench-all</code>, then <code>npx just leaderboard</code>.</p></section>'
     : [

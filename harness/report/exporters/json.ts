@@ -6,7 +6,7 @@
  * rounding are documented in rows.ts (version 2 adds the machine metadata per row, p95 and
  * p99.9, ranks, ratios with their interval kind, and rounds every number).
  */
-import { sig } from '../format.ts';
+import { sig } from '../../core/format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import { EXPORT_SCHEMA, exportRows } from './rows.ts';

@@ -14,7 +14,17 @@
 import { whyMarkdown } from '../why-text.ts';
 import { footprintMarkdown } from '../footprint-view.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
-import { escapeMd, fmtBounds, fmtEstimate, fmtFigure, fmtInt, fmtMs, intervalName, sig } from '../format.ts';
+import {
+  escapeMd,
+  fmtBounds,
+  fmtEstimate,
+  fmtFigure,
+  fmtInt,
+  fmtMs,
+  intervalName,
+  plural,
+  sig,
+} from '../../core/format.ts';
 import {
   capacityHeader,
   fmtSlo,
@@ -26,6 +36,7 @@ import {
   tableRows,
 } from '../capacity-text.ts';
 import { buildView } from '../view-build.ts';
+import { fidelityLine } from '../view/runs-view.ts';
 import type { CapacityMatrixView, ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
 import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
@@ -329,7 +340,7 @@ export function renderMarkdownView(v: ReportView): string {
   }
   lines.push('## Method', '');
   for (const m of v.method) lines.push(`- ${m}`);
-  if (v.fidelity.length) for (const f of v.fidelity) lines.push(`- ${f}`);
+  for (const f of v.fidelity) lines.push(`- ${fidelityLine(f)}`);
   lines.push('');
   return lines.join('\n');
 }
@@ -352,7 +363,7 @@ function summaryRow(r: RowView, t: TableView): string {
     : r.failed
       ? 'failed'
       : r.rps && r.trials < MIN_CI_TRIALS
-        ? `${r.trials} trial${r.trials === 1 ? '' : 's'}`
+        ? plural(r.trials, 'trial')
         : r.cellStatus;
   const rank = r.rank !== null ? r.rankText : `not ranked (${why})`;
   return `| ${name} | ${escapeMd(rps)} | ${escapeMd(pct)} | ${rank} |`;

@@ -34,7 +34,7 @@
  *   `rss_after_load_mib`, `cpu_us_per_request`, `install_mb`, `packages`.
  */
 import type { CellResult, RunMeta } from '../../store/results.ts';
-import { intervalName, roundedBounds, sig } from '../format.ts';
+import { intervalName, roundedBounds, sig } from '../../core/format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
 import { type FootprintColumns, footprintColumns } from '../footprint-view.ts';

@@ -17,7 +17,7 @@
  */
 import { terminalSafe } from '../../core/terminal-text.ts';
 import pc from 'picocolors';
-import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
+import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, plural, sig } from '../../core/format.ts';
 import { whyTerminal } from '../why-text.ts';
 import { FOOTPRINT_COLUMNS, type FootprintView, footprintTextLines } from '../footprint-view.ts';
 import {
@@ -333,7 +333,7 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
   else if (v.driverAgreement.length)
     out.push(
       ...wrap(
-        `Drivers: ${v.driverAgreement.length} scenario${v.driverAgreement.length === 1 ? '' : 's'} measured by two or more load drivers; Spearman’s ρ of their orders ${rhoRange(v)}; add --details.`,
+        `Drivers: ${plural(v.driverAgreement.length, 'scenario')} measured by two or more load drivers; Spearman’s ρ of their orders ${rhoRange(v)}; add --details.`,
         x.width,
       ),
     );

@@ -9,7 +9,7 @@ import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
 import { OPEN_LOOP_BUSY_PCT } from '../../scheduler/capacity-round.ts';
 import type { CellResult } from '../../store/results.ts';
-import { fmtInt } from '../format.ts';
+import { fmtInt, plural } from '../../core/format.ts';
 import { fmtRho, fmtSlo, ordinal } from '../capacity-text.ts';
 import type { CapacityMatrixView, CapacityRankingView, TableView } from '../view.ts';
 import { primaryTables } from './overview-view.ts';
@@ -23,7 +23,7 @@ function rankingLine(scenario: string, t: RankedTable, slo: number): CapacityRan
   const cmp = compareRankings(t.rows.map((r) => r.cell));
   const at = `p99 ≤ ${fmtSlo(slo)} ms`;
   const n = cmp.rows.length;
-  const head = `**${scenario}** (${n} contender${n === 1 ? '' : 's'} with a capacity${cmp.excluded.length ? `; without one: ${cmp.excluded.map((l) => `\`${l}\``).join(', ')}` : ''})`;
+  const head = `**${scenario}** (${plural(n, 'contender')} with a capacity${cmp.excluded.length ? `; without one: ${cmp.excluded.map((l) => `\`${l}\``).join(', ')}` : ''})`;
   const by =
     cmp.capacityBy === 'rank'
       ? 'capacity ranks: the rank rule'

@@ -15,6 +15,7 @@ import {
   verdictText,
 } from '../claims.ts';
 import type { ClaimView } from '../view.ts';
+import { fmtPct } from '../../core/format.ts';
 
 /**
  * The sources' claims judged against the runs (claims.ts `evaluateClaims`), each as a row of the
@@ -33,7 +34,7 @@ export function claimsOf(
       r.trials ? `${r.trials.a} and ${r.trials.b} trials` : '',
       r.clientBound.length ? `client-bound: ${r.clientBound.join(', ')} (lower bound)` : '',
       r.mdd !== null
-        ? `the table model's minimum detectable difference ±${(r.mdd * 100).toFixed(1)}%${r.mddReference ? ` (against ${r.mddReference} as the reference row: no baseline row in the run)` : ''}`
+        ? `the table model's minimum detectable difference ±${fmtPct(r.mdd, 1)}${r.mddReference ? ` (against ${r.mddReference} as the reference row: no baseline row in the run)` : ''}`
         : '',
       sharedText(r),
       r.command ? `measure it: \`${r.command}\`` : '',

@@ -9,7 +9,8 @@ import { bakeoffRatiosOf, compareWithReference } from '../../analysis/reference-
 import { withSplits } from '../../analysis/reference-stats.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
-import type { TableView } from '../view.ts';
+import type { FidelityView, TableView } from '../view.ts';
+import { fidelityClause } from './runs-view.ts';
 
 /**
  * The median minimum detectable difference between two rows over the overview's tables (one
@@ -40,7 +41,7 @@ export function medianMddOf(
 export function certaintyOf(
   tables: TableView[],
   overview: TableView[],
-  fidelity: string[],
+  fidelity: FidelityView[],
   selftest: string | null,
   reference: string | null = null,
 ): string {
@@ -81,9 +82,7 @@ export function certaintyOf(
     `${bound} client-bound closed-loop (lower bounds)`,
     ...(capRows.length ? [`${capBound} of ${capRows.length} capacity cells “≥” (lower bounds)`] : []),
     // The overview's run's fidelity (the run these tables come from), else the newest run's.
-    (fidelity.find((l) => overview.some((t) => l.startsWith(`driver fidelity (run ${t.runId})`))) ?? fidelity.at(-1))
-      ?.replace(/^driver fidelity \(run [^)]*\): /, 'driver fidelity: ')
-      .replace(/^driver fidelity: driver fidelity on /, 'driver fidelity on ') ?? 'driver fidelity: not measured',
+    fidelityClause(fidelity.find((f) => overview.some((t) => f.runId === t.runId)) ?? fidelity.at(-1)),
   ];
   return `${parts.join(' · ')}.`;
 }

@@ -1,34 +1,76 @@
 /**
- * The report's method text: the rank rule (from the table model's rules) and the method lines,
- * with the capacity profile's line built from its shape (core/profiles.ts `CapacityShape`) so
- * that the printed numbers are the ones the harness runs with.
+ * The report's method text: the rank rule and the method lines, built from the constants of the
+ * code that ranks (analysis/table-model.ts `ALPHA`, `EQUIVALENCE_MARGIN`, `HETEROGENEITY_ALPHA`;
+ * analysis/stats.ts `MIN_CI_TRIALS`, `NOISE_THRESHOLD`, `COMPARE_THRESHOLD`) and from the default
+ * profile's shape (core/profiles.ts `quick`), with the capacity profile's line built from its
+ * shape (core/profiles.ts `CapacityShape`), so that the printed rules and numbers are the ones the
+ * harness runs with.
  */
-import { getProfile, isConnectionProfile } from '../../core/profiles.ts';
-import { MIN_CI_TRIALS, NOISE_THRESHOLD } from '../../analysis/stats.ts';
+import { DEFAULT_PROFILE, getProfile, isConnectionProfile } from '../../core/profiles.ts';
+import { COMPARE_THRESHOLD, MIN_CI_TRIALS, NOISE_THRESHOLD } from '../../analysis/stats.ts';
+import { ALPHA, EQUIVALENCE_MARGIN, HETEROGENEITY_ALPHA } from '../../analysis/table-model.ts';
 import { SETTLE_SHARE } from '../../scheduler/capacity-round.ts';
+import { fmtPct, plural } from '../../core/format.ts';
+
+/**
+ * The numbers the rank rule and the method lines print, each from the constant the code uses:
+ * the intervals' level (1 − ALPHA), the equivalence (TOST) interval's level (1 − 2·ALPHA) and
+ * its bounds (1/(1 + margin), 1 + margin), the F test's level, the trials a rank needs and the
+ * ratio a rank without a model needs (1 + NOISE_THRESHOLD). Exported for the tests.
+ */
+export const RULE_NUMBERS = {
+  ci: fmtPct(1 - ALPHA),
+  tostCi: fmtPct(1 - 2 * ALPHA),
+  equivalence: `${(1 / (1 + EQUIVALENCE_MARGIN)).toFixed(2)}–${(1 + EQUIVALENCE_MARGIN).toFixed(2)}`,
+  margin: fmtPct(EQUIVALENCE_MARGIN),
+  fTest: fmtPct(HETEROGENEITY_ALPHA),
+  minTrials: MIN_CI_TRIALS,
+  noModelRatio: (1 + NOISE_THRESHOLD).toFixed(2),
+  compare: fmtPct(COMPARE_THRESHOLD),
+} as const;
+
+const N = RULE_NUMBERS;
 
 /**
  * The rank rule as the report prints it, from the table model (analysis/tables.ts `tableModel`:
- * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, `compare`).
+ * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, `rankRanges` with
+ * `compare`'s verdicts; without a model, stats.ts `rankRows`).
  */
 export const RANK_RULE = [
   'Rows are ordered by figure.',
   "A rank is a range: best = 1 + the rows significantly faster, worst = N − the rows significantly slower, from the table's model.",
   "With interleaved rounds it is a two-way model of each cell's log requests per CPU-second per round (per server process, the mean of its rounds, when a cell ran in several):",
-  "a cell effect plus a round effect that absorbs the host's drift, the noise pooled over the table (a row much noisier than the others keeps its own variance, F test at 1%),",
+  `a cell effect plus a round effect that absorbs the host's drift, the noise pooled over the table (a row much noisier than the others keeps its own variance, F test at ${N.fTest}),`,
   "and the baseline a noisy row like the others; with solo rounds only, each row's per-round log-ratio to the baseline of the same round, the noise pooled.",
-  '"Significantly" = the pair\'s 95% CI excludes 1; "equal within 5%" = its 90% CI lies inside 0.95–1.05; otherwise "not resolved".',
-  `Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's 95% CI lies above 1 and is at least ${(1 + NOISE_THRESHOLD).toFixed(2)}.`,
+  `"Significantly" = the pair's ${N.ci} CI excludes 1; "equal within ${N.margin}" = its ${N.tostCi} CI lies inside ${N.equivalence}; otherwise "not resolved".`,
+  `Tables without a model (no baseline row): rank = 1 + rows whose paired ratio's ${N.ci} CI lies above 1 and is at least ${N.noModelRatio}.`,
 ].join(' ');
+
+/** The default profile's design as one method line (its solo windows, interleaved rounds, slices and processes). */
+function designMethod(): string {
+  const p = getProfile(DEFAULT_PROFILE);
+  const i = isConnectionProfile(p) ? p.interleave : undefined;
+  const solo = `${plural(p.rounds, 'solo window')} of ${p.durationS} s per cell`;
+  if (!i)
+    return `The default design (the \`${p.name}\` profile): ${solo}, in rounds whose order is shuffled per round, every contender of a scenario (and its baseline) in the same run; a window’s figure is requests completed ÷ window seconds, a cell’s figure the geometric mean of its windows, and the ranks and “% of baseline” come from them.`;
+  const processes = (i.instances ?? 1) > 1 ? `, in ${i.instances} server processes per cell` : '';
+  return [
+    `The default design (the \`${p.name}\` profile) measures every contender of a scenario and its baseline in the same run.`,
+    `Requests/s and latency come from ${solo}, in rounds whose order is shuffled per round: a window’s figure is requests completed ÷ window seconds, a cell’s figure the geometric mean of its windows.`,
+    `Ranks and “% of baseline” come from ${i.rounds} interleaved rounds${processes}: every server of the table is driven at once and resumed in turn for ${i.sliceMs} ms slices (about ${i.activeS} s of load each per round), so all of them sample the same seconds of the host’s drift;`,
+    'a server’s figure in a round is its requests per server CPU-second ((requests completed + requests in flight at the end) ÷ the CPU-seconds of its processes).',
+    'Profiles without interleaved rounds (and an external `--url` target) rank on their solo windows.',
+  ].join(' ');
+}
 
 /** The method lines of every report (how figures, intervals, ratios and ranks are made). */
 export const METHOD = [
-  'A trial’s figure is requests completed ÷ window seconds; a cell’s figure is the geometric mean of its trials, measured in rounds whose order is shuffled per round, every contender of a scenario (and its baseline) in the same run.',
-  'With ≥ 5 trials the interval is a 95% Student-t confidence interval on the logs (“95% CI”); with 2–4 trials it is the min–max of the trials (“range (N trials)”), never called a confidence interval; one trial has none. Printed bounds are rounded outward, so they contain the printed figure.',
-  '“% of baseline” is the ratio to the scenario’s baseline contender in the same run, paired by round (host drift cancels); cells from other runs appear only as ratios to their own run’s baseline, marked with their run.',
-  `Rank = 1 + the number of rows significantly faster (the ratio’s 95% CI wholly above 1 and the ratio ≥ ${(1 + NOISE_THRESHOLD).toFixed(2)}); equal ranks are ties. Only ok cells with ≥ ${MIN_CI_TRIALS} trials and no failure are ranked; tables never mix runs or machines.`,
-  'Latency percentiles come from the trials’ merged HDR histograms; a closed-loop driver measures the server at saturation (coordinated omission).',
-  'CPU % is of one core (100 = one core); charts end at the pinned cores × 100. Compare runs with `npx just compare A B` (change of the ratio to each run’s own baseline, threshold 5%, interval must exclude 0).',
+  designMethod(),
+  `With ≥ ${N.minTrials} solo windows a cell’s requests/s interval is a ${N.ci} Student-t confidence interval on the logs (“${N.ci} CI”); with 2–${N.minTrials - 1} it is the min–max of the windows (“range (N trials)”), never called a confidence interval; one window has none. Printed bounds are rounded outward, so they contain the printed figure.`,
+  `“% of baseline” is the ratio to the scenario’s baseline contender in the same run, from the table’s model that the ranks use, with its ${N.ci} CI (without a model, paired by round); cells from other runs appear only as ratios to their own run’s baseline, marked with their run.`,
+  `Ranks follow the rank rule printed under the overview’s “How sure” line. Only ok cells with ≥ ${N.minTrials} interleaved rounds (with solo rounds only, ≥ ${N.minTrials} windows) and no failure are ranked; tables never mix runs or machines.`,
+  'Latency percentiles come from the solo windows’ merged HDR histograms (an interleaved window’s latency includes its pauses and is never used); a closed-loop driver measures the server at saturation (coordinated omission).',
+  `CPU % is of one core (100 = one core); charts end at the pinned cores × 100. Compare runs with \`npx just compare A B\` (change of the ratio to each run’s own baseline, threshold ${N.compare}, interval must exclude 0).`,
 ];
 
 /** The method line of the capacity profile, added when the snapshot has capacity cells. */
@@ -45,13 +87,13 @@ function capacityMethod(): string {
     : '';
   return [
     `Capacity (the \`capacity\` profile): per round a closed-loop window gives the peak, then a ${c.settleS} s settle step`,
-    `(open-loop at ${Math.round(100 * SETTLE_SHARE)}% of the search’s first rate, not recorded)`,
+    `(open-loop at ${fmtPct(SETTLE_SHARE)} of the search’s first rate, not recorded)`,
     `and an open-loop search of ${c.stepS} s steps`,
     '(oha, else k6; latency timed from each request’s scheduled send, so no coordinated omission).',
     `The first round starts at ${c.startShare} × the peak times a seeded factor in 0.71–1.41${later};`,
     'the search divides the rate by 4 until a rate holds and bisects (geometric midpoints) between the highest held rate and the lowest failing one',
     `— or, with no failure yet, up to ${c.capShare} × the cell’s median peak so far —`,
-    `until they are within ${Math.round(100 * (c.precision - 1))}%;`,
+    `until they are within ${fmtPct(c.precision - 1)};`,
     'a step holds when p99 ≤ the SLO (the scenario’s, or `--slo-p99`), ≤ 0.1% of requests fail and ≥ 95% of the rate is achieved,',
     'and a rate’s verdict is the majority of 3 steps (2 that agree decide), for a pass as for a fail',
     '— while the search explores, one passing step holds a rate for now,',

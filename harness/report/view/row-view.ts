@@ -9,7 +9,7 @@ import { type OtherRunRow, pairedRounds, type TableRow } from '../../analysis/ta
 import type { EstimatorGap } from '../../analysis/estimator-agreement.ts';
 import { p99AtCapacity } from '../../analysis/capacity.ts';
 import type { CellResult } from '../../store/results.ts';
-import { fmtBounds, fmtFigure, fmtInt, intervalName } from '../format.ts';
+import { fmtBounds, fmtFigure, fmtInt, fmtPct, intervalName, plural } from '../../core/format.ts';
 import { fmtSlo } from '../capacity-text.ts';
 import type { CapacityRowView, RowView } from '../view.ts';
 import { estimateOf } from './view-format.ts';
@@ -50,7 +50,7 @@ function notRankedText(r: TableRow): string | null {
   if (n.reason === 'skipped') return `${r.cell.status}: ${n.detail ?? 'not measured'}`;
   const e = estimateOf({ figure: r.figure, interval: r.interval, kind: r.kind, n: r.trials });
   const b = fmtBounds(e);
-  return `${n.trials} trial${n.trials === 1 ? '' : 's'} (fewer than ${MIN_CI_TRIALS}): ${fmtInt(r.figure)} requests/s${b ? `, ${intervalName(e)} ${b}` : ''}`;
+  return `${plural(n.trials, 'trial')} (fewer than ${MIN_CI_TRIALS}): ${fmtInt(r.figure)} requests/s${b ? `, ${intervalName(e)} ${b}` : ''}`;
 }
 
 /** A capacity cell's search results for its row (null for other cells). */
@@ -98,7 +98,7 @@ function rowFlags(
     // Noisy rows are named once per table, in its measurement notes, not flagged on each row.
     f.servicesLost.length ? `${f.servicesLost.join(', ')} lost` : '',
     // With interleaved rounds the ranks rest on them; the solo windows' count is no flag then.
-    trials < MIN_CI_TRIALS && !f.failed && !pairedRounds(c) ? `${trials} trial${trials === 1 ? '' : 's'}` : '',
+    trials < MIN_CI_TRIALS && !f.failed && !pairedRounds(c) ? plural(trials, 'trial') : '',
     c.verification?.level === 'warn' ? 'verify warn' : '',
     c.target?.kind === 'external' ? 'external' : '',
   ].filter(Boolean);
@@ -107,7 +107,7 @@ function rowFlags(
 /** "solo requests/s 6.1% of baseline (95% CI 5.5–6.8%) ≠ interleaved 9.0% (8.0–10%)": a row whose two estimators disagree. */
 function estimatorGapFlag(g: EstimatorGap): string {
   const n = (x: number) => (100 * x).toFixed(x < 0.1 ? 1 : 0);
-  const p = (x: number) => `${n(x)}%`;
+  const p = (x: number) => fmtPct(x, 'adaptive');
   const iv = ([lo, hi]: [number, number]) => `${n(lo)}–${p(hi)}`;
   return `solo requests/s ${p(g.solo.ratio)} of baseline (95% CI ${iv(g.solo.ci)}) ≠ interleaved ${p(g.interleaved.ratio)} (${iv(g.interleaved.ci)})`;
 }

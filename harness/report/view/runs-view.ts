@@ -8,15 +8,26 @@ import { getProfile } from '../../core/profiles.ts';
 import { NATIVE_FALLBACK_NOTE } from '../../drivers/driver-registry.ts';
 import { buildTables } from '../../analysis/tables.ts';
 import type { RunMeta } from '../../store/results.ts';
-import { fmtGiB } from '../format.ts';
+import { fmtGiB } from '../../core/format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
-import type { ReportView, RunRatioView, TableView } from '../view.ts';
+import type { FidelityView, ReportView, RunRatioView, TableView } from '../view.ts';
 import { estimateOf } from './view-format.ts';
 
-/** The run's driver fidelity sentence (RunMeta.fidelity, or driverCrossCheck in older runs), or null. */
-export function fidelityLine(m: RunMeta): string | null {
+/** The run's driver fidelity check (RunMeta.fidelity, or driverCrossCheck in older runs) as data, or null without one. */
+export function fidelityOf(m: RunMeta): FidelityView | null {
   const summary = m.fidelity?.summary ?? m.driverCrossCheck?.summary;
-  return summary ? `driver fidelity (run ${m.runId}): ${summary.replace(/`/g, '').replace(/\.\s*$/, '')}` : null;
+  return summary ? { runId: m.runId, summary: summary.replace(/`/g, '').replace(/\.\s*$/, '') } : null;
+}
+
+/** The Method section's line of a run's check: "driver fidelity (run X): driver fidelity on …". */
+export function fidelityLine(f: FidelityView): string {
+  return `driver fidelity (run ${f.runId}): ${f.summary}`;
+}
+
+/** The how-sure line's part: the summary when it says "driver fidelity on …", else "driver fidelity: " before it; "driver fidelity: not measured" without a check. */
+export function fidelityClause(f: FidelityView | undefined): string {
+  if (!f) return 'driver fidelity: not measured';
+  return f.summary.startsWith('driver fidelity on ') ? f.summary : `driver fidelity: ${f.summary}`;
 }
 
 /** A run's machine as one line: CPU model, cores, RAM, OS and arch, and its CPU plan. */

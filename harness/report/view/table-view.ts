@@ -5,7 +5,7 @@
  * as sentences, the capacity facts, and the rows (row-view.ts).
  */
 import type { RankedTable } from '../../analysis/tables.ts';
-import { fmtDf, fmtFigure, fmtStep, intervalName, outward } from '../format.ts';
+import { fmtDf, fmtFigure, fmtPct, fmtSignedPct, intervalName, outward } from '../../core/format.ts';
 import { type MeasurementNote, measurementNotes } from '../measurement-notes.ts';
 import { variantOverheads } from '../variant-overhead.ts';
 import type { RowView, TableView } from '../view.ts';
@@ -98,7 +98,7 @@ function notesOf(t: RankedTable, all: RankedTable[]): string[] {
 /** Variant overheads of a table's run and group (variant-overhead.ts `variantOverheads`, from the table's model), as sentences with their interval. */
 function variantLines(t: RankedTable): string[] {
   const cells = t.rows.map((r) => r.cell);
-  const pct = (x: number) => `${x >= 0 ? '+' : '−'}${fmtStep(Math.abs(x * 100), 0.1)}%`;
+  const pct = (x: number) => fmtSignedPct(x);
   return variantOverheads(cells, t.fit ?? null).map((o) => {
     const iv = o.interval ? outward([o.interval[0] * 100, o.interval[1] * 100], 0.1) : null;
     const name =
@@ -139,7 +139,7 @@ function tableCapacity(t: RankedTable): TableView['capacity'] {
 export function resolutionOf(t: Pick<RankedTable, 'model' | 'baseline'>): string | null {
   const m = t.model;
   if (!m) return null;
-  const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+  const pct = (x: number) => fmtPct(x, 'adaptive');
   const unit =
     m.unit === 'process'
       ? `per server process (the mean of its rounds), ${m.rounds} processes per row`

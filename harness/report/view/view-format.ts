@@ -4,7 +4,7 @@
  */
 import { formatRatioInterval } from '../../analysis/table-model.ts';
 import type { Estimate } from '../../analysis/stats.ts';
-import { fmtBounds, fmtFigure, intervalName } from '../format.ts';
+import { fmtBounds, fmtFigure, intervalName } from '../../core/format.ts';
 
 /** A ratio as "1.24× (95% CI 1.20–1.28)" (two decimals, bounds outward). */
 export function fmtTimes(e: Estimate): string {

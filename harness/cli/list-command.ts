@@ -45,8 +45,9 @@ function listAll(g: Globals): void {
     for (const [v, spec] of Object.entries(m.variants))
       out.push(`  ${`${m.name} +${v}`.padEnd(24)} variant: ${spec.description}`);
   }
-  // A bad folder does not hide the good ones: its error, first line and the rest indented.
-  for (const e of errors) out.push(`  ! ${e.message.split('\n').join('\n    ')}`);
+  // A bad folder does not hide the good ones: a line for it here, its error on stderr.
+  for (const e of errors)
+    out.push(`  ! ${e.message.split('\n')[0]?.split(': ')[0] ?? ''}: not listed (see the error below)`);
   out.push('', 'Scenarios:');
   for (const s of scenarios)
     out.push(
@@ -58,6 +59,7 @@ function listAll(g: Globals): void {
       `  ${p.name.padEnd(14)} ${describeProfile(p)} — ${p.description} (${p.source})${p.name === DEFAULT_PROFILE ? ' [default]' : ''}`,
     );
   process.stdout.write(`${terminalSafe(out.join('\n'))}\n`); // manifests are contender text
+  for (const e of errors) process.stderr.write(`error: ${terminalSafe(e.message)}\n`);
   if (errors.length) process.exitCode = EXIT.usage;
 }
 

@@ -31,7 +31,7 @@ import { mulberry32 } from '../../harness/core/prng.ts';
 import { readReference } from '../../harness/store/reference-store.ts';
 import { readRun } from '../../harness/store/runs.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const REF = path.join(ROOT, 'results/reference/2026-11-27T15-10-39Z-fe9c.json');
 
 const normal = (r: () => number) => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());

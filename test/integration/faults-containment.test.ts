@@ -96,9 +96,11 @@ test('without cgroups (BENCH_CGROUP=off): each escaper is uncontained, not ranke
   const x = await benchEscape({ BENCH_CGROUP: 'off' });
   assert.match(x.run.meta.cpuPlan.note, /no cgroups here/);
   assert.equal(x.r.code, 3, `exit 3: cells broke their containment: ${x.r.stderr.slice(-3000)}`);
+  // The honest twin is measured and ranked: alone after the escapers failed their warm-up, it has
+  // no interleaved rounds (they need two servers) and is ranked from its solo window.
   const honest = x.cell('escape');
   assert.equal(honest?.status, 'ok', JSON.stringify(honest?.failure));
-  assert.equal(honest?.stats?.paired?.efficiency.length, 6, 'the honest twin is ranked from its rounds');
+  assert.ok(honest?.stats?.rps, 'the honest twin has its figure');
   const why: Record<string, RegExp> = {
     'escape +cluster': /may run on the load driver's core|more than its one core/,
     'escape +repin': /may run on the load driver's core/,

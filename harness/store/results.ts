@@ -703,18 +703,20 @@ export function readValidated<S extends z.ZodType>(
   schema: S,
   acc: { skipped: string[]; warnings: string[] },
 ): z.output<S> | null {
-  const bad = (why: string) => {
-    acc.skipped.push(file);
-    acc.warnings.push(`skipped ${file}: ${why}`);
-    return null;
-  };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    return bad(`unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    return skip(acc, file, `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   return validateText(file, text, schema, acc);
+}
+
+/** Notes `where` as skipped, with why, in `acc`; null. */
+function skip(acc: { skipped: string[]; warnings: string[] }, where: string, why: string): null {
+  acc.skipped.push(where);
+  acc.warnings.push(`skipped ${where}: ${why}`);
+  return null;
 }
 
 /** `text` (the content of `where`: a file, or a file and line) parsed as JSON and checked against `schema`; null (noted in `acc`) when it fails. */
@@ -724,11 +726,7 @@ function validateText<S extends z.ZodType>(
   schema: S,
   acc: { skipped: string[]; warnings: string[] },
 ): z.output<S> | null {
-  const bad = (why: string) => {
-    acc.skipped.push(where);
-    acc.warnings.push(`skipped ${where}: ${why}`);
-    return null;
-  };
+  const bad = (why: string) => skip(acc, where, why);
   if (!text.trim()) return bad('empty file');
   let data: unknown;
   try {

@@ -12,8 +12,12 @@ import type { GroupContext, TargetHandle } from './scheduler-types.ts';
  * counters' and timers' slack. A server that reads above it used a core it was not given.
  */
 export const ONE_CORE = 1.05;
-/** Extra CPU-seconds an interleaved round allows a server: a freeze takes effect within about a millisecond per slice. */
-export const FREEZE_SLACK_S = 0.1;
+/**
+ * Extra seconds an interleaved round allows a server beyond its unpaused time: a freeze takes
+ * effect within a millisecond or so per slice, more on a loaded host; an escape reads far above it
+ * (a server running outside its pause used about 1.5 CPU-s in a round that allowed it 0.5).
+ */
+export const FREEZE_SLACK_S = 0.25;
 /** Intervals shorter than this (s) are not judged by their CPU: a counter's and a timer's granularity dominate them. */
 export const MIN_JUDGED_S = 0.25;
 

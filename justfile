@@ -128,7 +128,7 @@ unit_tests := (
     "test/progress.test.ts test/report-capacity.test.ts test/report.test.ts test/scheduler.test.ts " +
     "test/selftest.test.ts test/stats-property.test.ts test/store.test.ts test/table-model.test.ts " +
     "test/terminal-report.test.ts test/tiers.test.ts test/why-table.test.ts test/foreign-cpu.test.ts " +
-    "test/faults-edges.test.ts"
+    "test/faults-edges.test.ts test/answer.test.ts"
 )
 # Integration: real servers on real sockets, the load drivers (wrk, autocannon, k6, oha),
 # PostgreSQL, Chromium, copies of the repository, the fault cases.

@@ -138,7 +138,9 @@ export async function bench(
       metas = [];
     }
     const stream = opts.json ? process.stderr : process.stdout;
-    if (opts.leaderboard) {
+    if (opts.overview === false) {
+      // The command prints its own answer (ab's verdict, claims' verdicts): no overview that could contradict it.
+    } else if (opts.leaderboard) {
       // `just bake-off`: this run's own report (results/reports/<run-id>/) and its overview, printed
       // once, with the older reference run beside it; then the run's answer in one closing line.
       const log = (l: string) => process.stderr.write(`${l}\n`);

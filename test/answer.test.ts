@@ -18,6 +18,8 @@ import {
   timesText,
 } from '../harness/report/view/answer-view.ts';
 import { readSnapshot } from '../harness/cli/report.ts';
+import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
+import { HEADLINE_MEASURE, SOLO_RPS } from '../harness/report/measure.ts';
 import { reportSnapshot } from './report-fixture.ts';
 import { ROOT } from './helpers.ts';
 
@@ -117,4 +119,33 @@ test('the confidence line and the reference line', () => {
     ),
     '12 of 14 rows within ±10%; beyond both intervals: loopback4 json −11.4%',
   );
+});
+
+test('one headline measure, one name: the overview, the heatmap legend, the charts, the tables and the export', (t) => {
+  if (!committed.runs.length) return t.skip('no committed results');
+  const term = EXPORTERS.terminal.render(committed, { now: NOW, width: 100 });
+  assert.match(term.split('\n')[0] ?? '', new RegExp(`ranked by ${HEADLINE_MEASURE}`));
+  const md = EXPORTERS.md.render(committed, { now: NOW });
+  assert.match(md, new RegExp(`one table per baseline \\(${HEADLINE_MEASURE};`));
+  const html = EXPORTERS.html.render(committed, { now: NOW });
+  assert.match(
+    html,
+    new RegExp(`<div class="legend-scale"><span>% of each scenario’s baseline \\(${HEADLINE_MEASURE}\\)`),
+  );
+  const charts = [...html.matchAll(/<h4>([^<]*)<\/h4><div class="chart" data-chart="(\w+)"/g)].map((m) => [m[2], m[1]]);
+  const measure = charts.filter(([k]) => k === 'measure');
+  assert.ok(measure.length > 0, 'the ranking measure is charted');
+  for (const [, title] of measure)
+    assert.match(title ?? '', new RegExp(`in ${HEADLINE_MEASURE}, the ranking measure \\(95% CI`));
+  // A table charted by its ranking measure labels its requests/s chart as what it is.
+  const tables = html.split('<section class="card group').slice(1);
+  for (const sec of tables.filter((s) => s.includes('data-chart="measure"')))
+    assert.match(sec, new RegExp(`<h4>${SOLO_RPS} \\(`), 'the solo chart is named so');
+  const doc = JSON.parse(EXPORTERS.json.render(committed, { now: NOW }));
+  const paired = doc.rows.filter(
+    (r: { rounds: number | null; slo_p99_ms: number | null }) => r.rounds !== null && r.slo_p99_ms === null,
+  );
+  assert.ok(paired.length > 0);
+  assert.deepEqual([...new Set(paired.map((r: { rank_measure: string }) => r.rank_measure))], [HEADLINE_MEASURE]);
+  assert.ok(EXPORTERS.csv.render(committed, { now: NOW }).split('\n')[0]?.includes('rank_measure'));
 });

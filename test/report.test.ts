@@ -293,7 +293,7 @@ test('the overview: one "% of baseline" matrix per baseline family, rows ordered
     term
       .split('\n')
       .filter((l) => l.startsWith('  % of '))
-      .map((l) => l.split(' (')[0]),
+      .map((l) => l.split(' (')[0]?.replace(/ in requests per CPU-second$| in solo requests\/s$/, '')),
     ['  % of node-http', '  % of postgraphile-express'],
   );
 });

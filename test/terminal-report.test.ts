@@ -54,7 +54,7 @@ test('the committed results: one matrix per baseline family with --details, and 
   const text = EXPORTERS.terminal.render(committed, { now: NOW, details: true });
   const heads = text.split('\n').filter((l) => l.startsWith('  % of '));
   assert.deepEqual(
-    heads.map((l) => l.split(' (')[0]),
+    heads.map((l) => l.split(' (')[0]?.replace(/ in requests per CPU-second$/, '')),
     ['  % of node-http', '  % of postgraphile-express'],
   );
   // The REST matrix's rows are ordered by the REST scenarios only: node-http (the baseline of every REST scenario) is first.

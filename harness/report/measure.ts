@@ -18,3 +18,17 @@ export const SOLO_RPS = 'solo requests/s';
 export const LATENCY_AT_SATURATION = 'latency at saturation';
 /** A capacity table's ranked figure (open loop). */
 export const CAPACITY_MEASURE = 'sustainable requests/s at p99 ≤ the SLO';
+
+/**
+ * The measure a row's rank and "% of baseline" come from: the capacity measure for a capacity row,
+ * the headline measure for a row with interleaved rounds (`paired` > 0), else solo requests/s.
+ */
+export function rankMeasure(r: { paired: number; capacity: unknown }): string {
+  if (r.capacity) return CAPACITY_MEASURE;
+  return r.paired > 0 ? HEADLINE_MEASURE : SOLO_RPS;
+}
+
+/** The figure column of a table: "solo requests/s" when its ranks come from interleaved rounds, else "requests/s". */
+export function figureHeader(rows: readonly { paired: number }[]): string {
+  return rows.some((r) => r.paired > 0) ? SOLO_RPS : 'requests/s';
+}

@@ -11,6 +11,7 @@
  * differs from the closed-loop one; a capacity table prints the capacity column set
  * (capacity-text.ts) instead of the closed-loop one.
  */
+import { figureHeader, rankMeasure } from '../measure.ts';
 import { whyMarkdown } from '../why-text.ts';
 import { footprintMarkdown } from '../footprint-view.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
@@ -49,7 +50,21 @@ function matrixCell(c: ReportView['matrix']['cells'][string][string]): string {
 
 /** The overview block (shared by `export --format md`). */
 export function overviewMarkdown(v: ReportView): string[] {
-  const out = ['## Overview', '', `**How sure:** ${v.certainty}`, '', v.rankRule, ''];
+  const a = v.answer;
+  const out = [
+    '## Overview',
+    '',
+    `**The answer** (${a.profile ? `${a.profile} profile; ` : ''}ranked by ${a.measure}; ≈ not resolved):`,
+    '',
+    ...a.scenarios.map((s) => `- [${s.scenario}](#${s.tableId}) (${s.title}): ${s.text}`),
+    '',
+    `**Confidence:** ${a.confidence}${a.reference ? `  \n${a.reference}` : ''}`,
+    '',
+    `**How sure:** ${v.certainty}`,
+    '',
+    v.rankRule,
+    '',
+  ];
   if (!v.winners.length) return [...out, 'No ranked table yet.', ''];
   out.push('| scenario | winner(s) | by |', '|---|---|---|');
   for (const w of v.winners)
@@ -58,7 +73,7 @@ export function overviewMarkdown(v: ReportView): string[] {
     );
   const m = v.matrix;
   const legend = [
-    'requests/s',
+    v.answer.measure,
     'bold = rank 1',
     'in brackets the interval, a 95% CI or the range of the trials, see the details',
     '≥ client-bound, a lower bound',
@@ -195,7 +210,7 @@ function tableHead(t: TableView): string[] {
       '|---:|---|---:|---|---:|---:|---:|---:|---:|---|',
     ];
   return [
-    `| rank | contender | requests/s | interval | % of ${t.baseline} | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
+    `| rank | contender | ${figureHeader(t.rows)} | interval | % of ${t.baseline} (${rankMeasure(t.rows[0] ?? { paired: 0, capacity: null })}) | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
     '|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
   ];
 }

@@ -15,6 +15,7 @@
  * columns. Colour (`color`, default off) through picocolors; `terminalSettings` decides both for a
  * stream from the TTY, $COLUMNS, NO_COLOR and FORCE_COLOR.
  */
+import { figureHeader, rankMeasure } from '../measure.ts';
 import { terminalSafe } from '../../core/terminal-text.ts';
 import pc from 'picocolors';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../format.ts';
@@ -123,7 +124,7 @@ function familyMatrices(v: ReportView, x: Ctx): string[] {
     out.push(
       '',
       ...wrap(
-        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; † not ranked; ‡ another run; ~ after a scenario: its table has noisy rows):`,
+        `% of ${f.baseline} in ${v.answer.measure} (interval in brackets; * rank 1; ≥ client-bound; † not ranked; ‡ another run; ~ after a scenario: its table has noisy rows):`,
         x.width,
         '  ',
       ).map((l) => x.c.bold(l)),
@@ -272,7 +273,7 @@ function columnSet(t: TableView): { head: string[]; specs: ColumnSpec[]; cells: 
       ],
     };
   return {
-    head: ['#', 'contender', 'requests/s', ivHead, 'p99 ms', 'flags'],
+    head: ['#', 'contender', figureHeader(t.rows), ivHead, 'p99 ms', 'flags'],
     specs: [
       { align: 'right' },
       name,
@@ -295,7 +296,8 @@ function columnSet(t: TableView): { head: string[]; specs: ColumnSpec[]; cells: 
 /** One table in detail: its title, the fitted columns, the rows not ranked, the sentences under it. */
 function table(t: TableView, x: Ctx): string[] {
   const slo = t.capacity ? ` · sustainable req/s at p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms` : '';
-  const title = `${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run ${t.runId}${slo}`;
+  const by = t.capacity ? '' : ` · ranked by ${rankMeasure(t.rows[0] ?? { paired: 0, capacity: null })}`;
+  const title = `${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run ${t.runId}${slo}${by}`;
   const out = wrap(title, x.width).map((l) => x.c.bold(l));
   const set = columnSet(t);
   const shown = tableRows(t);
@@ -386,14 +388,15 @@ function cutWords(s: string, w: number): string {
   return `${(at > w / 3 ? cut.slice(0, at) : cut).replace(/[\s,:;]+$/, '')}…`;
 }
 
-/** "claims: 1 confirmed, 8 refuted of 19": the settled verdict counts of the claims table (`npx just claims` measures them). */
+/** "claims: 1 confirmed, 8 refuted of 19 (1 provisional)": the settled verdict counts of the claims table (`npx just claims` measures them). */
 function claimsLine(v: ReportView): string {
   const kinds = ['confirmed', 'refuted'];
   const counts = kinds
     .map((k) => [k, v.claims.filter((c) => c.verdict.startsWith(k)).length] as const)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`);
-  return `claims: ${counts.length ? counts.join(', ') : 'none settled'} of ${v.claims.length}`;
+  const provisional = v.claims.filter((c) => c.provisional).length;
+  return `claims: ${counts.length ? counts.join(', ') : 'none settled'} of ${v.claims.length}${provisional ? ` (${provisional} provisional)` : ''}`;
 }
 
 export const terminalExporter: Exporter = {

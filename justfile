@@ -142,7 +142,7 @@ integration_tests := (
     "test/graphql.test.ts test/graphql-suite.test.ts test/html.test.ts test/interleave.test.ts " +
     "test/k6.test.ts test/lifecycle.test.ts test/new-contender.test.ts test/open-loop.test.ts " +
     "test/postgres.test.ts test/report-overview.test.ts test/verifier.test.ts test/why.test.ts " +
-    "test/wrk.test.ts test/faults-containment.test.ts test/faults-errors.test.ts"
+    "test/wrk.test.ts test/faults-containment.test.ts test/faults-errors.test.ts test/html-layout.test.ts"
 )
 
 # The checks, then the optional tools (just tools), then the tests on real servers, PostgreSQL, autocannon, wrk, k6 (README command 2, and CI's; a test whose tool is missing is skipped with the reason).

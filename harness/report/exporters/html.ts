@@ -459,11 +459,6 @@ function compareSection(v: ReportView): string {
   const b = runs[runs.length - 1];
   return `<section id="compare" class="card"><h2>Compare two runs</h2>
 <p class="note">Per cell present in both runs: its ratio to its own run’s baseline in each run, and the change of that ratio (drift of the host cancels). For a verdict with an interval, run <code>npx just compare A B</code>.</p>
-${
-  runs.length < 2
-    ? '<p class="note" id="cmp-none">This page holds one run only; compare views need two (render the leaderboard without <code>--run</code>).</p>'
-    : ''
-}
 <div class="controls"><label for="cmp-a">run A</label> <select id="cmp-a">${opts(a)}</select>
 <label for="cmp-b">run B</label> <select id="cmp-b">${opts(b)}</select> <span id="cmp-status" class="note" aria-live="polite"></span></div>
 <div class="scroll"><table id="compare-table" class="sortable"><thead><tr>${th('contender')}${th('scenario')}${th('profile · driver · Node')}${th('A: % of baseline', true)}${th('B: % of baseline', true)}${th('change B vs A', true)}</tr></thead><tbody></tbody></table></div>

@@ -98,6 +98,7 @@ const answer = (scenario: string, leaders: string[], notQuiet: string[] = []): S
   rest: [],
   floor: null,
   apart: null,
+  unranked: [],
   notQuiet,
   text: '',
 });

@@ -25,6 +25,11 @@ export interface ScenarioAnswerView {
   floor: { label: string; times: number; tied: boolean } | null;
   /** Stacks of the other kind (GraphQL servers in a REST scenario), by their own leaders; null when none. */
   apart: { kind: string; leaders: string[] } | null;
+  /**
+   * Rows of its table measured and not failed but not ranked (a lower bound at the driver's limit,
+   * too few trials): named so that a ranking without them is not read as the whole answer.
+   */
+  unranked: string[];
   /** Rows of its table measured beside other work (analysis/quiet.ts): its figures may be biased. */
   notQuiet: string[];
   /** The line after "scenario (title): ". */

@@ -63,7 +63,8 @@ function split(t: RankedTable | undefined, rows: Rankable[]): { leaders: Rankabl
 
 /** The line after the title: the leaders, the next (all when three or fewer) and the slowest, the floor, the other kind. */
 function answerText(a: Omit<ScenarioAnswerView, 'text'>): string {
-  if (!a.leaders.length) return 'nobody ranked (see its table)';
+  if (!a.leaders.length)
+    return `nobody ranked (see its table)${a.unranked.length ? `: ${a.unranked.length} rows with a lower bound or too few trials` : ''}`;
   const shown = a.rest.length > 3 ? [a.rest[0], null, a.rest.at(-1)] : a.rest;
   const steps = shown.map((s, i) => (s ? `${s.label} ${timesText(s.times)}${i === 0 ? ' slower' : ''}` : '…'));
   const floor = a.floor
@@ -71,7 +72,11 @@ function answerText(a: Omit<ScenarioAnswerView, 'text'>): string {
     : '';
   const apart = a.apart ? `; ${a.apart.kind}: ${a.apart.leaders.join(' ≈ ')} first` : '';
   const quiet = a.notQuiet.length ? ' (measured beside other work)' : '';
-  return `${a.leaders.join(' ≈ ')}${steps.length ? `, then ${steps.join(', ').replace(', …,', ' …')}` : ''}${floor}${apart}${quiet}`;
+  const more = a.unranked.length > 3 ? `, +${a.unranked.length - 3} more` : '';
+  const unranked = a.unranked.length
+    ? `; not ranked (lower bounds or few trials): ${a.unranked.slice(0, 3).join(', ')}${more}`
+    : '';
+  return `${a.leaders.join(' ≈ ')}${steps.length ? `, then ${steps.join(', ').replace(', …,', ' …')}` : ''}${floor}${apart}${unranked}${quiet}`;
 }
 
 /** One scenario's answer from its overview table `v` and the ranked table behind it `t`. */
@@ -119,6 +124,7 @@ export function scenarioAnswer(v: TableView, t: RankedTable | undefined, title: 
     apart: other.leaders.length
       ? { kind: kindGraphql ? 'REST frameworks' : 'GraphQL stacks', leaders: other.leaders.map((r) => r.label) }
       : null,
+    unranked: v.rows.filter((r) => !r.otherRun && !r.failed && r.rank === null && r.rps).map((r) => r.label),
     notQuiet: t ? (measurementNotes(t).find((n) => n.kind === 'not-quiet')?.labels ?? []) : [],
   };
   return { ...a, text: answerText(a) };

@@ -33,7 +33,7 @@ for (const width of [80, 100, 120])
         assert.deepEqual(long, [], `lines over ${width} columns (details ${details})`);
         assert.match(stripAnsi(lines[0] ?? ''), /^Overview \(.*ranked by /);
         const confidence = lines.findIndex((l) => stripAnsi(l).startsWith('  Resolution: '));
-        const winners = lines.findIndex((l) => stripAnsi(l).startsWith('  Winners'));
+        const winners = lines.findIndex((l) => stripAnsi(l).startsWith('  Rank 1 of each table'));
         const matrix = lines.findIndex((l) => stripAnsi(l).startsWith('  % of '));
         const howSure = lines.findIndex((l) => stripAnsi(l).startsWith('  How sure: '));
         const firstTable = lines.findIndex((l) => / · run \S+/.test(stripAnsi(l)));

@@ -66,7 +66,7 @@ export function overviewMarkdown(v: ReportView): string[] {
     '',
   ];
   if (!v.winners.length) return [...out, 'No ranked table yet.', ''];
-  out.push('| scenario | winner(s) | by |', '|---|---|---|');
+  out.push('| scenario | rank 1 (the baseline included) | by |', '|---|---|---|');
   for (const w of v.winners)
     out.push(
       `| [${w.scenario}](#${w.tableId}) (${w.profile} · ${w.driver} · Node ${w.nodeMajor}) | ${w.winners.map((x) => `\`${x}\``).join(', ')}${w.winners.length > 1 ? ' (tied)' : ''} | ${w.margin ? escapeMd(w.margin) : w.winners.length > 1 ? 'no significant difference between them' : '–'} |`,

@@ -80,9 +80,11 @@ const plain = (s: string): string => s.replace(/`/g, '').replace(/\*\*/g, '');
 function winnerLines(v: ReportView, x: Ctx): string[] {
   const w = Math.min(22, Math.max(0, ...v.winners.map((r) => r.scenario.length)));
   const p = v.matrix.profile ? `${v.matrix.profile} profile; ` : '';
-  const out = wrap(`Winners (${p}rank 1 of each scenario; a single winner’s lead over the next)`, x.width, '  ').map(
-    (l) => x.c.bold(l),
-  );
+  const out = wrap(
+    `Rank 1 of each table (${p}the baseline included; a single row’s lead over the next)`,
+    x.width,
+    '  ',
+  ).map((l) => x.c.bold(l));
   for (const r of v.winners) {
     const who = r.winners.length ? `${r.winners.join(', ')}${r.winners.length > 1 ? ' (tied)' : ''}` : '';
     const text = [who, r.margin ? plain(r.margin) : ''].filter(Boolean).join(' — ');

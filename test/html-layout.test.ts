@@ -43,14 +43,16 @@ function pages(): { name: string; snap: ReportSnapshot; runId?: string }[] {
   ];
 }
 
-/** Tables (detail, heatmap, winners) whose scroll box is narrower than the table, as "class|section|widths". */
+/** Tables (detail, heatmap, winners, findings, claims, footprint, runs) whose scroll box is narrower than the table, as "class|section|widths". */
 const overflowing = (page: Page) =>
-  page.$$eval('table.board, table.heatmap, table.winners', (ts) =>
-    ts.flatMap((t) => {
-      const box = (t.closest('.scroll') ?? t.parentElement) as HTMLElement;
-      if (!t.checkVisibility() || box.scrollWidth <= box.clientWidth + 1) return [];
-      return [`${t.className}|${t.closest('section')?.id}|${box.scrollWidth}>${box.clientWidth}`];
-    }),
+  page.$$eval(
+    'table.board, table.heatmap, table.winners, table.issues, table.claims, table.footprint, table.runs',
+    (ts) =>
+      ts.flatMap((t) => {
+        const box = (t.closest('.scroll') ?? t.parentElement) as HTMLElement;
+        if (!t.checkVisibility() || box.scrollWidth <= box.clientWidth + 1) return [];
+        return [`${t.className}|${t.closest('section')?.id}|${box.scrollWidth}>${box.clientWidth}`];
+      }),
   );
 
 test('the page at 1366×768 and 390×844: the answer first, tables that fit, details folded, no Compare on one run', {

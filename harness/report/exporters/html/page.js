@@ -689,7 +689,8 @@
   if (!location.hash.includes('=')) reveal(decodeURIComponent(location.hash.slice(1)));
 
   // ---- tables as cards on a phone: each cell names its column (CSS shows it under 560 px) ----
-  for (const table of all('table.board')) {
+  for (const table of all('table.board, table.issues, table.claims, table.footprint, table.runs')) {
+    table.classList.add('cards');
     const heads = all('thead th', table).map((h) => h.textContent?.trim() ?? '');
     for (const tr of all('tbody tr', table))
       all('td', tr).forEach((td, i) => {

@@ -161,6 +161,8 @@ export async function ab(g: Globals, name: string, o: AbOpts, signal: AbortSigna
       fidelityS: 0,
       seed: o.seed,
       quiet: o.quiet,
+      // The verdict below is this command's answer; a bake-off overview of A and B would rank them as two contenders.
+      overview: false,
     };
     const summary = await bench(
       { ...own, contendersDir: path.dirname(refM.dir) },

@@ -138,7 +138,9 @@ export async function bench(
       metas = [];
     }
     const stream = opts.json ? process.stderr : process.stdout;
-    if (opts.leaderboard) {
+    if (opts.overview === false) {
+      // The command prints its own answer (ab's verdict, claims' verdicts): no overview that could contradict it.
+    } else if (opts.leaderboard) {
       // `just bake-off`: this run's own report (results/reports/<run-id>/) and its overview, printed
       // once, with the older reference run beside it; then the run's answer in one closing line.
       const log = (l: string) => process.stderr.write(`${l}\n`);
@@ -172,18 +174,17 @@ export async function bench(
 }
 
 /**
- * The bake-off's last line: this run, its cells and wall time, its machine, its median MDD and
- * where its report is, e.g. "This run: 2026-…-d078, 92 cells in 30m30s on Intel Xeon …; median
- * minimum detectable difference 7.4% between two rows; its report: …/leaderboard.html (`npx just
- * leaderboard` renders every run in the results folder)."
+ * The bake-off's last line: this run, its cells and wall time, its machine, its resolution (the
+ * median minimum detectable difference between two rows) and where its report is, e.g. "This run:
+ * 2026-…-d078, 92 cells in 30m30s on Intel Xeon …; resolution 7.4%; its report: …/leaderboard.html."
  */
 export function closingLine(summary: RunSummary, v: ReportView, html: string, wallMs: number): string {
   const host = v.runs[0]?.machine.split(';')[0] ?? 'this machine';
   const mdd =
     v.medianMdd !== null && v.medianMdd !== undefined
-      ? `median minimum detectable difference ${fmtPct(v.medianMdd, 'adaptive')} between two rows`
-      : 'no table model (no median minimum detectable difference)';
-  return `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${html} (\`npx just leaderboard\` renders every run in the results folder).\n`;
+      ? `resolution ${(100 * v.medianMdd).toFixed(v.medianMdd < 0.1 ? 1 : 0)}%`
+      : 'no table model';
+  return `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${html}.\n`;
 }
 
 /** What bench() will run: the effective profile, the scenarios, the cells (baselines added). */

@@ -222,7 +222,8 @@ export async function claimsCommand(
     process.stderr.write(
       `\nclaims: run ${i + 1} of ${plan.steps.length} (${s.profile}), expected ${fmtDuration(s.ms)}; all runs left ≈ ${fmtDuration(left)}\n`,
     );
-    await bench(g, s.contenders, s.opts, stepCommand(s), signal);
+    // Each step's own overview would rank its cells as a bake-off; the verdicts below are the answer.
+    await bench(g, s.contenders, { ...s.opts, overview: false }, stepCommand(s), signal);
     if (signal.aborted) return 130;
     exit = Math.max(exit, Number(process.exitCode ?? 0));
     left -= s.ms;

@@ -69,6 +69,11 @@ export interface BenchOpts extends ProfileOverrides {
    */
   leaderboard?: boolean;
   /**
+   * False: bench() prints no report after the run, because its command prints its own answer
+   * (`ab`'s verdict, `claims`' verdicts); absent or true: the run's overview as usual.
+   */
+  overview?: boolean;
+  /**
    * `--profile-cpu`, with V8's sampling interval (`--interval`, µs 1–100000, default
    * OPTION_DEFAULTS.intervalUs): after each group's ranked windows, one profiled window per cell
    * (scheduler/run.ts `cpuProfile`).

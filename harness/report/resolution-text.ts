@@ -72,3 +72,15 @@ export function selftestText(s: SelftestSummary | null, now: Date, tableHosts: s
   const measured = s.measured10 !== null ? ` (measured ${pctText(s.measured10)})` : '';
   return `self-test \`${s.mainRun}\` (${age} old${elsewhere}): ${pctText(fd.rate)} false differences between identical servers (${ci(fd.ci95)}target ≤ 5%${certified}), ${pctText(s.power10.rate)} power at a 10% difference${measured}${mdd}`;
 }
+
+/**
+ * The self-test in the confidence line, short: "4.0% false differences (target ≤ 5%), another
+ * host, 2 days old" ("this host" when it ran on one of `tableHosts`' CPU models, nothing when
+ * they are unknown); "not run (`npx just selftest`)" for null. `now` dates the age.
+ */
+export function selftestShort(s: SelftestSummary | null, now: Date, tableHosts: string[] = []): string {
+  if (!s) return 'not run (`npx just selftest`)';
+  const host =
+    s.cpuModel && tableHosts.length ? (tableHosts.includes(s.cpuModel) ? ', this host' : ', another host') : '';
+  return `${pctText(s.falseDifference.rate)} false differences (target ≤ 5%)${host}, ${ageText(now.getTime() - Date.parse(s.at))} old`;
+}

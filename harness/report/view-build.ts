@@ -15,13 +15,15 @@ import { buildTables, type RankedTable } from '../analysis/tables.ts';
 import { findIssues } from './issues.ts';
 import { leakCoverage } from './leak-findings.ts';
 import type { ReportSnapshot } from './snapshot.ts';
-import { selftestText } from './resolution-text.ts';
+import { selftestShort, selftestText } from './resolution-text.ts';
 import { referenceOf } from './reference-run.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
 import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
 import { footprintViews } from './footprint-view.ts';
 import type { MatrixView, ReferenceRunView, ReportView, TableView } from './view.ts';
+import { accuracyShort, confidenceLine, referenceLine, scenarioAnswer } from './view/answer-view.ts';
+import { CAPACITY_MEASURE, HEADLINE_MEASURE, SOLO_RPS } from './measure.ts';
 import { capacityMatrixOf } from './view/capacity-view.ts';
 import { claimsOf } from './view/claims-view.ts';
 import { leakCheckText, trialsOf } from './view/findings-view.ts';
@@ -58,7 +60,7 @@ function referenceViewOf(
   o: ViewOptions,
 ): ReferenceRunView | null {
   const v = buildView({ runs: [ref], scenarios: snapshot.scenarios }, { runId: ref.meta.runId, now: o.now });
-  return referenceOf({
+  const r = referenceOf({
     meta: ref.meta,
     matrix: v.matrix,
     yours: snapshot.runs[0]?.meta,
@@ -66,6 +68,7 @@ function referenceViewOf(
     driver: v.winners[0]?.driver ?? null,
     cells: ref.cells.length,
   });
+  return r ? { ...r, winners: Object.fromEntries(v.answer.scenarios.map((a) => [a.scenario, a.leaders])) } : null;
 }
 
 /** The ranked tables behind the table views `views` (same run, scenario, profile, driver and Node major). */
@@ -109,6 +112,33 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
   const { claims, rule } = claimsOf(runs, scenarios);
   const accuracy = referenceAccuracy(snapshot.reference ?? null, rankedOf(ranked, primary));
   const capacityMatrix = capacityMatrixOf(tables, ranked);
+  const hosts = hostsOf(primary.length ? primary : tables, metas);
+  const referenceRun = snapshot.referenceRun
+    ? referenceViewOf(snapshot, snapshot.referenceRun, matrixOf(primary, profile), o)
+    : null;
+  const primaryRanked = rankedOf(ranked, primary);
+  // A capacity-only report (no closed-loop table) answers with its capacity tables.
+  const answers = primary.map((t) =>
+    scenarioAnswer(
+      t,
+      primaryRanked.find((r) => r.runId === t.runId && r.key.scenario === t.scenario),
+      titles.get(t.scenario) ?? t.scenario,
+    ),
+  );
+  const medianMdd = medianMddOf(tables, primary).med;
+  const answer = {
+    profile,
+    measure: measureOf(primary),
+    scenarios: answers,
+    confidence: confidenceLine({
+      medianMdd,
+      answers,
+      accuracy: accuracy ? accuracyShort(accuracy.line) : null,
+      selftest:
+        snapshot.selftest === undefined ? 'not read' : selftestShort(snapshot.selftest, o.now ?? new Date(), hosts),
+    }),
+    reference: referenceRun?.winners ? referenceLine(answers, referenceRun.winners) : null,
+  };
   const warnings: string[] = [];
   if (machines.length > 1)
     warnings.push(`Results from ${machines.length} machines: each table names its machine, and tables never mix them.`);
@@ -117,13 +147,12 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     machine: machines.join(' | ') || '–',
     runs: metas.map((m) => runView(m, snapshot.runs.find((r) => r.meta.runId === m.runId)?.cells.length ?? 0)),
     driverFallback: fallbackOf(tables, metas),
+    answer,
     certainty: certaintyOf(
       tables,
       primary,
       fidelity,
-      snapshot.selftest === undefined
-        ? null
-        : selftestText(snapshot.selftest, o.now ?? new Date(), hostsOf(primary.length ? primary : tables, metas)),
+      snapshot.selftest === undefined ? null : selftestText(snapshot.selftest, o.now ?? new Date(), hosts),
       accuracy?.line ?? null,
     ),
     rankRule: RANK_RULE,
@@ -145,10 +174,8 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     ratios: ratiosOf(snapshot, scenarios),
     warnings,
     why: whyView(snapshot),
-    referenceRun: snapshot.referenceRun
-      ? referenceViewOf(snapshot, snapshot.referenceRun, matrixOf(primary, profile), o)
-      : null,
-    medianMdd: medianMddOf(tables, primary).med,
+    referenceRun,
+    medianMdd,
     footprint: footprintViews(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId))),
   };
 }
@@ -160,4 +187,10 @@ function withWhyNotes(t: TableView, notes: Map<string, { text: string; anchor: s
     ...t,
     rows: t.rows.map((r) => (r.otherRun ? r : { ...r, why: notes.get(`${r.label}|${t.scenario}`) ?? null })),
   };
+}
+
+/** The measure the overview's tables rank by: sustainable requests/s for capacity tables, solo requests/s when a ranked row has no interleaved rounds, else the headline measure. */
+function measureOf(primary: TableView[]): string {
+  if (primary.length && primary.every((t) => t.capacity)) return CAPACITY_MEASURE;
+  return primary.some((t) => t.rows.some((r) => r.rank !== null && !r.paired)) ? SOLO_RPS : HEADLINE_MEASURE;
 }

@@ -11,6 +11,7 @@ import type { CapacityVerdict } from '../store/results.ts';
 import type { Estimate } from '../analysis/stats.ts';
 import type { FlameNode } from '../analysis/flame.ts';
 import type { FootprintView } from './footprint-view.ts';
+import type { AnswerView } from './view/answer-types.ts';
 
 /** Latency percentiles of a cell, ms (from the merged histograms of its trials). */
 export interface LatencyView {
@@ -419,6 +420,8 @@ export interface ReferenceRunView {
   cells: number;
   /** One Markdown sentence: what the reference is and how to read it. */
   note: string;
+  /** Per scenario, the reference run's winners as its answer names them (view/answer-view.ts `leaders`). */
+  winners?: Record<string, string[]>;
   /** Per baseline family (as the run's matrix): its scenarios and contenders, baselines left out. */
   families: { baseline: string; scenarios: string[]; contenders: string[] }[];
   /** [scenario][contender] → % of baseline there and here (ratios, 1 = the baseline); null where not measured. */
@@ -438,7 +441,9 @@ export interface ReportView {
   runs: RunView[];
   /** Set once when ranking fell back to autocannon (no native driver), with the install command. */
   driverFallback: string | null;
-  /** One line on how sure the numbers are. */
+  /** The answer first: one plain line per scenario, one confidence line, the reference line (view/answer-view.ts). */
+  answer: AnswerView;
+  /** One line on how sure the numbers are, with its arithmetic (the report's Method and `--details`). */
   certainty: string;
   /** The rank rule in one sentence (from the analysis' noise threshold). */
   rankRule: string;

@@ -68,6 +68,8 @@ test('ab: a planted CPU cost in A is a regression (exit 1), measured in one inte
   assert.equal(r.code, 1, `exit ${r.code}: ${r.stdout.slice(-2000)}${r.stderr.slice(-2000)}`);
   assert.match(r.stdout, /json\s+A ÷ B 0\.\d+ \(95% CI [\d.]+–[\d.]+\)\s+−[\d.]+%\s+slower/);
   assert.match(r.stdout, /REGRESSION: A is slower in json \(exit 1\)/);
+  // The verdict is the command's only report: no bake-off overview ranking A and B as two contenders.
+  assert.doesNotMatch(r.stdout, /^Overview\b|Winners|ranked by /m, 'no bake-off overview after the verdict');
   const [file] = fs.readdirSync(path.join(results, 'ab')).filter((f) => f.endsWith('.json'));
   assert.ok(file, 'the record is written');
   const record = JSON.parse(fs.readFileSync(path.join(results, 'ab', file), 'utf8'));

@@ -113,6 +113,9 @@ test('without cgroups (BENCH_CGROUP=off): each escaper is uncontained, not ranke
     assert.match(c?.failure?.reason ?? '', why[label] as RegExp, label);
   }
   assert.match(x.r.stdout, /Findings: 3 /, 'the three escapers are findings');
-  // The overview ranks only the honest server.
-  assert.doesNotMatch(x.r.stdout.split('Winners')[1]?.split('\n')[1] ?? '', /\+cluster|\+repin|\+detach/);
+  // The overview ranks only the honest server: its scenario lines (up to the confidence line) name no escaper.
+  const start = x.r.stdout.indexOf('Overview (');
+  const answer = start < 0 ? '' : x.r.stdout.slice(start, x.r.stdout.indexOf('  Resolution:', start));
+  assert.match(answer, /\n {2}\S+ \(/, 'the overview has its scenario lines');
+  assert.doesNotMatch(answer, /\+cluster|\+repin|\+detach/);
 });

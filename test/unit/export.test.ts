@@ -105,7 +105,8 @@ test('leaderboard --run renders one run into results/reports/<id>/, never over t
   fs.writeFileSync(committed, 'committed report\n');
   const r = await cli(dir, 'leaderboard', '--run', NEW);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^Overview\n {2}How sure: /);
+  assert.match(r.stdout, /^Overview \(.*\)\n {2}\S+ \(/);
+  assert.match(r.stdout, /\n {2}Resolution: /);
   const runDir = path.join(dir, 'reports', NEW);
   assert.ok(
     /wrote (\S+)\s+and (\S+)\n/.exec(r.stdout)?.slice(1).join(' ') ===

@@ -145,7 +145,7 @@ test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run"
 /** The fixture with the snapshot's self-test set as the reader would (undefined: not looked for). */
 const withSelf = (s: SelftestSummary | null | undefined): ReportSnapshot => ({ ...reportSnapshot(), selftest: s });
 
-test('terminal, Markdown and HTML carry the same how-sure line, self-test first; no record → "self-test: not run"', () => {
+test('terminal --details, Markdown and HTML carry the same how-sure line, self-test first; no record → "self-test: not run"; the overview its short form', () => {
   for (const [s, want] of [
     [
       SELF,
@@ -154,7 +154,12 @@ test('terminal, Markdown and HTML carry the same how-sure line, self-test first;
     [null, /How sure:\** self-test: not run \(`?npx just selftest`?, ~35 min\) · these tables: median minimum/],
   ] as const) {
     const snap = withSelf(s);
-    const term = EXPORTERS.terminal.render(snap, { now: NOW, width: 2000, color: false });
+    const term = EXPORTERS.terminal.render(snap, { now: NOW, width: 2000, color: false, details: true });
+    const short = EXPORTERS.terminal.render(snap, { now: NOW, width: 2000, color: false });
+    assert.match(
+      short,
+      s ? / · self-test: 15% false differences \(target ≤ 5%\), 3 days old\n/ : / · self-test: not run/,
+    );
     const md = EXPORTERS.md.render(snap, { now: NOW });
     const html = EXPORTERS.html.render(snap, { now: NOW });
     assert.match(term.replace(/\n\s+/g, ' '), want);
@@ -194,7 +199,7 @@ test('"noisy" once per table: a mark on the scenario’s column and the table’
   const matrix = md.slice(md.indexOf("**% of each scenario's baseline**"), md.indexOf('## Details'));
   assert.equal((matrix.match(/~/g) ?? []).length, 2, 'the legend and the ping column');
   assert.match(matrix, /\| % of `node-http` \| ping ~ \| json \|/);
-  const term = EXPORTERS.terminal.render(snap, { now: NOW, width: 200, color: false });
+  const term = EXPORTERS.terminal.render(snap, { now: NOW, width: 200, color: false, details: true });
   assert.match(term, /contender +ping ~ +json/);
   const html = EXPORTERS.html.render(snap, { now: NOW });
   const heat = html.slice(

@@ -74,7 +74,7 @@ test('driverCeilings: per run the highest clean delivered rate (a lower bound on
     md,
     /- \*\*oha\*\* in run `rc`: it delivered up to 15,300 requests\/s cleanly \(`hono` · ping; [^)]*\), a lower bound on its ceiling; at its limit \(≥ 75% of its core\) in 5 of \d+ steps, the lowest at 15,435 requests\/s offered \(`hono` · ping\)\./,
   );
-  const term = EXPORTERS.terminal.render(capacitySnapshot(), { now: NOW, width: 100 });
+  const term = EXPORTERS.terminal.render(capacitySnapshot(), { now: NOW, width: 100, details: true });
   assert.match(
     term.replace(/\s+/g, ' '),
     /Driver ceiling: oha in run rc: it delivered up to 15,300 requests\/s cleanly/,

@@ -1,6 +1,7 @@
-// The terminal report as a user reads it (issue 26): the overview first (how sure, winners, one
-// "% of baseline" matrix per baseline family), fitted to 80 and 120 columns with no line longer
-// than the width, names cut with "…" and tables never wrapped; every table only with --details;
+// The terminal report as a user reads it (issues 26, 48): the answer first (one line per
+// scenario, one confidence line, where the details are) in at most 40 lines, fitted to 80, 100 and
+// 120 columns with no line longer than the width, names cut with "…" and tables never wrapped;
+// how sure, the winners, one "% of baseline" matrix per baseline family and every table only with --details;
 // colour from the TTY, NO_COLOR and FORCE_COLOR (terminalSettings), through the real CLI too.
 // Inputs: the report fixtures (test/report-fixture.ts, test/report-capacity-fixture.ts) and the
 // committed results (skipped in a clone without them).
@@ -22,47 +23,50 @@ const cols = (l: string) => [...stripAnsi(l)].length;
 const committed = readSnapshot(path.join(ROOT, 'results'), path.join(ROOT, 'scenarios')).snapshot;
 
 for (const width of [80, 100, 120])
-  test(`at ${width} columns: no line is longer, the overview comes first, --details adds the tables`, () => {
+  test(`at ${width} columns: no line is longer, the answer comes first in at most 40 lines, --details adds the arithmetic and the tables`, () => {
     const inputs = [reportSnapshot(), capacitySnapshot(), ...(committed.runs.length ? [committed] : [])];
     for (const s of inputs)
       for (const details of [false, true]) {
         const text = EXPORTERS.terminal.render(s, { now: NOW, width, details, color: true });
-        const lines = text.split('\n');
+        const lines = text.trimEnd().split('\n');
         const long = lines.filter((l) => cols(l) > width);
         assert.deepEqual(long, [], `lines over ${width} columns (details ${details})`);
-        assert.equal(stripAnsi(lines[0] ?? ''), 'Overview');
-        assert.match(stripAnsi(lines[1] ?? ''), /^ {2}How sure: /);
-        const winners = lines.findIndex((l) => stripAnsi(l).startsWith('  Winners'));
+        assert.match(stripAnsi(lines[0] ?? ''), /^Overview \(.*ranked by /);
+        const confidence = lines.findIndex((l) => stripAnsi(l).startsWith('  Resolution: '));
+        const winners = lines.findIndex((l) => stripAnsi(l).startsWith('  Rank 1 of each table'));
         const matrix = lines.findIndex((l) => stripAnsi(l).startsWith('  % of '));
+        const howSure = lines.findIndex((l) => stripAnsi(l).startsWith('  How sure: '));
         const firstTable = lines.findIndex((l) => / · run \S+/.test(stripAnsi(l)));
-        assert.ok(winners > 1 && matrix > winners, 'winners, then the matrix');
-        if (!details) assert.equal(firstTable, -1, 'no table without --details');
-        else assert.ok(firstTable > matrix, 'the tables come after the overview');
-        // The hint closes the overview (a "Why" section from `just why` records may follow it).
-        if (!details)
-          assert.ok(
-            lines.some((l) => /add --details/.test(stripAnsi(l))),
-            'the --details hint',
-          );
+        assert.ok(confidence > 1, 'the scenario lines, then the confidence line');
+        if (!details) {
+          assert.ok(lines.length <= 40, `${lines.length} lines at ${width} columns`);
+          assert.deepEqual([winners, matrix, howSure, firstTable], [-1, -1, -1, -1], 'no arithmetic without --details');
+          assert.match(stripAnsi(lines.at(-1) ?? ''), /Details: --details/);
+        } else {
+          assert.ok(howSure > confidence && winners > howSure && matrix > winners, 'how sure, winners, matrix');
+          assert.ok(firstTable > matrix, 'the tables come after the overview');
+        }
       }
   });
 
-test('the committed results: one matrix per baseline family, and the overview fits in 100 columns', (t) => {
+test('the committed results: one matrix per baseline family with --details, and the overview fits in 100 columns', (t) => {
   if (!committed.runs.length) return t.skip('no committed results');
-  const text = EXPORTERS.terminal.render(committed, { now: NOW });
+  const text = EXPORTERS.terminal.render(committed, { now: NOW, details: true });
   const heads = text.split('\n').filter((l) => l.startsWith('  % of '));
   assert.deepEqual(
-    heads.map((l) => l.split(' (')[0]),
+    heads.map((l) => l.split(' (')[0]?.replace(/ in requests per CPU-second$/, '')),
     ['  % of node-http', '  % of postgraphile-express'],
   );
   // The REST matrix's rows are ordered by the REST scenarios only: node-http (the baseline of every REST scenario) is first.
   const rest = text.slice(text.indexOf('  % of node-http'), text.indexOf('  % of postgraphile-express'));
   const lines = rest.split('\n');
   assert.match(lines[lines.findIndex((l) => l.startsWith('  contender')) + 1] ?? '', /^ {2}node-http\s/);
+  const overview = EXPORTERS.terminal.render(committed, { now: NOW }).trimEnd().split('\n');
   assert.ok(
-    text.split('\n').every((l) => cols(l) <= 100),
+    overview.every((l) => cols(l) <= 100),
     'default width 100',
   );
+  assert.ok(overview.length <= 40, `${overview.length} lines`);
 });
 
 test('the leaderboard\'s closing "wrote …" fits 80 and 100 columns for the committed report and a one-run report', () => {

@@ -35,6 +35,7 @@ const EMPTY: Record<keyof ExportRowWithFootprint, true> = {
   rounds: true,
   processes: true,
   rank: true,
+  rank_measure: true,
   rps: true,
   rps_low: true,
   rps_high: true,

@@ -25,6 +25,7 @@
  * Why: after "Findings", the "Why (CPU profiles)" section of `just why` runs with a
  * flame graph per profiled cell (exporters/why-html.ts); a row with a why finding links to it.
  */
+import { figureHeader, HEADLINE_MEASURE, LATENCY_AT_SATURATION, rankMeasure, SOLO_RPS } from '../measure.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -49,6 +50,11 @@ import type { ReferenceRunView, ReportView, RowView, TableView } from '../view.t
 import { pairText } from '../reference-run.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
+import { esc, md, th } from './html-text.ts';
+import { controls, overviewSection, pctCell } from './html-overview.ts';
+
+export { esc } from './html-text.ts';
+export { heatColor } from './html-overview.ts';
 import { FOOTPRINT_SCRIPT, footprintSectionHtml } from './footprint-html.ts';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
@@ -57,21 +63,6 @@ const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'html');
 export function echartsSource(): string {
   const main = createRequire(import.meta.url).resolve('echarts'); // …/echarts/dist/echarts.js
   return fs.readFileSync(path.join(path.dirname(main), 'echarts.min.js'), 'utf8');
-}
-
-/** HTML-escapes text for element content and attribute values. */
-export function esc(s: unknown): string {
-  return String(s ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-/** Markdown-style inline code (`x`) of the report's sentences → <code>, the rest escaped. */
-function md(s: string): string {
-  return esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
 /** JSON that is safe inside <script>: no `<` at all, so no `</script` or `<!--`. */
@@ -114,6 +105,11 @@ interface PageRow {
   eff: number | null;
   /** Where `eff` comes from: 'rounds' (interleaved), 'solo' (requests/s ÷ server CPU), '' (none). */
   effFrom: string;
+  /** % of the table's baseline in the row's rank measure (100 for the baseline), with its interval; null without a ratio. */
+  pct: number | null;
+  pctLo: number | null;
+  pctHi: number | null;
+  pctInterval: string;
 }
 
 interface PageData {
@@ -171,6 +167,10 @@ function pageRow(r: RowView): PageRow {
     rssPeak: res?.rssPeakMiB ?? null,
     eff: r.efficiency ?? (res && res.rpsPerCpuSecond > 0 ? res.rpsPerCpuSecond : null),
     effFrom: r.efficiency !== null ? 'rounds' : res && res.rpsPerCpuSecond > 0 ? 'solo' : '',
+    pct: r.isBaseline ? 100 : r.ratio ? 100 * r.ratio.figure : null,
+    pctLo: !r.isBaseline && r.ratio?.interval ? 100 * r.ratio.interval[0] : null,
+    pctHi: !r.isBaseline && r.ratio?.interval ? 100 * r.ratio.interval[1] : null,
+    pctInterval: r.ratio && !r.isBaseline ? intervalName(r.ratio) : '',
   };
 }
 
@@ -218,190 +218,6 @@ function pageData(v: ReportView, contenders: string[]): PageData {
   };
 }
 
-// ---- sections ---------------------------------------------------------------------------------
-
-/** Heatmap colour of a ratio: orange below 1, green above, white at 1 (log scale, ±2×). */
-export function heatColor(ratio: number): { bg: string; fg: string } {
-  const x = Math.max(-1, Math.min(1, Math.log2(Math.max(ratio, 1e-6))));
-  const mix = (a: number[], t: number) => a.map((c) => Math.round(255 + (c - 255) * t));
-  const rgb = x < 0 ? mix([232, 89, 12], -x * 0.85) : mix([43, 138, 62], x * 0.85);
-  return { bg: `rgb(${rgb.join(',')})`, fg: Math.abs(x) > 0.6 ? '#fff' : '#1d2430' };
-}
-
-const pctCell = (e: Estimate | null): { text: string; iv: string } =>
-  e ? { text: `${fmtFigure(e, { scale: 100 })}%`, iv: fmtBounds(e, { scale: 100 }) } : { text: '–', iv: '' };
-
-/**
- * One baseline family's heatmap (view.ts MatrixFamily): its scenarios as columns, its contenders
- * as rows in the family's order, each cell the % of the family's baseline with its interval.
- */
-function familyHeatmap(v: ReportView, f: ReportView['matrix']['families'][number]): string {
-  const m = v.matrix;
-  const noisy = (s: string) => {
-    const who = m.noisy[s] ?? [];
-    return who.length
-      ? ` <span class="noisy" title="${esc(`noisy rows in this table: ${who.join(', ')}`)}">~</span>`
-      : '';
-  };
-  const head = `<tr><th class="who">contender</th>${f.scenarios.map((s) => `<th class="num">${esc(s)}${noisy(s)}</th>`).join('')}</tr>`;
-  const body = f.contenders
-    .map((c) => {
-      const tds = f.scenarios.map((s) => {
-        const x = m.cells[s]?.[c];
-        const w = v.winners.find((y) => y.scenario === s);
-        const href = w ? ` href="#${esc(w.tableId)}"` : '';
-        const at = `data-label="${esc(c)}" data-scenario="${esc(s)}"`;
-        if (!x) return `<td ${at} class="na">–</td>`;
-        if (x.isBaseline)
-          return `<td ${at} data-v="1" class="${x.rank === 1 ? 'rank1' : ''}" title="${esc(`${c} is the baseline of ${s}`)}"><a${href}>100%<span class="iv">baseline</span></a></td>`;
-        if (!x.ratio)
-          return `<td ${at} title="${esc(x.status)}"><a${href}>${esc(x.status === 'ok' ? '–' : x.status)}</a></td>`;
-        const { text, iv } = pctCell(x.ratio);
-        const col = heatColor(x.ratio.figure);
-        const title = [
-          `${c} · ${s}: ${text} of ${w?.baseline ?? 'the baseline'}${iv ? ` (${intervalName(x.ratio)} ${iv}%)` : ''}`,
-          x.rank ? ` · rank ${x.rank}` : ' · not ranked',
-          x.runId ? ` · measured in run ${x.runId}, ratio to that run’s own baseline` : '',
-          x.flags.includes('≥') ? ' · client-bound: lower bound' : '',
-        ].join('');
-        const td = `<td ${at} data-v="${x.ratio.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}"`;
-        const flags = x.flags.length ? ` ${esc(x.flags.join(''))}` : '';
-        return `${td} title="${esc(title)}"><a${href}>${esc(text)}${flags}${iv ? `<span class="iv">${esc(iv)}</span>` : ''}</a></td>`;
-      });
-      return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
-    })
-    .join('\n');
-  return `<div class="scroll"><table class="heatmap" data-baseline="${esc(f.baseline)}" aria-label="% of ${esc(f.baseline)}"><caption>% of <code>${esc(f.baseline)}</code></caption><thead>${head}</thead><tbody>
-${body}
-</tbody></table></div>`;
-}
-
-function overviewSection(v: ReportView): string {
-  const shape = (w: ReportView['winners'][number]) => `${w.profile} · ${w.driver} · Node ${w.nodeMajor}`;
-  const oneShape = new Set(v.winners.map(shape)).size === 1;
-  const winners = v.winners.length
-    ? `<table class="winners"><thead><tr><th>scenario</th><th>winner(s)</th></tr></thead><tbody>${v.winners
-        .map((w) => {
-          const scenario = `<a href="#${esc(w.tableId)}" title="${esc(shape(w))}">${esc(w.scenario)}</a>`;
-          const sub = oneShape ? '' : `<div class="sub">${esc(shape(w))}</div>`;
-          const who = w.winners.map((x) => `<span class="swatch" data-label="${esc(x)}"></span><code>${esc(x)}</code>`);
-          const tied = w.winners.length > 1 ? ' <span class="tag">tied</span>' : '';
-          const margin = w.margin ? `<div class="sub">${md(w.margin)}</div>` : '';
-          return `<tr><td>${scenario}${sub}</td><td>${who.join(' ')}${tied}${margin}</td></tr>`;
-        })
-        .join('')}</tbody></table>`
-    : '<p class="note">No ranked table yet (a cell needs 5 trials to be ranked).</p>';
-  return `<section id="overview" class="card" aria-labelledby="h-overview">
-<h2 id="h-overview">Overview: which stack, how sure</h2>
-<p class="certainty"><strong>How sure:</strong> ${md(v.certainty)} <span class="sub">${esc(v.rankRule)}</span></p>
-${v.driverFallback ? `<p class="fallback"><strong>Driver:</strong> ${md(v.driverFallback)}</p>` : ''}
-<div class="overview-grid">
-<div>${oneShape && v.winners[0] ? `<p class="sub">${esc(shape(v.winners[0]))}</p>` : ''}${winners}</div>
-<div>${v.matrix.families.map((f) => familyHeatmap(v, f)).join('\n')}${v.matrix.joinedNote ? `<p class="note joined">${md(v.matrix.joinedNote)}</p>` : ''}
-<div class="legend-scale"><span>% of each scenario’s baseline (requests/s), interval below the figure; bold frame = rank 1; ≥ client-bound (lower bound); † not ranked (few trials); ‡ from another run, not ranked; ~ after a scenario: its table has noisy rows (its notes name them)</span></div></div>
-</div>
-${v.capacity ? capacityOverview(v.capacity) : ''}
-${v.referenceRun ? referenceHtml(v.referenceRun) : ''}
-</section>`;
-}
-
-/** A one-run report's reference run (report/reference-run.ts): its note, then "% of baseline there → here" per family. */
-function referenceHtml(r: ReferenceRunView): string {
-  const tables = r.families.map((f) => {
-    const head = `<tr><th class="who">% of <code>${esc(f.baseline)}</code></th>${f.scenarios.map((s) => `<th class="num">${esc(s)}</th>`).join('')}</tr>`;
-    const body = f.contenders
-      .map(
-        (c) =>
-          `<tr><td class="who"><code>${esc(c)}</code></td>${f.scenarios.map((s) => `<td class="num">${esc(pairText(r.pairs[s]?.[c]))}</td>`).join('')}</tr>`,
-      )
-      .join('\n');
-    return `<div class="scroll"><table class="reference" aria-label="% of ${esc(f.baseline)} in the reference run and in this run"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`;
-  });
-  return `<h3 id="h-reference">Reference run</h3>
-<p class="note reference">${md(r.note)}</p>
-${tables.join('\n')}`;
-}
-
-/** The overview's capacity block: sustainable req/s at p99 ≤ each scenario's SLO (coloured by % of baseline), then the ranking lines. */
-function capacityOverview(m: NonNullable<ReportView['capacity']>): string {
-  const head = `<tr><th class="who">contender</th>${m.scenarios.map((s) => `<th class="num">${esc(s)}<div class="sub">p99 ≤ ${esc(fmtSlo(m.sloP99Ms[s] ?? Number.NaN))} ms</div></th>`).join('')}</tr>`;
-  const body = m.contenders
-    .map((c) => {
-      const tds = m.scenarios.map((s) => {
-        const x = m.cells[s]?.[c];
-        const href = ` href="#${esc(m.tableIds[s])}"`;
-        const at = `data-label="${esc(c)}" data-scenario="${esc(s)}"`;
-        if (!x) return `<td ${at} class="na">–</td>`;
-        if (!x.rps) {
-          const text = x.verdict === 'never' || x.verdict === 'interrupted' ? x.verdict : x.status;
-          return `<td ${at} class="cap-none" title="${esc(x.reason ?? text)}"><a${href}>${esc(text)}</a></td>`;
-        }
-        const fig = sustainableText(x.rps, x.verdict);
-        const iv = fmtBounds(x.rps);
-        const pct = x.isBaseline ? 'baseline' : x.ratio ? `${fmtFigure(x.ratio, { scale: 100 })}%` : '';
-        const col = x.ratio ? heatColor(x.ratio.figure) : { bg: '#fff', fg: '#1d2430' };
-        const title = [
-          `${c} · ${s}: ${fig} requests/s at p99 ≤ ${fmtSlo(m.sloP99Ms[s] ?? Number.NaN)} ms`,
-          iv ? ` (${intervalName(x.rps)} ${iv})` : '',
-          pct ? `, ${pct === 'baseline' ? 'the baseline' : `${pct} of ${m.baselines[s]}`}` : '',
-          x.rank ? ` · rank ${x.rank}` : ' · not ranked',
-          x.verdict === 'at-least' ? ' · the open-loop driver reached its limit: a lower bound' : '',
-        ].join('');
-        const td = `<td ${at} data-v="${x.rps.figure}" class="${x.rank === 1 ? 'rank1' : ''}" style="background:${col.bg};color:${col.fg}"`;
-        const spans = `${iv ? `<span class="iv">${esc(iv)}</span>` : ''}${pct ? `<span class="iv">${esc(pct)}</span>` : ''}`;
-        return `${td} title="${esc(title)}"><a${href}>${esc(fig)}${x.flags.includes('†') ? ' †' : ''}${spans}</a></td>`;
-      });
-      return `<tr data-label="${esc(c)}"><td class="who"><span class="swatch" data-label="${esc(c)}"></span><code>${esc(c)}</code></td>${tds.join('')}</tr>`;
-    })
-    .join('\n');
-  const legend = [
-    'open-loop requests/s sustained with p99 ≤ the scenario’s SLO, its interval and % of the baseline below',
-    'colour = % of the baseline',
-    'bold frame = rank 1',
-    '≥ the open-loop driver reached its limit (a lower bound)',
-    'never = not even the lowest rate held the SLO',
-    '† not ranked',
-  ].join('; ');
-  return `<h3 id="h-capacity">Sustainable requests/s at p99 ≤ SLO</h3>
-<div class="scroll"><table class="heatmap capacity" aria-label="sustainable requests/s at p99 ≤ SLO"><thead>${head}</thead><tbody>
-${body}
-</tbody></table></div>
-<div class="legend-scale"><span>${legend}</span></div>
-<ul class="rankings">${m.rankings.map((r) => `<li>${md(r.text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>
-<p class="sub">Closed-loop ranks are a plain ordering of the closed-loop peaks of the same cells (same run and rounds), without a significance test.</p>
-${m.driverLines.length ? `<p class="sub">The open-loop driver’s own ceiling, as measured in the run:</p><ul class="rankings">${m.driverLines.map((l) => `<li>${md(l).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</li>`).join('')}</ul>` : ''}`;
-}
-
-function controls(v: ReportView, contenders: string[]): string {
-  const uniq = (xs: string[]) => [...new Set(xs)];
-  const sel = (id: string, label: string, values: string[], show: (x: string) => string = (x) => x) =>
-    `<label for="${id}">${label}</label> <select id="${id}"><option value="">all</option>${values.map((x) => `<option value="${esc(x)}">${esc(show(x))}</option>`).join('')}</select>`;
-  return `<section id="controls" class="card controls" aria-label="filters">
-<fieldset class="who"><legend>Contenders shown</legend>${contenders
-    .map(
-      (c) =>
-        `<label><input type="checkbox" name="contender" value="${esc(c)}" checked> <span class="swatch" data-label="${esc(c)}"></span>${esc(c)}</label>`,
-    )
-    .join('')}<button id="f-all" type="button">all</button></fieldset>
-<span>${sel('f-highlight', 'Highlight', contenders)}</span>
-<span>${sel('f-scenario', 'Scenario', uniq(v.tables.map((t) => t.scenario)))}</span>
-<span>${sel('f-profile', 'Profile', uniq(v.tables.map((t) => t.profile)))}</span>
-<span>${sel('f-driver', 'Driver', uniq(v.tables.map((t) => t.driver)).sort())}</span>
-<span>${sel(
-    'f-node',
-    'Node',
-    uniq(v.tables.map((t) => String(t.nodeMajor))).sort((a, b) => Number(a) - Number(b)),
-    (x) => `Node ${x}`,
-  )}</span>
-<button id="f-reset" type="button">reset</button>
-<span id="shown" class="note" aria-live="polite"></span>
-</section>`;
-}
-
-/** A sortable header cell: a button inside the <th> (keyboard: Tab, Enter/Space). */
-const th = (label: string, num = false, sorted: 'ascending' | 'none' = 'none') =>
-  `<th${num ? ' class="num"' : ''} aria-sort="${sorted}"><button type="button">${esc(label)}</button></th>`;
-
 /** The capacity table's cells of a row (capacity-text.ts column set), after rank and contender. */
 function capacityCells(r: RowView): string[] {
   const k = r.capacity;
@@ -440,9 +256,9 @@ function boardTable(t: TableView): string {
     [
       th('rank', true, 'ascending'),
       th('contender'),
-      th('requests/s', true),
+      th(figureHeader(own), true),
       th('interval', true),
-      th(`% of ${t.baseline}`, true),
+      th(`% of ${t.baseline} (${rankMeasure(own[0] ?? { paired: 0, capacity: null })})`, true),
       th('p50 ms', true),
       th('p99 ms', true),
       th('errors', true),
@@ -521,9 +337,17 @@ function groupSection(t: TableView): string {
           `p99 against the offered open-loop rate, one panel per contender on shared axes: the median of its steps over all searches in 15%-wide bins of rate (● most of a bin's steps held, ○ most failed; dashed: the SLO, p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms)`,
         )
       : '';
+  // With interleaved rounds the ranking measure is charted first, with its interval; solo requests/s apart.
+  const paired = !t.capacity && drawn.some((r) => r.paired > 0);
+  const measure = paired
+    ? chart(
+        'measure',
+        `% of ${t.baseline} in ${HEADLINE_MEASURE}, the ranking measure (95% CI whiskers from the table model)`,
+      )
+    : '';
   const charts =
     drawn.length || curve
-      ? `<div class="charts">${drawn.length ? chart('rps', rpsTitle) : ''}${curve}${hasLat ? chart('latency', 'latency p50 ● and p99 ◆') : ''}${hasEff ? chart('efficiency', effTitle) : ''}${hasRes ? chart('rss', 'server memory') : ''}</div>`
+      ? `<div class="charts">${measure}${drawn.length ? chart('rps', paired ? `${SOLO_RPS} (interval whiskers; hatched ≥ = client-bound, ✕ = failed)` : rpsTitle) : ''}${curve}${hasLat ? chart('latency', `${LATENCY_AT_SATURATION}: p50 ● and p99 ◆`) : ''}${hasEff && !paired ? chart('efficiency', effTitle) : ''}${hasRes ? chart('rss', 'server memory') : ''}</div>`
       : '';
   return `<section class="card group${t.capacity ? ' capacity' : ''}" id="${esc(t.id)}" data-scenario="${esc(t.scenario)}" data-profile="${esc(t.profile)}" data-driver="${esc(t.driver)}" data-node="${t.nodeMajor}">
 <h3>${esc(t.scenario)} · ${esc(t.profile)} · ${esc(t.driver)} · Node ${t.nodeMajor}</h3>
@@ -623,6 +447,13 @@ function driversSection(v: ReportView): string {
   return `<section id="drivers" class="card"><h2>Do the drivers agree?</h2>${body}</section>`;
 }
 
+/** Whether the page holds two runs or more with ratios: the compare view needs two. */
+const twoRuns = (v: ReportView): boolean => new Set(v.ratios.map((r) => r.runId)).size >= 2;
+
+/** A folded block of the page (<details>): its summary shown, its content on a click or a link into it (page.js opens it). */
+const fold = (id: string, summary: string, body: string): string =>
+  `<details class="fold page-fold" id="${esc(id)}"><summary>${md(summary)}</summary>\n${body}\n</details>`;
+
 function compareSection(v: ReportView): string {
   const runs = [...new Set(v.ratios.map((r) => r.runId))].sort();
   const opts = (pick: string | undefined) =>
@@ -631,11 +462,6 @@ function compareSection(v: ReportView): string {
   const b = runs[runs.length - 1];
   return `<section id="compare" class="card"><h2>Compare two runs</h2>
 <p class="note">Per cell present in both runs: its ratio to its own run’s baseline in each run, and the change of that ratio (drift of the host cancels). For a verdict with an interval, run <code>npx just compare A B</code>.</p>
-${
-  runs.length < 2
-    ? '<p class="note" id="cmp-none">This page holds one run only; compare views need two (render the leaderboard without <code>--run</code>).</p>'
-    : ''
-}
 <div class="controls"><label for="cmp-a">run A</label> <select id="cmp-a">${opts(a)}</select>
 <label for="cmp-b">run B</label> <select id="cmp-b">${opts(b)}</select> <span id="cmp-status" class="note" aria-live="polite"></span></div>
 <div class="scroll"><table id="compare-table" class="sortable"><thead><tr>${th('contender')}${th('scenario')}${th('profile · driver · Node')}${th('A: % of baseline', true)}${th('B: % of baseline', true)}${th('change B vs A', true)}</tr></thead><tbody></tbody></table></div>
@@ -665,7 +491,8 @@ function toc(v: ReportView): string {
     v.why ? '<a href="#why">Why</a>' : '',
     v.footprint?.length ? '<a href="#footprint">Footprint</a>' : '',
     '<a href="#claims">Claims</a><a href="#node-matrix">Node matrix</a><a href="#drivers">Drivers</a>',
-    '<a href="#compare">Compare</a><a href="#method">Method</a>',
+    twoRuns(v) ? '<a href="#compare">Compare</a>' : '',
+    '<a href="#method">Method</a>',
   ];
   return `<nav class="toc" aria-label="contents">${links.join('')}</nav>`;
 }
@@ -702,15 +529,19 @@ export function renderHtmlView(v: ReportView, echarts = echartsSource(), flameLi
     : [
         overviewSection(v),
         controls(v, contenders),
-        `<div id="details">${v.tables.map(groupSection).join('\n')}<section id="empty" class="card hidden"><p>No table matches these filters.</p></section></div>`,
-        issuesSection(v),
-        whySectionHtml(v.why),
-        footprintSectionHtml(v.footprint),
-        claimsSection(v),
-        nodeMatrixSection(v),
-        driversSection(v),
-        compareSection(v),
-        runsSection(v),
+        fold(
+          'details-fold',
+          `Every table (${v.tables.length}): rows, intervals, charts, measurement notes`,
+          `<div id="details">${v.tables.map(groupSection).join('\n')}<section id="empty" class="card hidden"><p>No table matches these filters.</p></section></div>`,
+        ),
+        fold('findings-fold', `Findings (${v.findings.length})`, issuesSection(v)),
+        v.why ? fold('why-fold', 'Why: CPU profiles (`just why`)', whySectionHtml(v.why)) : '',
+        v.footprint?.length ? fold('footprint-fold', 'Footprint', footprintSectionHtml(v.footprint)) : '',
+        fold('claims-fold', `Source claims (${v.claims.length})`, claimsSection(v)),
+        v.nodeMatrix.length ? fold('node-fold', 'Node.js version matrix', nodeMatrixSection(v)) : nodeMatrixSection(v),
+        v.driverAgreement.length ? fold('drivers-fold', 'Do the drivers agree?', driversSection(v)) : driversSection(v),
+        twoRuns(v) ? fold('compare-fold', 'Compare two runs', compareSection(v)) : '',
+        fold('method-fold', 'Runs and method: how sure, the rank rule, the arithmetic', runsSection(v)),
       ].join('\n');
   return fill(read('page.html'), {
     subtitle,

@@ -11,6 +11,7 @@
  * differs from the closed-loop one; a capacity table prints the capacity column set
  * (capacity-text.ts) instead of the closed-loop one.
  */
+import { figureHeader, rankMeasure } from '../measure.ts';
 import { whyMarkdown } from '../why-text.ts';
 import { footprintMarkdown } from '../footprint-view.ts';
 import { MIN_CI_TRIALS } from '../../analysis/stats.ts';
@@ -60,16 +61,30 @@ function matrixCell(c: ReportView['matrix']['cells'][string][string]): string {
 
 /** The overview block (shared by `export --format md`). */
 export function overviewMarkdown(v: ReportView): string[] {
-  const out = ['## Overview', '', `**How sure:** ${v.certainty}`, '', v.rankRule, ''];
+  const a = v.answer;
+  const out = [
+    '## Overview',
+    '',
+    `**The answer** (${a.profile ? `${a.profile} profile; ` : ''}ranked by ${a.measure}; ≈ not resolved):`,
+    '',
+    ...a.scenarios.map((s) => `- [${s.scenario}](#${s.tableId}) (${s.title}): ${s.text}`),
+    '',
+    `**Confidence:** ${a.confidence}${a.reference ? `  \n${a.reference}` : ''}`,
+    '',
+    `**How sure:** ${v.certainty}`,
+    '',
+    v.rankRule,
+    '',
+  ];
   if (!v.winners.length) return [...out, 'No ranked table yet.', ''];
-  out.push('| scenario | winner(s) | by |', '|---|---|---|');
+  out.push('| scenario | rank 1 (the baseline included) | by |', '|---|---|---|');
   for (const w of v.winners)
     out.push(
       `| [${w.scenario}](#${w.tableId}) (${w.profile} · ${w.driver} · Node ${w.nodeMajor}) | ${w.winners.map((x) => `\`${x}\``).join(', ')}${w.winners.length > 1 ? ' (tied)' : ''} | ${w.margin ? escapeMd(w.margin) : w.winners.length > 1 ? 'no significant difference between them' : '–'} |`,
     );
   const m = v.matrix;
   const legend = [
-    'requests/s',
+    v.answer.measure,
     'bold = rank 1',
     'in brackets the interval, a 95% CI or the range of the trials, see the details',
     '≥ client-bound, a lower bound',
@@ -206,7 +221,7 @@ function tableHead(t: TableView): string[] {
       '|---:|---|---:|---|---:|---:|---:|---:|---:|---|',
     ];
   return [
-    `| rank | contender | requests/s | interval | % of ${t.baseline} | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
+    `| rank | contender | ${figureHeader(t.rows)} | interval | % of ${t.baseline} (${rankMeasure(t.rows[0] ?? { paired: 0, capacity: null })}) | p50 (ms) | p99 (ms) | errors | server CPU % (of max) | RSS peak (MiB) | flags |`,
     '|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
   ];
 }

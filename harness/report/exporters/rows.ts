@@ -14,7 +14,9 @@
  *   (the solo windows behind `rps`, its interval and the latency), `rounds` and `processes` (the
  *   interleaved rounds behind `pct_of_baseline` and `rank`, and the server processes they ran in;
  *   null for a cell without interleaved rounds, whose ratio and rank rest on its `trials`);
- * - figures: `rank` (null = not ranked), `rps`, `rps_low`, `rps_high`, `rps_interval` ('95% CI',
+ * - figures: `rank` (null = not ranked), `rank_measure` (what `rank` and `pct_of_baseline` rank by:
+ *   "requests per CPU-second" from the interleaved rounds, the figure to quote; "solo requests/s"
+ *   for a cell without them; the sustainable rate for a capacity cell), `rps` (solo requests/s), `rps_low`, `rps_high`, `rps_interval` ('95% CI',
  *   'range (N trials)' or 'none'), `baseline`, `pct_of_baseline`, `pct_low`, `pct_high`;
  * - latency: `p50_ms`, `p90_ms`, `p95_ms`, `p99_ms`, `p999_ms`, `max_ms`;
  * - errors: `errors` (errors + timeouts + non-2xx + wrong bodies), `timeouts`, `non2xx`, `body_mismatches`;
@@ -38,6 +40,7 @@ import { intervalName, roundedBounds, sig } from '../../core/format.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import type { ReportView, RowView, TableView } from '../view.ts';
 import { type FootprintColumns, footprintColumns } from '../footprint-view.ts';
+import { rankMeasure } from '../measure.ts';
 
 export const EXPORT_SCHEMA = { schema: 'bakeoff-export', version: 2 } as const;
 
@@ -63,6 +66,8 @@ export interface ExportRow {
   rounds: number | null;
   processes: number | null;
   rank: number | null;
+  /** The measure `rank` and `pct_of_baseline` come from (measure.ts `rankMeasure`). */
+  rank_measure: string;
   rps: number | null;
   rps_low: number | null;
   rps_high: number | null;
@@ -152,6 +157,7 @@ function row(t: TableView, r: RowView, cell: CellResult | undefined, meta: RunMe
     rps_high: rb ? rb[1] : null,
     rps_interval: r.rps ? (r.rps.interval ? intervalName(r.rps) : 'none') : 'none',
     baseline: t.baseline,
+    rank_measure: rankMeasure(r),
     pct_of_baseline: r.ratio ? Math.round(r.ratio.figure * 1000) / 10 : null,
     pct_low: pb ? pb[0] : null,
     pct_high: pb ? pb[1] : null,

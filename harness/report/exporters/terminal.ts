@@ -15,6 +15,7 @@
  * columns. Colour (`color`, default off) through picocolors; `terminalSettings` decides both for a
  * stream from the TTY, $COLUMNS, NO_COLOR and FORCE_COLOR.
  */
+import { figureHeader, rankMeasure } from '../measure.ts';
 import { terminalSafe } from '../../core/terminal-text.ts';
 import pc from 'picocolors';
 import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, plural, sig } from '../../core/format.ts';
@@ -22,7 +23,6 @@ import { whyTerminal } from '../why-text.ts';
 import { FOOTPRINT_COLUMNS, type FootprintView, footprintTextLines } from '../footprint-view.ts';
 import {
   capacityHeader,
-  fmtRho,
   fmtSlo,
   kneeText,
   p99CapText,
@@ -80,9 +80,11 @@ const plain = (s: string): string => s.replace(/`/g, '').replace(/\*\*/g, '');
 function winnerLines(v: ReportView, x: Ctx): string[] {
   const w = Math.min(22, Math.max(0, ...v.winners.map((r) => r.scenario.length)));
   const p = v.matrix.profile ? `${v.matrix.profile} profile; ` : '';
-  const out = wrap(`Winners (${p}rank 1 of each scenario; a single winner’s lead over the next)`, x.width, '  ').map(
-    (l) => x.c.bold(l),
-  );
+  const out = wrap(
+    `Rank 1 of each table (${p}the baseline included; a single row’s lead over the next)`,
+    x.width,
+    '  ',
+  ).map((l) => x.c.bold(l));
   for (const r of v.winners) {
     const who = r.winners.length ? `${r.winners.join(', ')}${r.winners.length > 1 ? ' (tied)' : ''}` : '';
     const text = [who, r.margin ? plain(r.margin) : ''].filter(Boolean).join(' — ');
@@ -124,7 +126,7 @@ function familyMatrices(v: ReportView, x: Ctx): string[] {
     out.push(
       '',
       ...wrap(
-        `% of ${f.baseline} (interval in brackets; * rank 1; ≥ client-bound; † not ranked; ‡ another run; ~ after a scenario: its table has noisy rows):`,
+        `% of ${f.baseline} in ${v.answer.measure} (interval in brackets; * rank 1; ≥ client-bound; † not ranked; ‡ another run; ~ after a scenario: its table has noisy rows):`,
         x.width,
         '  ',
       ).map((l) => x.c.bold(l)),
@@ -192,12 +194,33 @@ function referenceLines(r: ReferenceRunView, x: Ctx): string[] {
   return out;
 }
 
+/**
+ * The answer first (view/answer-view.ts): a head naming the profile and the ranking measure, one
+ * line per scenario, the confidence line, the reference line, the driver fallback and the capacity
+ * scenarios in one line; the arithmetic (how sure, the rank rule, the matrices) only with details.
+ */
 function overview(v: ReportView, x: Ctx): string[] {
-  const out = [x.c.bold('Overview'), ...wrap(v.certainty, x.width, '  How sure: ', '    ')];
+  const a = v.answer;
+  const p = a.profile ? `${a.profile} profile; ` : '';
+  const out = wrap(`Overview (${p}ranked by ${a.measure}; ≈ not resolved)`, x.width).map((l) => x.c.bold(l));
+  if (!a.scenarios.length) out.push('  No ranked table yet.');
+  for (const s of a.scenarios) {
+    const first = `  ${s.scenario} (${cutWords(s.title, Math.max(12, Math.floor(x.width / 2) - s.scenario.length))}): `;
+    const lines = wrap(s.text, x.width, first, '    ');
+    out.push(...lines.map((l, i) => (i === 0 ? x.c.bold(l.slice(0, first.length)) + l.slice(first.length) : l)));
+  }
+  out.push(...wrap(plain(a.confidence), x.width, '  ', '    ').map((l) => x.c.yellow(l)));
+  if (a.reference) out.push(...wrap(plain(a.reference), x.width, '  ', '    '));
   if (v.driverFallback) out.push(...wrap(plain(v.driverFallback), x.width, '  Driver: ', '    '));
-  if (x.details) out.push(...wrap(v.rankRule, x.width, '  ', '    ').map((l) => x.c.dim(l)));
-  if (!v.winners.length) return [...out, '  No ranked table yet.', ''];
-  out.push('', ...winnerLines(v, x), ...familyMatrices(v, x));
+  if (!x.details) {
+    // Contenders shown from another run are in no scenario line: say so, and how to rank them.
+    if (v.matrix.joinedNote)
+      out.push(...wrap(plain(v.matrix.joinedNote), x.width, '  ', '    ').map((l) => x.c.yellow(l)));
+    return out;
+  }
+  out.push('', ...wrap(v.certainty, x.width, '  How sure: ', '    '));
+  out.push(...wrap(v.rankRule, x.width, '  ', '    ').map((l) => x.c.dim(l)));
+  if (v.winners.length) out.push('', ...winnerLines(v, x), ...familyMatrices(v, x));
   if (v.capacity) out.push(...capacityOverview(v.capacity, x));
   if (v.referenceRun) out.push(...referenceLines(v.referenceRun, x));
   out.push('');
@@ -252,7 +275,7 @@ function columnSet(t: TableView): { head: string[]; specs: ColumnSpec[]; cells: 
       ],
     };
   return {
-    head: ['#', 'contender', 'requests/s', ivHead, 'p99 ms', 'flags'],
+    head: ['#', 'contender', figureHeader(t.rows), ivHead, 'p99 ms', 'flags'],
     specs: [
       { align: 'right' },
       name,
@@ -275,7 +298,8 @@ function columnSet(t: TableView): { head: string[]; specs: ColumnSpec[]; cells: 
 /** One table in detail: its title, the fitted columns, the rows not ranked, the sentences under it. */
 function table(t: TableView, x: Ctx): string[] {
   const slo = t.capacity ? ` · sustainable req/s at p99 ≤ ${fmtSlo(t.capacity.sloP99Ms)} ms` : '';
-  const title = `${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run ${t.runId}${slo}`;
+  const by = t.capacity ? '' : ` · ranked by ${rankMeasure(t.rows[0] ?? { paired: 0, capacity: null })}`;
+  const title = `${t.scenario} · ${t.profile} · ${t.driver} · Node ${t.nodeMajor} · run ${t.runId}${slo}${by}`;
   const out = wrap(title, x.width).map((l) => x.c.bold(l));
   const set = columnSet(t);
   const shown = tableRows(t);
@@ -320,28 +344,19 @@ export function renderTerminalView(v: ReportView, o: Pick<ExportOptions, 'detail
   if (x.details) for (const t of v.tables) out.push(...table(t, x));
   if (x.details) for (const f of v.footprint ?? []) out.push(...footprintTerminal(f, x));
   const crit = v.findings.filter((f) => f.severity === 'critical' || f.severity === 'major').length;
-  out.push(
-    ...wrap(
-      v.findings.length
-        ? `Findings: ${v.findings.length} (${crit} critical or major); see LEADERBOARD.md or leaderboard.html.`
-        : `Findings: none${v.leakCheck ? ' (leaks not judged in every cell: see the report)' : ''}.`,
-      x.width,
-    ).map((l) => (crit ? x.c.red(l) : l)),
-  );
-  if (v.claims.length) out.push(...wrap(claimsLine(v), x.width));
+  const findings = v.findings.length
+    ? `Findings: ${v.findings.length} (${crit} critical or major)`
+    : `Findings: none${v.leakCheck ? ' (leaks not judged in every cell)' : ''}`;
+  out.push(...wrap(`${findings}${v.claims.length ? ` · ${claimsLine(v)}` : ''}.`, x.width, '  ', '    '));
   if (x.details) for (const d of v.driverAgreement) out.push(...wrap(plain(d.text), x.width, 'Drivers: ', '    '));
-  else if (v.driverAgreement.length)
-    out.push(
-      ...wrap(
-        `Drivers: ${plural(v.driverAgreement.length, 'scenario')} measured by two or more load drivers; Spearman’s ρ of their orders ${rhoRange(v)}; add --details.`,
-        x.width,
-      ),
-    );
   if (!x.details)
     out.push(
-      ...wrap(`Every table (${v.tables.length}), with its rows, intervals, p99 and notes: add --details.`, x.width).map(
-        (l) => x.c.dim(l),
-      ),
+      ...wrap(
+        `Details: --details (${v.tables.length} tables) / the report's Method (leaderboard.html).`,
+        x.width,
+        '  ',
+        '    ',
+      ).map((l) => x.c.dim(l)),
     );
   return `${out.join('\n')}\n`;
 }
@@ -367,24 +382,23 @@ function footprintTerminal(f: FootprintView, x: Ctx): string[] {
   return ['', x.c.bold(`Footprint · run ${f.runId}`), ...rows, ...wrap(f.note, x.width).map((l) => x.c.dim(l)), ''];
 }
 
-/** "from 0.71 to 1.00": the range of the drivers' rank correlations (or "undefined"). */
-function rhoRange(v: ReportView): string {
-  const rhos = v.driverAgreement.flatMap((d) => d.pairs.map((p) => p.rho)).filter((r): r is number => r !== null);
-  if (!rhos.length) return 'undefined';
-  const lo = Math.min(...rhos);
-  const hi = Math.max(...rhos);
-  return lo === hi ? fmtRho(lo) : `from ${fmtRho(lo)} to ${fmtRho(hi)}`;
+/** `s` cut to `w` characters at a word's end, with "…" when cut (a word longer than `w` is cut inside). */
+function cutWords(s: string, w: number): string {
+  if ([...s].length <= w) return s;
+  const cut = s.slice(0, w - 1);
+  const at = cut.lastIndexOf(' ');
+  return `${(at > w / 3 ? cut.slice(0, at) : cut).replace(/[\s,:;]+$/, '')}…`;
 }
 
-/** "Source claims (19): 4 refuted, 4 inconclusive, 11 not measured; 8 provisional …": the verdict counts of the claims table. */
+/** "claims: 1 confirmed, 8 refuted of 19 (1 provisional)": the settled verdict counts of the claims table (`npx just claims` measures them). */
 function claimsLine(v: ReportView): string {
-  const kinds = ['confirmed', 'consistent, not resolved', 'refuted', 'inconclusive', 'not measured'];
+  const kinds = ['confirmed', 'refuted'];
   const counts = kinds
     .map((k) => [k, v.claims.filter((c) => c.verdict.startsWith(k)).length] as const)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`);
   const provisional = v.claims.filter((c) => c.provisional).length;
-  return `Source claims (${v.claims.length}): ${counts.join(', ')}${provisional ? `; ${provisional} provisional (measured in a shortened or overridden shape)` : ''}; see LEADERBOARD.md, \`npx just claims\` measures them.`;
+  return `claims: ${counts.length ? counts.join(', ') : 'none settled'} of ${v.claims.length}${provisional ? ` (${provisional} provisional)` : ''}`;
 }
 
 export const terminalExporter: Exporter = {
@@ -393,7 +407,7 @@ export const terminalExporter: Exporter = {
   extension: 'txt',
   render(snapshot: ReportSnapshot, options: ExportOptions = {}): string {
     const width = Math.max(MIN_WIDTH, options.width ?? DEFAULT_WIDTH);
-    const why = whyTerminal(snapshot);
+    const why = options.details ? whyTerminal(snapshot) : '';
     const fitted = why
       ? `${why
           .split('\n')

@@ -16,7 +16,7 @@
  *   clientBound: boolean, atLeast: boolean, noisy: boolean, rps: number | null, lo: number | null, hi: number | null,
  *   interval: string, p50: number | null, p99: number | null, cpuAvg: number | null, cpuPeak: number | null,
  *   cpuCap: number | null, rssAvg: number | null, rssPeak: number | null, eff: number | null,
- *   effFrom: string }} PageRow
+ *   effFrom: string, pct: number | null, pctLo: number | null, pctHi: number | null, pctInterval: string }} PageRow
  * @typedef {{ label: string, points: [number, number, number, number][] }} PageCurve
  *   one contender's median curve, by rate: [offered requests/s, p99 ms, steps, steps that held the SLO]
  * @typedef {{ slo: number, curves: PageCurve[] }} PageCapacity
@@ -145,9 +145,12 @@
 
   /**
    * Requests/s bars with interval whiskers; client-bound bars hatched, failed rows marked ✕; each
-   * value label right of its whisker's high end (never on the whisker). @param {PageRow[]} rows @returns {Option}
+   * value label right of its whisker's high end (never on the whisker). `axis` names the axis,
+   * `label` writes a bar's value label, `unit` follows the figure in the tooltip.
+   * @param {PageRow[]} rows @param {string} [axis] @param {(r: PageRow) => string} [label] @param {string} [unit]
+   * @returns {Option}
    */
-  function rpsOption(rows) {
+  function rpsOption(rows, axis = 'requests/s', label = barLabel, unit = 'requests/s') {
     return {
       textStyle: font,
       animation: false,
@@ -158,10 +161,10 @@
           const r = tooltipRow(p, rows);
           if (!r) return '';
           if (r.failed) return `<b>${esc(r.label)}</b><br>failed: not ranked`;
-          return `<b>${esc(r.label)}</b><br>${r.rps == null ? '–' : `${r.atLeast ? '≥ ' : ''}${fmtInt(r.rps)} requests/s`}${r.lo != null && r.hi != null ? `<br>${esc(r.interval)} ${fmtInt(Math.floor(r.lo))}–${fmtInt(Math.ceil(r.hi))}` : ''}${r.clientBound ? '<br>client-bound: a lower bound' : ''}${r.atLeast ? '<br>the open-loop driver reached its limit: a lower bound' : ''}`;
+          return `<b>${esc(r.label)}</b><br>${r.rps == null ? '–' : `${r.atLeast ? '≥ ' : ''}${fmtInt(r.rps)} ${unit}`}${r.lo != null && r.hi != null ? `<br>${esc(r.interval)} ${fmtInt(Math.floor(r.lo))}–${fmtInt(Math.ceil(r.hi))}` : ''}${r.clientBound ? '<br>client-bound: a lower bound' : ''}${r.atLeast ? '<br>the open-loop driver reached its limit: a lower bound' : ''}`;
         },
       },
-      xAxis: valueAxis('requests/s'),
+      xAxis: valueAxis(axis),
       yAxis: catAxis(rows),
       series: [
         {
@@ -190,7 +193,7 @@
               position: 'right',
               fontSize: 11,
               color: r.failed ? '#c92a2a' : '#1d2430',
-              formatter: r.failed ? 'failed' : barLabel(r),
+              formatter: r.failed ? 'failed' : label(r),
             },
           })),
         },
@@ -200,7 +203,7 @@
           z: 5,
           silent: true,
           // [row, lo, hi, the value label drawn right of the whisker]
-          data: rows.map((r, i) => [i, r.failed ? null : r.lo, r.failed ? null : r.hi, barLabel(r)]),
+          data: rows.map((r, i) => [i, r.failed ? null : r.lo, r.failed ? null : r.hi, label(r)]),
           encode: { x: [1, 2], y: 0 },
           renderItem: (_params, api) => {
             const lo = api.value(1);
@@ -402,6 +405,27 @@
     };
   }
 
+  /**
+   * The ranking measure: each row's % of the table's baseline in requests per CPU-second with the
+   * table model's interval as whiskers (PageRow.pct, pctLo, pctHi), drawn as the requests/s bars are.
+   * @param {PageRow[]} rows @returns {Option}
+   */
+  function measureOption(rows) {
+    const use = rows
+      .filter((r) => r.pct != null || r.failed)
+      .map((r) => ({
+        ...r,
+        rps: r.pct,
+        lo: r.pctLo,
+        hi: r.pctHi,
+        interval: r.pctInterval,
+        clientBound: false,
+        atLeast: false,
+      }));
+    const pct = (/** @type {PageRow} */ r) => (r.rps == null ? '–' : `${Math.round(r.rps)}%`);
+    return rpsOption(use, '% of baseline (requests per CPU-second)', pct, '% of baseline (requests per CPU-second)');
+  }
+
   /** Panels per row of the capacity small multiples. @param {number} n */
   const capacityCols = (n) => Math.max(1, Math.min(n, narrow() ? 2 : 5));
   /** Height in px of one small-multiple panel (plot area), and of its title and axis labels. */
@@ -539,15 +563,17 @@
     const option =
       kind === 'capacity' && t.capacity
         ? capacityOption(t.capacity, show)
-        : kind === 'rps'
-          ? rpsOption(rows)
-          : kind === 'latency'
-            ? latencyOption(rows)
-            : kind === 'efficiency'
-              ? efficiencyOption(rows)
-              : kind === 'cpu'
-                ? resourceOption(rows, 'cpu')
-                : resourceOption(rows, 'rss');
+        : kind === 'measure'
+          ? measureOption(rows)
+          : kind === 'rps'
+            ? rpsOption(rows)
+            : kind === 'latency'
+              ? latencyOption(rows)
+              : kind === 'efficiency'
+                ? efficiencyOption(rows)
+                : kind === 'cpu'
+                  ? resourceOption(rows, 'cpu')
+                  : resourceOption(rows, 'rss');
     chart.setOption(option, { notMerge: true });
     el.dataset.drawn = '1';
   }
@@ -573,6 +599,11 @@
       row.classList.toggle('hidden', !(show.has(label) || !data.contenders.includes(label)) || !scenOk);
       row.classList.toggle('hl', hl !== '' && label === hl);
     }
+    // The winners table follows the contender filter: a name unchecked leaves it.
+    for (const n of all('table.winners .who-name[data-label]')) {
+      const name = /** @type {HTMLElement} */ (n);
+      name.classList.toggle('hidden', !show.has(name.dataset.label ?? ''));
+    }
     for (const td of all('table.heatmap td[data-label]')) {
       const cell = /** @type {HTMLElement} */ (td);
       cell.classList.toggle('hl', hl !== '' && cell.dataset.label === hl);
@@ -591,7 +622,9 @@
     const counter = document.getElementById('shown');
     if (counter)
       counter.textContent = `${shown} of ${data.tables.length} tables · ${show.size} of ${data.contenders.length} contenders`;
-    for (const el of all('section.group:not(.hidden) .chart')) draw(/** @type {HTMLElement} */ (el));
+    // Charts inside a folded <details> are drawn when it opens (a closed one has no size).
+    for (const el of all('section.group:not(.hidden) .chart'))
+      if (/** @type {HTMLElement} */ (el).offsetParent !== null) draw(/** @type {HTMLElement} */ (el));
     const q = new URLSearchParams();
     for (const [key, v] of Object.entries(want)) if (v) q.set(key, v);
     if (show.size < data.contenders.length) q.set('only', [...show].join(','));
@@ -633,6 +666,37 @@
     if (highlightSel) highlightSel.value = '';
     apply();
   });
+
+  // ---- folded details ---------------------------------------------------------------------
+  /** Opens every <details> around the element with id `id` (a link into a folded block). @param {string} id */
+  function reveal(id) {
+    const el = id ? document.getElementById(id) : null;
+    for (let d = el?.closest('details'); d; d = d.parentElement?.closest('details') ?? null) d.open = true;
+  }
+  document.addEventListener('click', (e) => {
+    const a = /** @type {HTMLElement | null} */ (e.target instanceof Element ? e.target.closest('a[href^="#"]') : null);
+    if (a) reveal(decodeURIComponent((a.getAttribute('href') ?? '').slice(1)));
+  });
+  window.addEventListener('hashchange', () => reveal(decodeURIComponent(location.hash.slice(1))));
+  for (const d of all('details')) {
+    const fold = /** @type {HTMLDetailsElement} */ (d);
+    fold.addEventListener('toggle', () => {
+      if (!fold.open) return;
+      for (const el of all('section.group:not(.hidden) .chart', fold))
+        if (/** @type {HTMLElement} */ (el).offsetParent !== null) draw(/** @type {HTMLElement} */ (el));
+    });
+  }
+  if (!location.hash.includes('=')) reveal(decodeURIComponent(location.hash.slice(1)));
+
+  // ---- tables as cards on a phone: each cell names its column (CSS shows it under 560 px) ----
+  for (const table of all('table.board, table.issues, table.claims, table.footprint, table.runs')) {
+    table.classList.add('cards');
+    const heads = all('thead th', table).map((h) => h.textContent?.trim() ?? '');
+    for (const tr of all('tbody tr', table))
+      all('td', tr).forEach((td, i) => {
+        if (heads[i]) /** @type {HTMLElement} */ (td).dataset.h = heads[i];
+      });
+  }
 
   // ---- sortable tables --------------------------------------------------------------------
   /** @param {HTMLTableCellElement | undefined} td */
@@ -699,6 +763,8 @@
     }, 100);
   });
   window.addEventListener('beforeprint', () => {
+    // A printout holds everything: the folded blocks open.
+    for (const d of all('details')) /** @type {HTMLDetailsElement} */ (d).open = true;
     for (const c of charts.values()) c.resize();
   });
 

@@ -29,7 +29,7 @@ import { createProgressSink, type ProgressSink } from '../scheduler/progress-sin
 import { renderTerminal } from '../report/leaderboard.ts';
 import { leaderboardCommand } from './report.ts';
 import type { ReportView } from '../report/view.ts';
-import { fmtDuration, fmtPct } from '../core/format.ts';
+import { fmtDuration } from '../core/format.ts';
 import { terminalSettings } from '../report/exporters/terminal.ts';
 import type { Globals } from './command-kit.ts';
 import type { BenchOpts } from './options.ts';

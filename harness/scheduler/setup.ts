@@ -71,7 +71,11 @@ export function openResultSink(
     nodes: [...new Map(o.cells.map((c) => [c.node.major, { major: c.node.major, version: c.node.version }])).values()],
     // Stored as `trials.count` (the field name of every run so far): the number of rounds.
     trials: { count: rounds, shuffleSeed: seed },
-    design: { baselines: o.baselines ?? {}, burstRequests: o.burstRequests ?? BURST_REQUESTS },
+    design: {
+      baselines: o.baselines ?? {},
+      burstRequests: o.burstRequests ?? BURST_REQUESTS,
+      ...(o.cells[0] ? { driverAsked: o.cells[0].profile.driver } : {}),
+    },
   });
   return {
     writer,

@@ -416,6 +416,8 @@ export interface RunMeta {
     baselines: Record<string, string>;
     /** Concurrency burst requests per cell before measuring (contract/burst.ts). */
     burstRequests: number;
+    /** The driver the run's profile asked for when it started (`native`: wrk, else autocannon as a fallback); absent in older runs. */
+    driverAsked?: string;
     /** Wall time of the run, ms, and the harness's own overhead per cell (median, max), ms. */
     wallMs?: number;
     overheadMs?: { median: number; max: number; cells: number };

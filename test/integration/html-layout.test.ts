@@ -12,12 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
-import { chromiumPath } from '../harness/drivers/tools.ts';
-import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
-import { readSnapshot } from '../harness/cli/report.ts';
-import type { ReportSnapshot } from '../harness/report/snapshot.ts';
-import { reportSnapshot } from './report-fixture.ts';
-import { ROOT } from './helpers.ts';
+import { chromiumPath } from '../../harness/drivers/tools.ts';
+import { EXPORTERS } from '../../harness/report/exporters/exporter-registry.ts';
+import { readSnapshot } from '../../harness/cli/report.ts';
+import type { ReportSnapshot } from '../../harness/report/snapshot.ts';
+import { reportSnapshot } from '../report-fixture.ts';
+import { ROOT } from '../helpers.ts';
 
 const CHROMIUM = chromiumPath();
 const SKIP = CHROMIUM

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildView } from '../harness/report/view-build.ts';
+import { buildView } from '../../harness/report/view-build.ts';
 import {
   accuracyShort,
   confidenceLine,
@@ -16,12 +16,12 @@ import {
   type ScenarioAnswerView,
   shortTitle,
   timesText,
-} from '../harness/report/view/answer-view.ts';
-import { readSnapshot } from '../harness/cli/report.ts';
-import { EXPORTERS } from '../harness/report/exporters/exporter-registry.ts';
-import { HEADLINE_MEASURE, SOLO_RPS } from '../harness/report/measure.ts';
-import { reportSnapshot } from './report-fixture.ts';
-import { ROOT } from './helpers.ts';
+} from '../../harness/report/view/answer-view.ts';
+import { readSnapshot } from '../../harness/cli/report.ts';
+import { EXPORTERS } from '../../harness/report/exporters/exporter-registry.ts';
+import { HEADLINE_MEASURE, SOLO_RPS } from '../../harness/report/measure.ts';
+import { reportSnapshot } from '../report-fixture.ts';
+import { ROOT } from '../helpers.ts';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const committed = readSnapshot(path.join(ROOT, 'results'), path.join(ROOT, 'scenarios')).snapshot;

@@ -163,9 +163,15 @@ test('the header says once when ranking fell back to autocannon, with the instal
   const s = reportSnapshot();
   const runs = s.runs.map((r) => ({
     ...r,
-    meta: { ...r.meta, design: { baselines: { ping: 'node-http' }, burstRequests: 2000 } },
+    meta: { ...r.meta, design: { baselines: { ping: 'node-http' }, burstRequests: 2000, driverAsked: 'native' } },
   }));
   const md = EXPORTERS.md.render({ ...s, runs }, { now: NOW });
+  // A run whose profile asked for autocannon (as `pipelined` did before wrk pipelined) did not fall back.
+  const asked = runs.map((r) => ({
+    ...r,
+    meta: { ...r.meta, design: { ...r.meta.design, driverAsked: 'autocannon' } },
+  }));
+  assert.doesNotMatch(EXPORTERS.md.render({ ...s, runs: asked }, { now: NOW }), /fell back/);
   const hits = md.match(/ranking fell back to autocannon/g) ?? [];
   assert.equal(hits.length, 1, 'said once');
   assert.match(md, /> \*\*Driver:\*\* ranking fell back to autocannon in run `r2`: .*install wrk \(.*apt-get install/);

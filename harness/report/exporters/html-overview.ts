@@ -5,7 +5,7 @@
  * the filters that follow it.
  */
 import type { Estimate } from '../../analysis/stats.ts';
-import { fmtBounds, fmtFigure, intervalName } from '../format.ts';
+import { fmtBounds, fmtFigure, intervalName } from '../../core/format.ts';
 import { fmtSlo, sustainableText } from '../capacity-text.ts';
 import type { ReferenceRunView, ReportView } from '../view.ts';
 import { pairText } from '../reference-run.ts';

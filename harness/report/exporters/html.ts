@@ -31,7 +31,6 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { medianCurve } from '../../analysis/capacity.ts';
-import type { Estimate } from '../../analysis/stats.ts';
 import { fmtBounds, fmtFigure, fmtInt, fmtMs, intervalName, plural, sig } from '../../core/format.ts';
 import {
   capacityHeader,
@@ -46,8 +45,7 @@ import {
 import type { ReportSnapshot } from '../snapshot.ts';
 import { buildView } from '../view-build.ts';
 import { fidelityLine } from '../view/runs-view.ts';
-import type { ReferenceRunView, ReportView, RowView, TableView } from '../view.ts';
-import { pairText } from '../reference-run.ts';
+import type { ReportView, RowView, TableView } from '../view.ts';
 import type { Exporter, ExportOptions } from './exporter-types.ts';
 import { flameScripts, whySectionHtml } from './why-html.ts';
 import { esc, md, th } from './html-text.ts';

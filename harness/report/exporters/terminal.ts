@@ -18,7 +18,7 @@
 import { figureHeader, rankMeasure } from '../measure.ts';
 import { terminalSafe } from '../../core/terminal-text.ts';
 import pc from 'picocolors';
-import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, plural, sig } from '../../core/format.ts';
+import { fmtBounds, fmtFigure, fmtMs, intervalName, outward, sig } from '../../core/format.ts';
 import { whyTerminal } from '../why-text.ts';
 import { FOOTPRINT_COLUMNS, type FootprintView, footprintTextLines } from '../footprint-view.ts';
 import {

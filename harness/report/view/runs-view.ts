@@ -87,13 +87,19 @@ export function hostsOf(tables: TableView[], metas: RunMeta[]): string[] {
   return [...new Set(metas.filter((m) => ids.has(m.runId)).map((m) => m.machine.cpuModel))];
 }
 
-/** Fell back to autocannon for ranking: a `native` profile measured by autocannon. */
+/**
+ * Fell back to autocannon for ranking: a run whose profile asked for the `native` driver
+ * (`design.driverAsked`; in older runs, a profile that is native today and a fidelity check skipped
+ * for want of wrk, since a profile's driver can change: `pipelined` ranked with autocannon until
+ * wrk could pipeline) measured by autocannon.
+ */
 export function fallbackOf(tables: TableView[], metas: RunMeta[]): string | null {
   const fell = metas.filter((m) => {
     let native = false;
     try {
-      const p = getProfile(m.profile);
-      native = p.driver === 'native';
+      native = m.design?.driverAsked
+        ? m.design.driverAsked === 'native'
+        : getProfile(m.profile).driver === 'native' && m.fidelity?.status === 'skipped';
     } catch {
       native = false;
     }

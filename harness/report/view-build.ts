@@ -22,7 +22,7 @@ import { nodeMatrixOf } from './node-matrix.ts';
 import { whyIssueFindings, whyRowNotes, whyView } from './why-view.ts';
 import { footprintViews } from './footprint-view.ts';
 import type { MatrixView, ReferenceRunView, ReportView, TableView } from './view.ts';
-import { accuracyShort, confidenceLine, referenceLine, scenarioAnswer } from './view/answer-view.ts';
+import { accuracyShort, confidenceLine, markedAnswers, referenceLine, scenarioAnswer } from './view/answer-view.ts';
 import { CAPACITY_MEASURE, HEADLINE_MEASURE, SOLO_RPS } from './measure.ts';
 import { capacityMatrixOf } from './view/capacity-view.ts';
 import { claimsOf } from './view/claims-view.ts';
@@ -118,11 +118,13 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     : null;
   const primaryRanked = rankedOf(ranked, primary);
   // A capacity-only report (no closed-loop table) answers with its capacity tables.
-  const answers = primary.map((t) =>
-    scenarioAnswer(
-      t,
-      primaryRanked.find((r) => r.runId === t.runId && r.key.scenario === t.scenario),
-      titles.get(t.scenario) ?? t.scenario,
+  const answers = markedAnswers(
+    primary.map((t) =>
+      scenarioAnswer(
+        t,
+        primaryRanked.find((r) => r.runId === t.runId && r.key.scenario === t.scenario),
+        titles.get(t.scenario) ?? t.scenario,
+      ),
     ),
   );
   const medianMdd = medianMddOf(tables, primary).med;

@@ -12,6 +12,7 @@ import {
   accuracyShort,
   confidenceLine,
   isGraphqlStack,
+  markedAnswers,
   referenceLine,
   type ScenarioAnswerView,
   shortTitle,
@@ -119,6 +120,23 @@ test('the confidence line and the reference line', () => {
       'accuracy: 12 of 14 rows within ±10% of the steady-state reference `R`; beyond both intervals: loopback4 json −11.4% (one bake-off; the targets are judged on ≥ 3)',
     ),
     '12 of 14 rows within ±10%; beyond both intervals: loopback4 json −11.4%',
+  );
+});
+
+test('a line stays short: at most three tied names, and no repeated "beside other work" when every table was', () => {
+  const busy = [answer('ping', ['a', 'b', 'c', 'd', 'e'], ['a']), answer('json', ['b'], ['b'])];
+  const marked = markedAnswers(busy.map((x) => ({ ...x, text: 'x (measured beside other work)' })));
+  assert.equal(marked[0]?.text, 'a ≈ b ≈ c ≈ 2 more');
+  assert.equal(marked[1]?.text, 'b');
+  assert.match(
+    confidenceLine({ medianMdd: 0.2, answers: busy, accuracy: null, selftest: 'not run' }),
+    /· all 2 tables measured beside other work \(figures may be biased\) ·/,
+  );
+  // One table quiet: each busy line keeps its mark.
+  const some = [...busy, answer('echo', ['a'])].map((x) => ({ ...x, text: 'kept' }));
+  assert.deepEqual(
+    markedAnswers(some).map((x) => x.text),
+    ['kept', 'kept', 'kept'],
   );
 });
 

@@ -62,7 +62,7 @@ function split(t: RankedTable | undefined, rows: Rankable[]): { leaders: Rankabl
 }
 
 /** The line after the title: the leaders, the next (all when three or fewer) and the slowest, the floor, the other kind. */
-function answerText(a: Omit<ScenarioAnswerView, 'text'>): string {
+function answerText(a: Omit<ScenarioAnswerView, 'text'>, markQuiet = true): string {
   if (!a.leaders.length)
     return `nobody ranked (see its table)${a.unranked.length ? `: ${a.unranked.length} rows with a lower bound or too few trials` : ''}`;
   const shown = a.rest.length > 3 ? [a.rest[0], null, a.rest.at(-1)] : a.rest;
@@ -71,12 +71,26 @@ function answerText(a: Omit<ScenarioAnswerView, 'text'>): string {
     ? `; floor ${a.floor.label} ${a.floor.tied ? '≈' : a.floor.times >= 1 ? `${timesText(a.floor.times)} faster` : `${timesText(1 / a.floor.times)} slower`}`
     : '';
   const apart = a.apart ? `; ${a.apart.kind}: ${a.apart.leaders.join(' ≈ ')} first` : '';
-  const quiet = a.notQuiet.length ? ' (measured beside other work)' : '';
+  const quiet = markQuiet && a.notQuiet.length ? ' (measured beside other work)' : '';
   const more = a.unranked.length > 3 ? `, +${a.unranked.length - 3} more` : '';
   const unranked = a.unranked.length
     ? `; not ranked (lower bounds or few trials): ${a.unranked.slice(0, 3).join(', ')}${more}`
     : '';
-  return `${a.leaders.join(' ≈ ')}${steps.length ? `, then ${steps.join(', ').replace(', …,', ' …')}` : ''}${floor}${apart}${unranked}${quiet}`;
+  return `${tiedText(a.leaders)}${steps.length ? `, then ${steps.join(', ').replace(', …,', ' …')}` : ''}${floor}${apart}${unranked}${quiet}`;
+}
+
+/** Tied names joined by "≈", at most three, then "≈ N more" (a line per scenario must stay short). */
+function tiedText(names: readonly string[]): string {
+  return names.length > 3 ? `${names.slice(0, 3).join(' ≈ ')} ≈ ${names.length - 3} more` : names.join(' ≈ ');
+}
+
+/**
+ * The scenario answers as shown: when every table was measured beside other work, the confidence
+ * line says so once ("all N tables …") and no line repeats it.
+ */
+export function markedAnswers(answers: ScenarioAnswerView[]): ScenarioAnswerView[] {
+  const all = answers.length > 1 && answers.every((a) => a.notQuiet.length);
+  return all ? answers.map((a) => ({ ...a, text: answerText(a, false) })) : answers;
 }
 
 /** One scenario's answer from its overview table `v` and the ranked table behind it `t`. */
@@ -152,7 +166,7 @@ export function confidenceLine(p: ConfidenceParts): string {
       ? `Resolution: differences under ${pct(p.medianMdd)} not resolved`
       : 'Resolution: no table model',
     busy
-      ? `${busy} of ${n} tables measured beside other work (figures may be biased)`
+      ? `${busy === n && n > 1 ? `all ${n}` : `${busy} of ${n}`} tables measured beside other work (figures may be biased)`
       : `none of ${n} tables measured beside other work`,
     `accuracy vs steady state: ${p.accuracy ?? 'no reference record (`npx just reference`)'}`,
     `self-test: ${p.selftest}`,

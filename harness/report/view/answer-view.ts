@@ -63,8 +63,11 @@ function split(t: RankedTable | undefined, rows: Rankable[]): { leaders: Rankabl
 
 /** The line after the title: the leaders, the next (all when three or fewer) and the slowest, the floor, the other kind. */
 function answerText(a: Omit<ScenarioAnswerView, 'text'>, markQuiet = true): string {
-  if (!a.leaders.length)
-    return `nobody ranked (see its table)${a.unranked.length ? `: ${a.unranked.length} rows with a lower bound or too few trials` : ''}`;
+  if (!a.leaders.length) {
+    const more = a.unranked.length > 3 ? `, +${a.unranked.length - 3} more` : '';
+    const named = `${a.unranked.slice(0, 3).join(', ')}${more}`;
+    return `nobody ranked (see its table)${a.unranked.length ? `: ${named} (a lower bound or too few trials)` : ''}`;
+  }
   const shown = a.rest.length > 3 ? [a.rest[0], null, a.rest.at(-1)] : a.rest;
   const steps = shown.map((s, i) => (s ? `${s.label} ${timesText(s.times)}${i === 0 ? ' slower' : ''}` : '…'));
   const floor = a.floor
@@ -138,7 +141,9 @@ export function scenarioAnswer(v: TableView, t: RankedTable | undefined, title: 
     apart: other.leaders.length
       ? { kind: kindGraphql ? 'REST frameworks' : 'GraphQL stacks', leaders: other.leaders.map((r) => r.label) }
       : null,
-    unranked: v.rows.filter((r) => !r.otherRun && !r.failed && r.rank === null && r.rps).map((r) => r.label),
+    unranked: v.rows
+      .filter((r) => !r.otherRun && !r.failed && r.rank === null && r.rps)
+      .map((r) => (r.clientBound ? `${r.label} (client-bound)` : r.label)),
     notQuiet: t ? (measurementNotes(t).find((n) => n.kind === 'not-quiet')?.labels ?? []) : [],
   };
   return { ...a, text: answerText(a) };

@@ -333,6 +333,11 @@ test('real profiles: the flame graph keeps the attribution; the report shows it,
   fs.writeFileSync(file, html);
   await inChromium(file, async (page, errors) => {
     const box = 'details.flame-box[data-flame="why-2026-11-25T09-00-00Z-f1a3-express__json"]';
+    // The page folds its detail sections: open them as a reader would (a flame box opens on its click).
+    await page.evaluate(() => {
+      for (const d of document.querySelectorAll('details'))
+        if (!d.classList.contains('flame-box')) (d as HTMLDetailsElement).open = true;
+    });
     await page.click(`${box} summary`);
     await page.waitForSelector(`${box} svg rect`, { timeout: 10_000 });
     const titles = await page.$$eval(`${box} svg title`, (ts) => ts.map((x) => x.textContent ?? ''));

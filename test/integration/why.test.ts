@@ -22,7 +22,7 @@ import { ROOT, runCli, tmpDir } from '../helpers.ts';
 const BURN_US = 400;
 
 const server = (burnUs: number) => `import http from 'node:http';
-import burnPkg from '../node_modules/burn-pkg/index.js';
+import burnPkg from './node_modules/burn-pkg/index.js';
 http
   .createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/ping') {

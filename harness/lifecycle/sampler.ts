@@ -150,6 +150,8 @@ export class Sampler {
   /**
    * Ends the window and summarises it; null when nothing was sampled. `closedLoop`: the window was
    * closed-loop (a connection profile's), so an idle server means the load side was the limit.
+   * `durationS`: the load's own duration (the driver's, seconds); the CPU and client figures use
+   * the readings within it (all readings when fewer than 3 fall within it).
    */
   stop(
     totalRequests: number,
@@ -163,7 +165,12 @@ export class Sampler {
     const foreign = foreignCpuS(this.foreign0, foreignSnapshot());
     const wallS = (performance.now() - this.t0) / 1000;
     // pidusage's first reading of a pid has no previous point: drop it.
-    const s = this.samples.slice(1).filter((x) => x.serverRss > 0);
+    const read = this.samples.slice(1).filter((x) => x.serverRss > 0);
+    // Only the readings of the load itself: after `durationS` the driver is still reporting (wrk's
+    // done() writes its latency histogram for up to 3 s) while the server idles, and an idle tail
+    // would read as an idle server (a false "client-bound") and a low CPU share.
+    const inLoad = read.filter((x) => x.t <= durationS + this.intervalMs / 2000);
+    const s = inLoad.length >= 3 || inLoad.length === read.length ? inLoad : read;
     if (!s.length) return null;
     const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const cpu = s.map((x) => x.serverCpu);

@@ -130,8 +130,11 @@ export async function runWindow(
     });
     const use = meter();
     const sampled = stopSampler(sampler, ctx, out.requests.total, out.durationS, isConnectionProfile(effective));
+    // CPU-s per second of load: the driver's own duration, not the wall time around it (wrk's done()
+    // writes its latency histogram for up to 3 s after the load, while the server idles).
+    const loadS = out.durationS > 0 ? Math.min(use?.wallS ?? out.durationS, out.durationS) : (use?.wallS ?? 0);
     const resources =
-      sampled && use ? { ...sampled, server: { ...sampled.server, cpuSPerS: use.cpuS / use.wallS } } : sampled;
+      sampled && use && loadS > 0 ? { ...sampled, server: { ...sampled.server, cpuSPerS: use.cpuS / loadS } } : sampled;
     const escaped = containmentBreach(s, ctx, warmup ? 'in the warm-up' : 'in a measured window', use);
     if (escaped) return { escaped };
     return { load: { ...out, profile: effective }, ...(resources ? { resources } : {}) };

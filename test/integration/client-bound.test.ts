@@ -177,3 +177,30 @@ test('a throttled k6 leaves node-http idle: the cell carries wrk’s server-boun
     /native check: k6 left a server below 85% of its core; 1 server\(s\) × 5 × 1 s of wrk at 50 connections/,
   );
 });
+
+test('an idle tail after the load (a driver still writing its report) does not read as an idle server', async () => {
+  // A real "server": 1.2 s of busy loop, then 2 s idle, as a server is while wrk's done() writes its histogram.
+  const { spawn } = await import('node:child_process');
+  const { Sampler } = await import('../../harness/lifecycle/sampler.ts');
+  const child = spawn(
+    process.execPath,
+    ['-e', 'const t = Date.now(); while (Date.now() - t < 1200); setTimeout(() => {}, 2000);'],
+    { detached: true, stdio: 'ignore' },
+  );
+  try {
+    const pid = child.pid;
+    assert.ok(pid);
+    const sampler = new Sampler(pid, 100);
+    sampler.start(null);
+    await new Promise((r) => setTimeout(r, 3000));
+    const use = sampler.stop(1000, 1.2, 1, 1, true);
+    assert.ok(use, 'sampled');
+    // Over the whole 3 s the average is at most 40%; over the 1.2 s of load it is a busy core.
+    assert.ok(
+      use.server.cpuPctAvg > 60,
+      `CPU over the load ${use.server.cpuPctAvg.toFixed(0)}% (the idle tail was counted)`,
+    );
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

@@ -1,5 +1,5 @@
 /**
- * The steady-state reference (`just reference`: cli/reference.ts parses and prints, scheduler/reference-run.ts
+ * The steady-state reference (`just reference`: cli/reference.ts parses and prints, scheduler/steady-reference.ts
  * and scheduler/reference-measure.ts measure).
  * A reference measures each contender ALONE on the server
  * core with wrk: a long warm-up, then long windows, in several fresh server processes per

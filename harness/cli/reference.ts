@@ -1,7 +1,7 @@
 /**
  * `just reference` (the `reference` command): the steady-state reference of the bake-off's
  * figures (analysis/reference-stats.ts). This module parses its options, checks the names, calls
- * scheduler/reference-run.ts `runReference` with the real dependencies (scheduler/real-deps.ts
+ * scheduler/steady-reference.ts `runReference` with the real dependencies (scheduler/real-deps.ts
  * `referenceDeps`) and prints the record's figures. Each chosen contender is measured ALONE on
  * the server core of the CPU plan with wrk on the client cores: per fresh server process a warm-up
  * (default 20 s), then windows; ≥ 3 processes per contender, in rotation blocks (the default) or,
@@ -15,7 +15,7 @@
  * bias test with the shared baseline's correlation, the targets and what an unbiased design reads
  * (analysis/reference-floor.ts). Exit 0: the targets are printed, never enforced by the exit code.
  *
- * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running (scheduler/reference-run.ts).
+ * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running (scheduler/steady-reference.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { UserError } from '../core/errors.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
 import { referenceDeps } from '../scheduler/real-deps.ts';
-import { type ReferenceRunRecord, runReference } from '../scheduler/reference-run.ts';
+import { type ReferenceRunRecord, runReference } from '../scheduler/steady-reference.ts';
 import { readRun } from '../store/runs.ts';
 import { readReference } from '../store/reference-store.ts';
 import { load } from './bench.ts';
@@ -47,7 +47,7 @@ export function precheckReference(g: Globals, names: string[], o: ReferenceOpts)
   selectScenarios(scenarios, o.scenario ?? ['json']);
 }
 
-/** Runs the reference (scheduler/reference-run.ts) and prints its figures and record file; returns the exit code. See the module docstring. */
+/** Runs the reference (scheduler/steady-reference.ts) and prints its figures and record file; returns the exit code. See the module docstring. */
 export async function reference(g: Globals, names: string[], o: ReferenceOpts, signal: AbortSignal): Promise<number> {
   const { manifests, scenarios: all } = load(g);
   const out = await runReference({

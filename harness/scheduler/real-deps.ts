@@ -5,7 +5,7 @@
  * the external target at `externalUrl`, the upstream mock and PostgreSQL (services/), the Node
  * engines check (lifecycle/node-runtime.ts), k6 (drivers/k6.ts, built when Go is there), the
  * driver fidelity check (scheduler/fidelity.ts) and wrk for the native check of k6 cells. Nothing starts until the scheduler asks.
- * `referenceDeps`: the same pieces for the steady-state reference (scheduler/reference-run.ts), with wrk
+ * `referenceDeps`: the same pieces for the steady-state reference (scheduler/steady-reference.ts), with wrk
  * and the CPU of other work beside it (lifecycle/foreign-cpu.ts).
  */
 import { getProfile, type Profile } from '../core/profiles.ts';

@@ -1,5 +1,5 @@
 /**
- * How `just reference` measures (scheduler/reference-run.ts runs it; analysis/reference-stats.ts sums it up).
+ * How `just reference` measures (scheduler/steady-reference.ts runs it; analysis/reference-stats.ts sums it up).
  * Two designs, both with wrk, the server pinned to the server core of the CPU plan:
  *
  * - `rotation` (the default): per block, one fresh server process of EVERY contender of the
@@ -21,7 +21,12 @@
  * CPU of processes outside the harness in the same window (lifecycle/foreign-cpu.ts). Every
  * server started here is stopped in a `finally` block, also on Ctrl-C.
  */
-import { type ReferenceDesign, type ReferenceProcess, type ReferenceWindow, processFigures } from '../analysis/reference-stats.ts';
+import {
+  type ReferenceDesign,
+  type ReferenceProcess,
+  type ReferenceWindow,
+  processFigures,
+} from '../analysis/reference-stats.ts';
 import path from 'node:path';
 import type { Scenario } from '../contract/scenarios.ts';
 import type { Manifest } from '../core/manifest.ts';

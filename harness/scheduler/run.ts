@@ -421,7 +421,9 @@ function summarize(run: Run, done: Finished, { wallMs, over }: RunClosing): RunS
     interrupted: o.signal.aborted,
     wallMs,
     overheadMs: over,
-    ...(p ? { profiled: { runId: p.writer.runId, runDir: p.writer.dir, cells: done.profiled, servers: p.servers } } : {}),
+    ...(p
+      ? { profiled: { runId: p.writer.runId, runDir: p.writer.dir, cells: done.profiled, servers: p.servers } }
+      : {}),
   };
 }
 

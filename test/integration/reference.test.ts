@@ -1,4 +1,4 @@
-// The steady-state reference (`just reference`, harness/scheduler/reference-run.ts; arithmetic in
+// The steady-state reference (`just reference`, harness/scheduler/steady-reference.ts; arithmetic in
 // harness/analysis/reference-stats.ts): ABBA order, intervals between processes, the bake-off's bias
 // against it, the how-sure line's second certificate, and a real short run on two contenders
 // (real servers on 127.0.0.1, wrk) whose record the compare step reads.

@@ -1,4 +1,4 @@
-// The steady-state reference run (harness/scheduler/reference-run.ts, reference-measure.ts) with
+// The steady-state reference run (harness/scheduler/steady-reference.ts, reference-measure.ts) with
 // fake dependencies, the way test/unit/scheduler.test.ts fakes a bake-off's RunDeps: no process is
 // started. A fake server is a handle whose CPU time grows with the requests the fake wrk sends it;
 // the fake driver makes up each window from its server's rate. The test reads the order of the
@@ -12,7 +12,7 @@ import type { LoadDriver, LoadOutput } from '../../harness/drivers/driver-types.
 import type { CpuPlan } from '../../harness/lifecycle/cpu-plan.ts';
 import type { CellSpec } from '../../harness/scheduler/plan.ts';
 import type { ReferenceDeps } from '../../harness/scheduler/reference-measure.ts';
-import { runReference } from '../../harness/scheduler/reference-run.ts';
+import { runReference } from '../../harness/scheduler/steady-reference.ts';
 import type { TargetHandle } from '../../harness/scheduler/scheduler-types.ts';
 import { readReference } from '../../harness/store/reference-store.ts';
 import { ROOT, tmpDir } from '../helpers.ts';
@@ -197,8 +197,18 @@ test('reference: solo processes in ABBA order with fake deps; Ctrl-C mid-process
     log: () => {},
     node: NODE,
   };
-  const out = await runReference({ ...base, resultsDir: tmpDir('reference-solo'), deps: solo.deps, signal: solo.signal });
-  assert.deepEqual(solo.log.starts, ['a:a__json__p1.log', 'b:b__json__p2.log', 'b:b__json__p3.log', 'a:a__json__p4.log']);
+  const out = await runReference({
+    ...base,
+    resultsDir: tmpDir('reference-solo'),
+    deps: solo.deps,
+    signal: solo.signal,
+  });
+  assert.deepEqual(solo.log.starts, [
+    'a:a__json__p1.log',
+    'b:b__json__p2.log',
+    'b:b__json__p3.log',
+    'a:a__json__p4.log',
+  ]);
   assert.deepEqual(solo.log.stops, solo.log.starts, 'each process stopped before the next starts');
   assert.deepEqual(
     out?.record.processes.map((p) => `${p.contender}${p.order}`),
@@ -206,7 +216,12 @@ test('reference: solo processes in ABBA order with fake deps; Ctrl-C mid-process
   );
   // Ctrl-C in the 2nd window of the 2nd process: the first process is kept, the record is interrupted.
   const cut = fakeMachine({ rps: { a: 8_000, b: 4_000 }, cpuUsPerRequest: 100, abortAt: 5 });
-  const partial = await runReference({ ...base, resultsDir: tmpDir('reference-cut'), deps: cut.deps, signal: cut.signal });
+  const partial = await runReference({
+    ...base,
+    resultsDir: tmpDir('reference-cut'),
+    deps: cut.deps,
+    signal: cut.signal,
+  });
   assert.deepEqual(cut.log.stops, cut.log.starts, 'the interrupted server is stopped too');
   assert.equal(partial?.record.interrupted, true);
   assert.equal(partial?.record.meetsMinimums, false);

@@ -37,7 +37,13 @@ import { writeReference } from '../store/reference-store.ts';
 import { machineInfo, newRunId } from '../store/results.ts';
 import { needsDatabase } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
-import { abbaOrder, measureRotationBlock, measureSoloProcess, type ReferenceDeps, type RunCtx } from './reference-measure.ts';
+import {
+  abbaOrder,
+  measureRotationBlock,
+  measureSoloProcess,
+  type ReferenceDeps,
+  type RunCtx,
+} from './reference-measure.ts';
 
 /** What `runReference` measures and with what. */
 export interface ReferenceRunOptions {
@@ -127,7 +133,12 @@ export async function runReference(o: ReferenceRunOptions): Promise<ReferenceOut
     await services.db?.close();
   }
   if (signal.aborted && !processes.length) return null;
-  const record = referenceRecord(o, { runId, wrkVersion: wrk.version ?? 'unknown', processes, wallMs: performance.now() - t0 });
+  const record = referenceRecord(o, {
+    runId,
+    wrkVersion: wrk.version ?? 'unknown',
+    processes,
+    wallMs: performance.now() - t0,
+  });
   return { record, file: writeReference(o.resultsDir, runId, record) };
 }
 
@@ -144,7 +155,8 @@ async function startServices(
 ): Promise<void> {
   if (cells.some((c) => c.scenario.needs.includes('upstream'))) into.upstream = await deps.services.startUpstream();
   if (cells.some(needsDatabase)) into.db = await deps.services.openDatabase({ log: x.log, signal: x.signal });
-  if (into.db && !into.db.ready) throw new UserError(`the reference needs PostgreSQL for these cells: ${into.db.error}`);
+  if (into.db && !into.db.ready)
+    throw new UserError(`the reference needs PostgreSQL for these cells: ${into.db.error}`);
 }
 
 /** The record of a finished (or interrupted) run: its design, machine, processes, figures and ratios. */

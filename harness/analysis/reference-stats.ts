@@ -1,5 +1,6 @@
 /**
- * The steady-state reference (`just reference`, cli/reference.ts and cli/reference-measure.ts).
+ * The steady-state reference (`just reference`: cli/reference.ts parses and prints, scheduler/steady-reference.ts
+ * and scheduler/reference-measure.ts measure).
  * A reference measures each contender ALONE on the server
  * core with wrk: a long warm-up, then long windows, in several fresh server processes per
  * contender, either in rotation blocks (every contender's process of a block in the same minutes)
@@ -45,6 +46,28 @@ export const REFERENCE_DEFAULTS = {
   rotation: { warmupS: 20, windows: 6, windowS: 5, processes: 3 },
   solo: { warmupS: 20, windows: 3, windowS: 10, processes: 3 },
 } as const;
+
+/** The validated design of a reference run (cli/reference-options.ts `referenceDesign`). Seconds, counts. */
+export interface ReferenceDesign {
+  warmupS: number;
+  windows: number;
+  windowS: number;
+  processes: number;
+  connections: number;
+  /** `rotation`: blocks of every contender at once, windows in rotation; `ABBA`: solo processes (scheduler/reference-measure.ts). */
+  order: 'rotation' | 'ABBA';
+}
+
+/** Whether a design meets the reference's minimums (REFERENCE_MINIMUMS: ≥ 20 s warm-up, ≥ 3 windows and ≥ 30 s measured per process, ≥ 3 processes). */
+export function meetsMinimums(d: ReferenceDesign): boolean {
+  const m = REFERENCE_MINIMUMS;
+  return (
+    d.warmupS >= m.warmupS &&
+    d.windows >= m.windows &&
+    d.windows * d.windowS >= m.measuredS &&
+    d.processes >= m.processes
+  );
+}
 
 /** One measured window of a reference process. */
 export interface ReferenceWindow {

@@ -1,23 +1,14 @@
 /**
  * The options of `reference` (cli/reference.ts), typed at the edge: the design (`--design`,
- * `--warmup`, `--windows`, `--window`, `--processes`, `--connections`; defaults REFERENCE_DEFAULTS
- * of analysis/reference-stats.ts) and the scenarios. Bad values throw UserError (exit 2) naming the flag.
+ * `--warmup`, `--windows`, `--window`, `--processes`, `--connections`; analysis/reference-stats.ts
+ * `ReferenceDesign`, defaults REFERENCE_DEFAULTS there) and the scenarios. Bad values throw UserError (exit 2) naming the flag.
  */
 import { z } from 'zod';
-import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
+import { REFERENCE_DEFAULTS, type ReferenceDesign } from '../analysis/reference-stats.ts';
 import { getProfile } from '../core/profiles.ts';
 import { defined, numeric, parseWith, range } from '../core/option-values.ts';
 
-/** The validated design of a reference run. Seconds, counts. */
-export interface ReferenceDesign {
-  warmupS: number;
-  windows: number;
-  windowS: number;
-  processes: number;
-  connections: number;
-  /** `rotation`: blocks of every contender at once, windows in rotation; `ABBA`: solo processes (cli/reference-measure.ts). */
-  order: 'rotation' | 'ABBA';
-}
+export type { ReferenceDesign } from '../analysis/reference-stats.ts';
 
 /** The options of `reference`, typed: the scenarios and the run's design. */
 export interface ReferenceOpts {

@@ -1,14 +1,13 @@
 /**
  * `just reference` (the `reference` command): the steady-state reference of the bake-off's
- * figures (analysis/reference-stats.ts). Each chosen contender is measured ALONE on the server
- * core of the CPU plan with wrk on the client cores: per fresh server process a warm-up (default
- * 20 s), then windows, each window's requests/s and requests per server CPU-second; ≥ 3 processes
- * per contender. The default design runs them in rotation blocks (every contender's process of a
- * block in the same minutes, windows of 5 s in rotation, so the host's drift cancels in the
- * ratios); `--design solo` runs one process at a time in ABBA order (cli/reference-measure.ts).
- * The record (design, machine, every process and window, the figures and the ratios to each
- * scenario's baseline with intervals between processes) goes to `<results>/reference/<run-id>.json`.
- * Shorter runs (for tests) are allowed through the options and are marked `meetsMinimums: false`.
+ * figures (analysis/reference-stats.ts). This module parses its options, checks the names, calls
+ * scheduler/steady-reference.ts `runReference` with the real dependencies (scheduler/real-deps.ts
+ * `referenceDeps`) and prints the record's figures. Each chosen contender is measured ALONE on
+ * the server core of the CPU plan with wrk on the client cores: per fresh server process a warm-up
+ * (default 20 s), then windows; ≥ 3 processes per contender, in rotation blocks (the default) or,
+ * with `--design solo`, one process at a time in ABBA order (scheduler/reference-measure.ts). The
+ * record goes to `<results>/reference/<run-id>.json`. Shorter runs (for tests) are allowed through
+ * the options and are marked `meetsMinimums: false`.
  *
  * `reference-compare --reference <id|file> --run <bake-off run(s)>`: per row of the runs' ranked
  * tables (the mean of their logs when several), the gap bake-off ratio ÷ reference ratio − 1 with
@@ -16,60 +15,29 @@
  * bias test with the shared baseline's correlation, the targets and what an unbiased design reads
  * (analysis/reference-floor.ts). Exit 0: the targets are printed, never enforced by the exit code.
  *
- * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running: every server, the upstream
- * mock and the database are stopped in `finally` blocks, also on Ctrl-C.
+ * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running (scheduler/steady-reference.ts).
  */
-import { writableSubfolder } from '../store/links.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { accuracyDetails, accuracyLine, noBiasReading } from '../analysis/reference-floor.ts';
 import { type BakeoffRatio, bakeoffRatiosOf, compareRuns } from '../analysis/reference-gaps.ts';
 import { buildTables } from '../analysis/tables.ts';
-import {
-  quietCheck,
-  REFERENCE_DEFAULTS,
-  REFERENCE_MINIMUMS,
-  type ReferenceProcess,
-  referenceFigure,
-  referenceRatios,
-  withSplits,
-} from '../analysis/reference-stats.ts';
-import { loadSharedSchemas, type Scenario } from '../contract/scenarios.ts';
-import type { Manifest } from '../core/manifest.ts';
-import { getProfile, type Profile } from '../core/profiles.ts';
+import { REFERENCE_DEFAULTS, withSplits } from '../analysis/reference-stats.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
-import { buildContender } from '../lifecycle/build.ts';
-import { findWrk } from '../drivers/wrk.ts';
-import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
-import { FOREIGN_CPU_LIMIT, type QuietCheck } from '../analysis/quiet.ts';
-import { needsDatabase } from '../scheduler/jobs.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
-import { openDatabase, type RunDatabase } from '../services/database.ts';
-import { startUpstream, type Upstream } from '../services/upstream.ts';
-import { machineInfo, newRunId } from '../store/results.ts';
+import { referenceDeps } from '../scheduler/real-deps.ts';
+import { type ReferenceRunRecord, runReference } from '../scheduler/steady-reference.ts';
 import { readRun } from '../store/runs.ts';
-import { readReference, writeReference } from '../store/reference-store.ts';
+import { readReference } from '../store/reference-store.ts';
 import { load } from './bench.ts';
-import { abbaOrder, measureRotationBlock, measureSoloProcess, type RunCtx } from './reference-measure.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP, takeMachine, waitOption } from './command-kit.ts';
-import { list, parseReferenceOptions, type ReferenceDesign, type ReferenceOpts } from './options.ts';
+import { list, parseReferenceOptions, type ReferenceOpts } from './options.ts';
 import { fmtPct } from '../core/format.ts';
 
 /** A bias or share as a percent with one decimal, '–' for none. */
 const pct = (x: number | null) => (x === null ? '–' : fmtPct(x, 1));
-
-/** Whether a design meets the reference's minimums (REFERENCE_MINIMUMS: ≥ 20 s warm-up, ≥ 3 windows and ≥ 30 s measured per process, ≥ 3 processes). */
-export function meetsMinimums(d: ReferenceDesign): boolean {
-  const m = REFERENCE_MINIMUMS;
-  return (
-    d.warmupS >= m.warmupS &&
-    d.windows >= m.windows &&
-    d.windows * d.windowS >= m.measuredS &&
-    d.processes >= m.processes
-  );
-}
 
 /** Checks of `reference`'s names before the machine lock (registerReference). Throws UserError. */
 export function precheckReference(g: Globals, names: string[], o: ReferenceOpts): void {
@@ -79,169 +47,35 @@ export function precheckReference(g: Globals, names: string[], o: ReferenceOpts)
   selectScenarios(scenarios, o.scenario ?? ['json']);
 }
 
-/** The shared services of the cells: the upstream mock (fan-out scenarios) and the database, when needed. */
-async function startServices(
-  cells: { manifest: Manifest; scenario: Scenario }[],
-  cpus: string | null,
-  signal: AbortSignal,
-  log: (l: string) => void,
-): Promise<{ upstream: Upstream | null; db: RunDatabase | null }> {
-  const upstream = cells.some((c) => c.scenario.needs.includes('upstream'))
-    ? await startUpstream({ host: '127.0.0.1', cpus, delayMs: 0 })
-    : null;
-  const wantsDb = cells.some((c) => needsDatabase({ ...c, variant: null } as Parameters<typeof needsDatabase>[0]));
-  const db = wantsDb ? await openDatabase({ cpus, log, external: false, signal }) : null;
-  if (db && !db.ready) throw new UserError(`the reference needs PostgreSQL for these cells: ${db.error}`);
-  return { upstream, db };
-}
-
-/** Runs the reference; returns the exit code. See the module docstring. */
+/** Runs the reference (scheduler/steady-reference.ts) and prints its figures and record file; returns the exit code. See the module docstring. */
 export async function reference(g: Globals, names: string[], o: ReferenceOpts, signal: AbortSignal): Promise<number> {
-  const { design } = o;
   const { manifests, scenarios: all } = load(g);
-  const chosen = selectContenders(manifests, names);
-  const scenarios = selectScenarios(all, o.scenario ?? ['json']);
-  const wrk = findWrk();
-  if (!wrk)
-    throw new UserError(
-      'the reference measures with wrk, which is not installed: run `npx just tools` (as root) or `apt-get install -y wrk`',
-    );
-  const log = (l: string) => {
-    if (!o.quiet) process.stderr.write(`reference: ${l}\n`);
-  };
-  const plan = makeCpuPlan();
-  const runId = newRunId();
-  const dir = writableSubfolder(g.resultsDir, 'reference');
-  const x: RunCtx = {
-    g,
-    design,
-    profile: { ...getProfile('quick'), driver: 'wrk', connections: design.connections } as Profile,
-    cpus: { server: plan.server, client: plan.client, threads: plan.clientThreads },
-    upstream: null,
-    db: null,
-    sharedSchemas: loadSharedSchemas(g.scenariosDir),
-    logsDir: path.join(dir, 'logs', runId),
+  const out = await runReference({
+    contenders: selectContenders(manifests, names),
+    scenarios: selectScenarios(all, o.scenario ?? ['json']),
+    baselineOf: (s) => all.find((q) => q.name === s)?.baseline ?? 'node-http',
+    design: o.design,
+    resultsDir: g.resultsDir,
+    scenariosDir: g.scenariosDir,
+    deps: referenceDeps(),
     signal,
-    log,
-  };
-  const t0 = performance.now();
-  const processes: ReferenceProcess[] = [];
-  try {
-    const cells = scenarios.flatMap((s) =>
-      chosen.filter((m) => m.scenarios.includes(s.name)).map((m) => ({ manifest: m, scenario: s })),
-    );
-    if (!cells.length)
-      throw new UserError(`none of ${names.join(', ')} serves ${scenarios.map((s) => s.name).join(', ')}`);
-    Object.assign(x, await startServices(cells, plan.services, signal, log));
-    for (const m of chosen) {
-      const b = await buildContender(m, signal);
-      if (!b.ok) throw new UserError(`${m.name} did not build: ${b.output.slice(-400)}`);
-    }
-    log(
-      `${cells.length} cells, ${design.processes} processes each (${design.order === 'rotation' ? 'rotation blocks' : 'solo, ABBA'}), warm-up ${design.warmupS} s, ${design.windows} × ${design.windowS} s windows; ${plan.note}`,
-    );
-    for (const s of scenarios) await measureScenario(chosen, s, x, processes);
-  } finally {
-    await x.upstream?.stop();
-    await x.db?.close();
-  }
-  // Ctrl-C: the processes measured so far are kept in a record marked interrupted (never a reference).
-  const interrupted = signal.aborted;
-  if (interrupted && !processes.length) return EXIT.interrupted;
-  const baselineOf = (s: string) => all.find((q) => q.name === s)?.baseline ?? 'node-http';
-  const figures = [...new Set(processes.map((p) => `${p.scenario}|${p.contender}`))].map((k) => {
-    const [scenario = '', contender = ''] = k.split('|');
-    const ps = processes.filter((p) => p.scenario === scenario && p.contender === contender);
-    const eff = ps.map((p) => p.efficiency).filter((e): e is number => e !== null);
-    return {
-      contender,
-      scenario,
-      rps: referenceFigure(ps.map((p) => p.rps)),
-      efficiency: eff.length === ps.length ? referenceFigure(eff) : null,
-    };
+    log: (l) => {
+      if (!o.quiet) process.stderr.write(`reference: ${l}\n`);
+    },
   });
-  const record = {
-    kind: 'bakeoff-reference',
-    version: 1,
-    runId,
-    at: new Date().toISOString(),
-    design,
-    meetsMinimums: !interrupted && meetsMinimums(design),
-    interrupted,
-    quiet: quietCheck(processes),
-    driver: { name: 'wrk', version: wrk.version },
-    machine: machineInfo(),
-    cpuPlan: plan,
-    node: process.version,
-    contenders: chosen.map((m) => m.name),
-    scenarios: scenarios.map((s) => s.name),
-    processes,
-    figures,
-    ratios: referenceRatios(processes, baselineOf),
-    wallMs: performance.now() - t0,
-  };
-  const file = writeReference(g.resultsDir, runId, record);
+  if (!out) return EXIT.interrupted;
+  const { interrupted } = out.record;
   process.stdout.write(
-    `${referenceSummary(record)}\nrecord: ${file}${interrupted ? ' (interrupted: incomplete)' : ''}\n`,
+    `${referenceSummary(out.record)}\nrecord: ${out.file}${interrupted ? ' (interrupted: incomplete)' : ''}\n`,
   );
   return interrupted ? EXIT.interrupted : EXIT.ok;
 }
 
-/**
- * Every process of one scenario into `out`, each logged, in the design's order (cli/reference-measure.ts):
- * rotation blocks, or solo processes in ABBA order. Stops early, keeping what it finished, on Ctrl-C.
- */
-async function measureScenario(chosen: Manifest[], s: Scenario, x: RunCtx, out: ReferenceProcess[]): Promise<void> {
-  const ms = chosen.filter((m) => m.scenarios.includes(s.name));
-  const keepGoing = (e: unknown) => {
-    if (x.signal.aborted) return null;
-    throw e;
-  };
-  if (x.design.order === 'rotation') {
-    for (let b = 1; b <= x.design.processes; b++) {
-      if (x.signal.aborted) return;
-      const ps = await measureRotationBlock(ms, s, b, out.length + 1, x).catch(keepGoing);
-      if (!ps?.length) return;
-      out.push(...ps);
-      for (const p of ps) x.log(processLine(p));
-    }
-    return;
-  }
-  for (const [i, m] of abbaOrder(ms, x.design.processes).entries()) {
-    if (x.signal.aborted) return;
-    const p = await measureSoloProcess(m, s, i + 1, x).catch(keepGoing);
-    if (!p) return;
-    out.push(p);
-    x.log(processLine(p));
-  }
-}
-
-/** The progress line of one measured process: its figures, and the other work beside it when above the limit. */
-function processLine(p: ReferenceProcess): string {
-  const q = quietCheck([p]);
-  const busy =
-    q.disturbed && q.maxShare !== null
-      ? `; other work used up to ${Math.round(100 * q.maxShare)}% of a core (limit ${Math.round(100 * FOREIGN_CPU_LIMIT)}%): not quiet`
-      : '';
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const where = p.block === undefined ? `process ${p.order}` : `block ${p.block}, process ${p.order}`;
-  return `${p.scenario} · ${p.contender} · ${where}: ${n(p.rps)} requests/s, ${p.efficiency ? n(p.efficiency) : '–'} requests per CPU-second${busy}`;
-}
-
 /** The figures of a reference record as lines: per cell requests/s and requests per CPU-second with their 95% CI between processes. */
-function referenceSummary(r: {
-  figures: {
-    contender: string;
-    scenario: string;
-    rps: ReturnType<typeof referenceFigure>;
-    efficiency: ReturnType<typeof referenceFigure> | null;
-  }[];
-  meetsMinimums: boolean;
-  quiet: QuietCheck;
-}): string {
+function referenceSummary(r: Pick<ReferenceRunRecord, 'figures' | 'meetsMinimums' | 'quiet'>): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const q = r.quiet;
-  const iv = (f: ReturnType<typeof referenceFigure>) =>
+  const iv = (f: ReferenceRunRecord['figures'][number]['rps']) =>
     f.ci95 ? ` (95% CI ${n(f.ci95[0])}–${n(f.ci95[1])}, ${f.n} processes)` : ` (${f.n} process)`;
   return [
     ...(r.meetsMinimums

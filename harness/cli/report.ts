@@ -18,7 +18,7 @@ import { mkdirp, readAllResults } from '../store/results.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
 import { readNewestSelftest } from '../store/selftest-store.ts';
 import { readNewestReference } from '../store/reference-store.ts';
-import { withClusteredInterval } from './selftest-judge.ts';
+import { withClusteredInterval } from '../analysis/selftest-judge.ts';
 import { readAllWhy } from '../store/why-store.ts';
 import type { CellResult } from '../store/results.ts';
 import { getExporter, EXPORTERS, type ExportOptions } from '../report/exporters/exporter-registry.ts';

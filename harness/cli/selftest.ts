@@ -14,7 +14,7 @@
  *   and at 5%; target ≥ 90% at 10%). Intervals: Clopper–Pearson (exact binomial), which treats
  *   the pairs as independent; they are not (each copy is in K − 1 pairs, each table shares one
  *   σ̂), so the false-difference rate also gets the pigeonhole bootstrap's interval over tables
- *   and copies (cli/selftest-judge.ts, analysis/cluster-bootstrap.ts), with the runs of this
+ *   and copies (analysis/selftest-judge.ts, analysis/cluster-bootstrap.ts), with the runs of this
  *   design that would certify an upper end ≤ 8%; the report shows that one.
  * - A pilot run calibrates the burns first: the fixture, 4 *probe* copies burning PROBE_ITERS
  *   iterations of fixed work per request (BURN_ITERS: contenders/_selftest/selftest-burn) and the
@@ -34,8 +34,6 @@ import { writableSubfolder } from '../store/links.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
-import { buildTables, tableModel } from '../analysis/tables.ts';
-import { compare } from '../analysis/table-model.ts';
 import { median } from '../analysis/stats.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { CONTENDERS_DIR } from '../core/paths.ts';
@@ -43,21 +41,31 @@ import { UserError } from '../core/errors.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { DEFAULT_PROFILE, getProfile } from '../core/profiles.ts';
 import { readRun, writeSelftest } from '../store/runs.ts';
-import type { CellResult, RunMeta } from '../store/results.ts';
 import { bench } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, takeMachine, waitOption } from './command-kit.ts';
 import { type BenchOpts, list, OPTION_DEFAULTS, parseSelftestOptions, type SelftestOpts } from './options.ts';
-import { clusteredFalseDifference, judgePairs, type PairShare, SELFTEST_FIXTURE } from './selftest-judge.ts';
-import { fmtPct } from '../core/format.ts';
-
-export {
-  clopperPearson,
+import {
+  calibrateIters,
   clusteredFalseDifference,
   judgePairs,
   type PairShare,
+  PROBE_ITERS,
+  SELFTEST_FIXTURE,
+} from '../analysis/selftest-judge.ts';
+import { fmtPct } from '../core/format.ts';
+
+export {
+  calibrateIters,
+  clopperPearson,
+  clusteredFalseDifference,
+  fitBurnIters,
+  judgePairs,
+  MIN_PROBE_COST,
+  PROBE_ITERS,
+  type PairShare,
   SELFTEST_FIXTURE,
   withClusteredInterval,
-} from './selftest-judge.ts';
+} from '../analysis/selftest-judge.ts';
 
 /**
  * The folder holding the self-test's fixture contender (`<folder>/selftest-burn`). A `_` folder
@@ -65,47 +73,6 @@ export {
  * is never benchmarked by `bench-all`) and, having no package.json, not an npm workspace.
  */
 export const SELFTEST_FIXTURES = path.join(CONTENDERS_DIR, '_selftest');
-
-/**
- * Iterations of fixed work per request of the pilot's probe copies: a grid around the iterations
- * that plant 5–10% on the fixture's scenarios here (about 700–2,100), so the slowed copies' burns
- * are interpolated, not extrapolated. The cost of an iteration is not constant: beside the
- * fixture in interleaved rounds, 64,000 iterations cost 4–5× what 200 did per iteration on ping
- * (docs/decisions/0006-planted-slowdown-in-work.md: probes of 16,000–64,000 iterations, a line through the
- * origin, planted 2.5% and 1.1% for "10%" and "5%"), and the curve differs by scenario (x ∝ n^1.6
- * on ping, n^0.84 on users between 400 and 6,400 iterations, in a pilot run).
- */
-export const PROBE_ITERS = [1_000, 2_000, 4_000, 8_000] as const;
-
-/** A probe whose extra cost x is below this share of the fixture's is too noisy to fit on a log scale. */
-export const MIN_PROBE_COST = 0.04;
-
-/**
- * The iterations of fixed work per request that cost `slowdown` (0.1 = 10% fewer requests per
- * CPU-second), from probes measured beside the fixture: each probe's `ratio` = its figure ÷ the
- * fixture's (same table, same rounds), so x = 1/ratio − 1 is its extra CPU per request relative
- * to the fixture's. x is fitted as k·n^p (a line on log–log axes, least squares over the probes
- * with x ≥ MIN_PROBE_COST), which holds a cost per iteration that changes with n (PROBE_ITERS);
- * the answer is (x* ÷ k)^(1/p) for x* = 1/(1 − slowdown) − 1, rounded. Throws UserError when fewer
- * than 2 probes cost a measurable x, or the fitted cost does not grow with n (the pilot was too
- * noisy, or the fixture ignores BURN_ITERS).
- */
-export function fitBurnIters(probes: readonly { iters: number; ratio: number }[], slowdown: number): number {
-  const pts = probes
-    .map((q) => ({ u: Math.log(q.iters), x: 1 / q.ratio - 1 }))
-    .filter((q) => q.x >= MIN_PROBE_COST)
-    .map((q) => ({ u: q.u, v: Math.log(q.x) }));
-  const mu = pts.reduce((a, q) => a + q.u, 0) / Math.max(1, pts.length);
-  const mv = pts.reduce((a, q) => a + q.v, 0) / Math.max(1, pts.length);
-  const suu = pts.reduce((a, q) => a + (q.u - mu) ** 2, 0);
-  const p = suu > 0 ? pts.reduce((a, q) => a + (q.u - mu) * (q.v - mv), 0) / suu : 0;
-  if (pts.length < 2 || !(p > 0))
-    throw new UserError(
-      `self-test calibration: the probe copies cost nothing measurable (ratios ${probes.map((q) => q.ratio.toFixed(3)).join(', ')}); re-run on a quieter machine`,
-    );
-  const target = Math.log(1 / (1 - slowdown) - 1);
-  return Math.round(Math.exp(mu + (target - mv) / p));
-}
 
 /**
  * The self-test's inputs: `--copies` K and `--seed` (random when absent), as parsed
@@ -126,42 +93,6 @@ function selftestInputs(g: Globals, o: SelftestOpts) {
   const scenarios = wanted.filter((s) => fixture.scenarios.includes(s));
   if (!scenarios.length) throw new UserError(`the fixture supports ${fixture.scenarios.join(', ')} only`);
   return { copies, seed, fixture, scenarios };
-}
-
-/**
- * Per scenario, the iterations of fixed work per request that cost `slowdown` (`fitBurnIters`),
- * from the pilot run's tables: each probe copy's ratio to the fixture by the table model (the
- * report's own figure: requests per server CPU-second in interleaved rounds). Also the probes'
- * ratios, for the record. Throws UserError when a scenario has no model or no probe.
- */
-export function calibrateIters(
-  snapshot: { meta: RunMeta; cells: CellResult[] },
-  scenarios: { name: string; baseline?: string }[],
-  slowdowns: readonly number[],
-): { iters: Record<string, number>[]; probes: Record<string, { iters: number; ratio: number }[]> } {
-  const iters = slowdowns.map(() => ({}) as Record<string, number>);
-  const probes: Record<string, { iters: number; ratio: number }[]> = {};
-  for (const t of buildTables([snapshot], { scenarios, runId: snapshot.meta.runId })) {
-    const m = tableModel(
-      t.rows.filter((r) => r.status === 'ranked'),
-      t.baseline,
-    )?.fit;
-    const names = m?.rows.map((r) => r.name) ?? [];
-    const mine = PROBE_ITERS.flatMap((n, i) => {
-      const label = `${SELFTEST_FIXTURE} +probe-${i + 1}`;
-      return m && names.includes(label) && names.includes(SELFTEST_FIXTURE)
-        ? [{ iters: n, ratio: compare(m, label, SELFTEST_FIXTURE).ratio }]
-        : [];
-    });
-    if (!mine.length)
-      throw new UserError(`self-test calibration: the pilot's ${t.key.scenario} table has no probe beside the fixture`);
-    probes[t.key.scenario] = mine;
-    slowdowns.forEach((s, i) => {
-      const row = iters[i];
-      if (row) row[t.key.scenario] = fitBurnIters(mine, s);
-    });
-  }
-  return { iters, probes };
 }
 
 /** `BURN_ITERS_<SCENARIO>` variables of a burn table (iterations of fixed work per request). */

@@ -17,17 +17,16 @@
 import { writableSubfolder } from '../store/links.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { type ProfileResult, readCpuProfile, samplerBias } from '../analysis/cpu-profile.ts';
+import { type ProfileResult, readCpuProfile } from '../analysis/cpu-profile.ts';
 import { FLAME_MIN_SHARE, flameStacks } from '../analysis/flame.ts';
 import { whyCell, whyDiffs } from '../analysis/why-table.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT_HELP } from '../core/exit-codes.ts';
 import { DEFAULT_PROFILE, getProfile, measuredSeconds, withOverrides } from '../core/profiles.ts';
 import { findCpuProfile } from '../lifecycle/cpu-prof.ts';
-import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
-import { runSamplerProbe } from '../lifecycle/sampler-probe.ts';
 import { whyRecordText } from '../report/why-text.ts';
 import { type ProfiledServer, profiledDeps } from '../scheduler/profiled.ts';
+import { checkSampler } from '../scheduler/sampler-check.ts';
 import type { RunSummary } from '../scheduler/run.ts';
 import type { Profile } from '../core/profiles.ts';
 import type { CellResult } from '../store/results.ts';
@@ -150,26 +149,6 @@ export async function why(
     signal,
   );
   return recordWhy(g, { ...summary, servers }, { profile, intervalUs, top, against: opts.against, samplerCheck });
-}
-
-/**
- * The why run's sampler check: the probe (lifecycle/sampler-probe.ts) on the server's CPU of the
- * default CPU plan at the run's interval, with this process's Node, its profile in `dir`
- * (git-ignored logs), then analysis/cpu-profile.ts `samplerBias`. Never throws: a failed check is
- * `{ ok: false, reason }`.
- */
-async function checkSampler(dir: string, intervalUs: number, signal: AbortSignal): Promise<SamplerCheck> {
-  if (signal.aborted) return { ok: false, reason: 'the run was interrupted' };
-  const cpus = makeCpuPlan().server;
-  const r = await runSamplerProbe({ dir, intervalUs, cpus, signal });
-  if ('reason' in r) return { ok: false, reason: r.reason };
-  const p = readCpuProfile(r.profileFile);
-  if (!p.ok) return { ok: false, reason: p.reason };
-  try {
-    return { ok: true, intervalUs, cpus, ...samplerBias(p.profile, r) };
-  } catch (e) {
-    return { ok: false, reason: (e as Error).message };
-  }
 }
 
 /**

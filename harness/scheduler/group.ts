@@ -9,87 +9,23 @@
  * (window.ts `loopbackBreach`): one off loopback makes the cell `error` with the address.
  * Times in ms.
  */
-import {
-  type CapacityShape,
-  type InterleaveShape,
-  interleaveOf,
-  measuredSeconds,
-  type Profile,
-} from '../core/profiles.ts';
+import { type CapacityShape, interleaveOf, measuredSeconds, type Profile } from '../core/profiles.ts';
 import { UserError } from '../core/errors.ts';
 import type { CellResult } from '../store/results.ts';
 import { aggregateTrials, describe } from './aggregate.ts';
 import { openLoopFor, runCapacityRound } from './capacity-round.ts';
-import { interleavedRoundMs, runInterleavedRound } from './interleave.ts';
+import { groupPlan, partsMs, restartWarmupS, roundsPerInstance, windowMs } from './group-plan.ts';
+import { runInterleavedRound } from './interleave.ts';
 import { baseResult, cellIdOf, lostServices } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
-import { ESTIMATE, type PhaseKind } from './progress.ts';
+import { ESTIMATE } from './progress.ts';
 import { runNativeCheck } from './native-check.ts';
 import { roundOrders } from './rounds.ts';
 import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
 import { escapedOf, loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
-
-/** A group's planned phases of one kind for the ETA: `n` phases of `ms` each. */
-export interface PlannedPhases {
-  n: number;
-  ms: number;
-}
-
-/**
- * The planned cost of a group for the ETA, ms, and its measured windows (`interleaves` false: a
- * driver without interleaved rounds); `parts`: its phases per kind (progress.ts `PhaseKind`): a
- * start with contract check and burst per server, a warm-up each, the solo windows (or capacity
- * rounds), the interleaved rounds, and per later server process a restart and a warm-up of each
- * server. runGroup and its helpers mark each phase done as it ends (progress.ts `done`), and skip
- * at the group's end what did not run (`settle`).
- */
-export function groupPlan(
-  cells: CellSpec[],
-  rounds: number,
-  mode: 'bench' | 'verify',
-  interleaves = true,
-): { ms: number; windows: number; parts: Partial<Record<PhaseKind, PlannedPhases>> } {
-  const [firstCell] = cells;
-  if (!firstCell) return { ms: 0, windows: 0, parts: {} };
-  const p = firstCell.profile;
-  const n = cells.length;
-  const server = { n, ms: ESTIMATE.server };
-  if (mode === 'verify') return { ms: n * ESTIMATE.server, windows: 0, parts: { server } };
-  const il = interleaves ? interleaveOf(p) : null;
-  const paired = il && n > 1 ? il.rounds : 0;
-  // Each later server process: every server started and checked again, then warmed alone.
-  const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
-  const parts: Partial<Record<PhaseKind, PlannedPhases>> = {
-    server,
-    ...(p.warmupS > 0 ? { warmup: { n, ms: p.warmupS * 1000 + ESTIMATE.windowOverhead } } : {}),
-    window: { n: n * rounds, ms: windowMs(p) },
-    ...(il && paired ? { round: { n: paired, ms: interleavedRoundMs(n, il) } } : {}),
-    ...(restarts > 0
-      ? {
-          restart: { n: restarts * n, ms: ESTIMATE.server },
-          rewarm: { n: restarts * n, ms: restartWarmupS(p, rounds) * 1000 + ESTIMATE.windowOverhead },
-        }
-      : {}),
-  };
-  const ms = Object.values(parts).reduce((s, x) => s + x.n * x.ms, 0);
-  return { ms, windows: n * rounds + paired, parts };
-}
-
-/** The ms per kind of `parts` (groupPlan), for progress.ts `plan` and `settle`. */
-export function partsMs(parts: Partial<Record<PhaseKind, PlannedPhases>>): Partial<Record<PhaseKind, number>> {
-  return Object.fromEntries(Object.entries(parts).map(([k, x]) => [k, x.n * x.ms]));
-}
-
-function windowMs(p: Profile): number {
-  // A capacity round: the peak window, the settle and a search of about 10 steps (10.1–10.3 per
-  // search in test/unit/capacity-truth.test.ts's noise model with the capacity moving 2× between rounds;
-  // scheduler/capacity-search.ts).
-  if (p.driver !== 'k6' && p.capacity)
-    return (measuredSeconds(p) + p.capacity.settleS + 10 * (p.capacity.stepS + 0.3)) * 1000 + ESTIMATE.windowOverhead;
-  return measuredSeconds(p) * 1000 + ESTIMATE.windowOverhead;
-}
+export { groupPlan, type PlannedPhases, partsMs, restartWarmupS, roundsPerInstance } from './group-plan.ts';
 
 /** The shared per-group operations on entries (their server, final result and overhead). */
 interface GroupOps {
@@ -153,18 +89,67 @@ function groupOps(entries: Entry[], ctx: GroupContext, ext: boolean): GroupOps {
   };
 }
 
+/** A server that did not come up ready for load: its status, the reason and its log's tail. */
+interface StartProblem {
+  status: CellResult['status'];
+  reason: string;
+  logTail: string;
+}
+
 /**
- * Starts and verifies every server of the group in order. A failed build or precheck, a start
- * failure, a crash or off-loopback socket during verification or a failed verdict finishes that
- * entry (its server stopped). Returns early on an abort. Throws a UserError or an unexpected start error.
+ * Starts `e`'s server (`ctx.lifecycle.start`), notes the start, verifies it (window.ts
+ * `verifyEntry`: the contract check and the burst) and judges it, the one start → verify → judge
+ * of a group's first and restarted server processes. Returns 'aborted' on an abort (a server killed
+ * by the interrupt neither failed to start nor crashed); a failed start (`start-failed`); a crash,
+ * an off-loopback socket (`where` names the check) or a failed verdict, its server stopped; or null
+ * when the server is ready for load. `timed`: the start's ms go to `e.ms.start` (0 for an external
+ * target). Throws a UserError (a busy fixed port) or an unexpected start error.
+ */
+async function startChecked(
+  e: Entry,
+  ctx: GroupContext,
+  ops: GroupOps,
+  o: { where: string; timed: boolean; ext: boolean },
+): Promise<StartProblem | 'aborted' | null> {
+  const t0 = performance.now();
+  try {
+    e.server = await ctx.lifecycle.start(e.cell, e.logFile);
+  } catch (err) {
+    if (ctx.signal.aborted && !(err instanceof UserError)) return 'aborted';
+    if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
+    return { status: 'start-failed', reason: err.message, logTail: err.logTail };
+  }
+  if (o.timed) e.ms.start = o.ext ? 0 : performance.now() - t0;
+  noteStart(e);
+  await verifyEntry(e, ctx);
+  if (ctx.signal.aborted) return 'aborted';
+  const died = e.server?.exitInfo();
+  const wide = died ? null : loopbackBreach(e, o.where);
+  const v = e.verification;
+  const problem: Omit<StartProblem, 'logTail'> | null = died
+    ? { status: 'crashed', reason: `server ${died} during verification (contract check or concurrency burst)` }
+    : wide
+      ? { status: 'error', reason: wide }
+      : v?.level === 'fail'
+        ? { status: 'verify-failed', reason: `verification failed: ${v.reasons.join('; ')}` }
+        : null;
+  if (!problem) return null;
+  await ops.stop(e);
+  return { ...problem, logTail: ops.tail(e) };
+}
+
+/**
+ * Starts and verifies every server of the group in order (`startChecked`). A failed build or
+ * precheck, a start failure, a crash or off-loopback socket during verification or a failed
+ * verdict finishes that entry (its server stopped). Returns early on an abort. Throws a UserError
+ * or an unexpected start error.
  */
 async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps, ext: boolean): Promise<void> {
-  const { finish, stop, overhead, tail } = ops;
   for (const e of entries) {
     if (ctx.signal.aborted) return;
     const build = ctx.builds.get(e.cell.manifest.name);
     if (build && !build.ok) {
-      finish(e, {
+      ops.finish(e, {
         status: 'build-failed',
         logFile: null,
         failure: { reason: `build failed: ${e.cell.manifest.build}`, logTail: build.output },
@@ -173,54 +158,20 @@ async function startAndVerify(entries: Entry[], ctx: GroupContext, ops: GroupOps
     }
     const pre = ctx.precheck(e.cell);
     if (pre) {
-      finish(e, { status: pre.status, logFile: null, failure: { reason: pre.reason, logTail: '' } });
+      ops.finish(e, { status: pre.status, logFile: null, failure: { reason: pre.reason, logTail: '' } });
       continue;
     }
-    const t0 = performance.now();
-    try {
-      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
-    } catch (err) {
-      // Ctrl-C/SIGTERM mid-start: stopAll killed the server; that is the interrupt, not a start failure.
-      if (ctx.signal.aborted && !(err instanceof UserError)) return;
-      if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
-      finish(e, { status: 'start-failed', failure: { reason: err.message, logTail: err.logTail } });
-      ctx.progress.done('server', ESTIMATE.server);
-      continue;
-    }
-    e.ms.start = ext ? 0 : performance.now() - t0;
-    noteStart(e);
-    await verifyEntry(e, ctx);
-    if (ctx.signal.aborted) return; // a server killed by the interrupt did not crash
-    const died = e.server?.exitInfo();
-    const wideAtVerify = died ? null : loopbackBreach(e, 'verification');
-    if (wideAtVerify) {
-      await stop(e);
-      finish(e, {
-        status: 'error',
+    const p = await startChecked(e, ctx, ops, { where: 'verification', timed: true, ext });
+    if (p === 'aborted') return;
+    if (p?.status === 'start-failed')
+      ops.finish(e, { status: p.status, failure: { reason: p.reason, logTail: p.logTail } });
+    else if (p)
+      ops.finish(e, {
+        status: p.status,
         verification: e.verification,
-        overheadMs: overhead(e),
-        failure: { reason: wideAtVerify, logTail: tail(e) },
+        overheadMs: ops.overhead(e),
+        failure: { reason: p.reason, logTail: p.logTail },
       });
-    } else if (died) {
-      await stop(e);
-      finish(e, {
-        status: 'crashed',
-        verification: e.verification,
-        overheadMs: overhead(e),
-        failure: {
-          reason: `server ${died} during verification (contract check or concurrency burst)`,
-          logTail: tail(e),
-        },
-      });
-    } else if (e.verification?.level === 'fail') {
-      await stop(e);
-      finish(e, {
-        status: 'verify-failed',
-        verification: e.verification,
-        overheadMs: overhead(e),
-        failure: { reason: `verification failed: ${e.verification.reasons.join('; ')}`, logTail: tail(e) },
-      });
-    }
     ctx.progress.done('server', ESTIMATE.server);
   }
 }
@@ -401,23 +352,6 @@ async function warmRestarted(ctx: GroupContext, ops: GroupOps, seconds: number, 
 }
 
 /**
- * Seconds of solo load per server in the warm-up of a restarted process: the load the first
- * process had before its first interleaved round (the warm-up and the `soloRounds` solo windows;
- * 3 s in `quick`), so no process starts its rounds colder than another. With only the 1 s warm-up,
- * one run found the first round of restarted processes 10–15% below their
- * second, by amounts that differed between contenders (docs/noise.md, "Process instances").
- */
-export function restartWarmupS(p: Profile, soloRounds: number): number {
-  return p.warmupS + soloRounds * measuredSeconds(p);
-}
-
-/** Interleaved rounds per server process (profiles.ts `InterleaveShape.instances`; the last block may be shorter). */
-export function roundsPerInstance(il: InterleaveShape): number {
-  const k = Math.max(1, Math.min(il.instances ?? 1, il.rounds));
-  return Math.ceil(il.rounds / k);
-}
-
-/**
  * Restarts every live server of the group as server process `instance` before interleaved round
  * `round` (profiles.ts `InterleaveShape.instances`): stop, start, the contract check and the
  * burst again (window.ts `verifyEntry`); the first process's start-up time and verification stay
@@ -426,48 +360,32 @@ export function roundsPerInstance(il: InterleaveShape): number {
  * abort. Throws a UserError (a busy fixed port) or an unexpected start error.
  */
 async function restartAll(ctx: GroupContext, ops: GroupOps, instance: number, round: number): Promise<void> {
-  const fail = (e: Entry, reason: string, logTail: string) => {
-    const trial: CellResult = {
-      ...e.base,
-      status: 'error',
-      round,
-      verification: e.verification,
-      failure: {
-        reason: `restart as server process ${instance} before interleaved round ${round}: ${reason}`,
-        logTail,
-      },
-      finishedAt: new Date().toISOString(),
-    };
-    e.trials.push(trial);
-    ctx.sink.writeTrial(trial, e.trials.length);
-  };
   const live = ops.alive();
   ctx.progress.note(`  restarting ${live.length} servers as server process ${instance} of each cell`);
   for (const e of live) {
     if (ctx.signal.aborted) return;
     await ops.stop(e);
-    try {
-      e.server = await ctx.lifecycle.start(e.cell, e.logFile);
-    } catch (err) {
-      if (ctx.signal.aborted && !(err instanceof UserError)) return;
-      if (err instanceof UserError || !(err instanceof StartFailure)) throw err;
-      fail(e, err.message, err.logTail);
-      ctx.progress.done('restart', ESTIMATE.server);
-      continue;
-    }
     const first = { startupMs: e.base.startupMs, verification: e.verification };
-    noteStart(e);
-    await verifyEntry(e, ctx);
-    if (ctx.signal.aborted) return;
-    const died = e.server?.exitInfo();
-    const wide = died ? null : loopbackBreach(e, `the contract check of server process ${instance}`);
-    const failed =
-      e.verification?.level === 'fail' ? `verification failed: ${e.verification.reasons.join('; ')}` : null;
+    const where = `the contract check of server process ${instance}`;
+    const p = await startChecked(e, ctx, ops, { where, timed: false, ext: false });
+    if (p === 'aborted') return;
     e.base.startupMs = first.startupMs;
-    if (died || wide || failed) {
-      fail(e, died ? `server ${died} during verification` : (wide ?? failed ?? ''), ops.tail(e));
-      await ops.stop(e);
-    } else e.verification = first.verification;
+    if (!p) e.verification = first.verification;
+    else {
+      const trial: CellResult = {
+        ...e.base,
+        status: 'error',
+        round,
+        verification: e.verification,
+        failure: {
+          reason: `restart as server process ${instance} before interleaved round ${round}: ${p.reason}`,
+          logTail: p.logTail,
+        },
+        finishedAt: new Date().toISOString(),
+      };
+      e.trials.push(trial);
+      ctx.sink.writeTrial(trial, e.trials.length);
+    }
     ctx.progress.done('restart', ESTIMATE.server);
   }
 }

@@ -5,13 +5,16 @@
  * the external target at `externalUrl`, the upstream mock and PostgreSQL (services/), the Node
  * engines check (lifecycle/node-runtime.ts), k6 (drivers/k6.ts, built when Go is there), the
  * driver fidelity check (scheduler/fidelity.ts) and wrk for the native check of k6 cells. Nothing starts until the scheduler asks.
+ * `referenceDeps`: the same pieces for the steady-state reference (scheduler/steady-reference.ts), with wrk
+ * and the CPU of other work beside it (lifecycle/foreign-cpu.ts).
  */
-import type { Profile } from '../core/profiles.ts';
+import { getProfile, type Profile } from '../core/profiles.ts';
 import { findK6 } from '../drivers/k6.ts';
 import { resolveOpenLoop } from '../drivers/open-loop.ts';
 import { getDriver, resolveDriver } from '../drivers/driver-registry.ts';
 import { findWrk } from '../drivers/wrk.ts';
 import { makeCpuPlan } from '../lifecycle/cpu-plan.ts';
+import { foreignCpuS, foreignSnapshot } from '../lifecycle/foreign-cpu.ts';
 import { containmentNote } from '../lifecycle/processes.ts';
 import { capLog } from '../lifecycle/logs.ts';
 import { engineProblem } from '../lifecycle/node-runtime.ts';
@@ -19,6 +22,7 @@ import { openDatabase } from '../services/database.ts';
 import { startUpstream } from '../services/upstream.ts';
 import { measureFidelity } from './fidelity.ts';
 import { externalLifecycle, localLifecycle } from './server-lifecycle.ts';
+import type { ReferenceDeps } from './reference-measure.ts';
 import type { RunDeps } from './scheduler-types.ts';
 
 /**
@@ -57,5 +61,25 @@ export function realDeps(o: {
       k6: (log) => findK6({ build: true, log }),
     },
     fidelity: measureFidelity,
+  };
+}
+
+/**
+ * The real dependencies of a reference run (its driver: wrk): servers and the upstream
+ * mock on 127.0.0.1 (no upstream delay), the CPU plan of this machine as it is noted in the record,
+ * and the CPU of the processes outside the harness (lifecycle/foreign-cpu.ts). Starts nothing.
+ */
+export function referenceDeps(): ReferenceDeps {
+  const profile = { ...getProfile('quick'), driver: 'wrk' } as Profile;
+  const d = realDeps({ profile, host: '127.0.0.1', upstreamDelayMs: 0 });
+  return {
+    cpuPlan: makeCpuPlan(),
+    driver: d.driver,
+    lifecycle: d.lifecycle,
+    services: d.services,
+    foreignCpu: () => {
+      const f0 = foreignSnapshot();
+      return () => foreignCpuS(f0, foreignSnapshot());
+    },
   };
 }

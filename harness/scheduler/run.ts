@@ -31,7 +31,7 @@ import { needsDatabase, needsUpstream, RateResolver } from './jobs.ts';
 import type { CellSpec } from './plan.ts';
 import { fmtDuration } from '../core/format.ts';
 import { ESTIMATE, type PhaseKind, Progress } from './progress.ts';
-import { createProgressSink, lineSink, type ProgressSink } from './progress-sink.ts';
+import { createProgressSink, lineSink } from './progress-sink.ts';
 import { randomSeed } from './rounds.ts';
 import { fidelityPlanMs, runFidelity } from './run-fidelity.ts';
 import { runFootprint } from './footprint-probes.ts';
@@ -39,110 +39,51 @@ import { openResultSink } from './setup.ts';
 import { type ProfiledServer, profiledDeps } from './profiled.ts';
 import { profileDirOf } from '../store/why-store.ts';
 import type { LoadDriver } from '../drivers/driver-types.ts';
-import type { GroupContext, Lifecycle, ResultSink, RunDeps, ToolCheck } from './scheduler-types.ts';
+import type { RunOptions, RunSummary } from './run-types.ts';
+import type { GroupContext, Lifecycle, ResultSink, ServiceRefs, ToolCheck } from './scheduler-types.ts';
 
 export { aggregateTrials, describe } from './aggregate.ts';
 
-export interface RunOptions {
-  cells: CellSpec[];
-  profileName: string;
-  resultsDir: string;
-  scenariosDir: string;
-  /** The fixed server port asked for (`--port`), checked against the plan here; `deps.lifecycle` applies it. */
-  port?: number;
-  /** Bench a server that is already running here (`--url`; `deps.lifecycle` is the external one). */
-  externalUrl?: string;
-  /** The upstream mock's delay per response, ms (recorded in meta.json; `deps.services` applies it). */
-  upstreamDelayMs: number;
-  /**
-   * Rounds: solo measured windows per cell, one trial each; default: core/profiles.ts
-   * `defaultRounds` (the profile's `rounds`, plus its interleaved rounds when this run cannot
-   * interleave them: a driver that cannot pause, an external target).
-   */
-  rounds?: number;
-  /** Seed of the per-round shuffle (recorded in meta.json); random when unset. */
-  shuffleSeed?: number;
-  /** Seconds of the driver fidelity check (0 = off); default: the profile's `fidelityS`. */
-  fidelityS?: number;
-  /** Baseline contender of each scenario (recorded in meta.design). */
-  baselines?: Record<string, string>;
-  /** Concurrency burst requests per cell (default 2,000; 0 = off). */
-  burstRequests?: number;
-  command: string[];
-  signal: AbortSignal;
-  /** 'bench' (default) or 'verify' (start + contract check only; nothing written to results/). */
-  mode?: 'bench' | 'verify';
-  /** What the run asks of the machine: scheduler/real-deps.ts `realDeps` (CLI), fakes (tests). */
-  deps: RunDeps;
-  /** Progress and log lines go here as plain lines; ignored with `progress`. Neither: stderr, a live line per window on a TTY. */
-  log?: (line: string) => void;
-  /** Where progress events and notes go (scheduler/progress-sink.ts); default: plain lines through `log`. */
-  progress?: ProgressSink;
-  /**
-   * `--profile-cpu` (`just why`): after each group's ranked windows, the same cells once more, one
-   * window each, under V8's CPU profiler (scheduler/profiled.ts), written to a run of its own under
-   * `<resultsDir>/why/` (store/why-store.ts); `intervalUs` is V8's sampling interval. Bench mode only.
-   */
-  cpuProfile?: { intervalUs: number };
-  /** `--footprint`: after the groups, the footprint probes (scheduler/footprint-probes.ts), recorded in meta.json. Bench mode, local servers only. */
-  footprint?: { repeats?: number; rate?: number; durationS?: number };
-}
+export type { ProfiledRun, RunOptions, RunSummary } from './run-types.ts';
 
-/** The profiled windows of a `cpuProfile` run: their own run folder, cells and servers (profiled.ts). */
-export interface ProfiledRun {
-  runId: string;
-  runDir: string;
-  cells: CellResult[];
-  servers: Map<string, ProfiledServer>;
-}
-
-export interface RunSummary {
-  runId: string;
-  runDir: string;
-  cells: CellResult[];
-  interrupted: boolean;
-  wallMs: number;
-  /** Harness overhead per cell (start + verify + burst + teardown), ms. */
-  overheadMs: { median: number; max: number; cells: number } | null;
-  /** With `cpuProfile`: the profiled windows' run (never part of `cells`). */
-  profiled?: ProfiledRun;
-}
-
-/** One run in progress: its settings, where it writes, its lifecycle and the services it started. */
+/**
+ * One run in progress, fixed when it opens: its settings, plan, where it writes, its lifecycle and
+ * k6. `services` is what startServices started (the lifecycle reads it when a server starts).
+ */
 interface Run {
   o: RunOptions;
-  deps: RunDeps;
   mode: 'bench' | 'verify';
   progress: Progress;
   log: (line: string) => void;
   /** performance.now() at the start, ms. */
   t0: number;
-  /** The fidelity check's planned cost for the ETA, ms (0: none planned). */
-  fidelityMs: number;
-  rounds: number;
-  seed: number;
-  groups: CellSpec[][];
+  /** The groups, rounds, shuffle seed and the fidelity check's planned cost for the ETA, ms (0: none planned). */
+  plan: { groups: CellSpec[][]; rounds: number; seed: number; fidelityMs: number };
+  /** Where it writes: the run folder's writer (null in verify mode), verify mode's temp logs, the sink and the run id. */
+  out: { writer: RunWriter | null; tmpLogs: string | null; sink: ResultSink; runId: string };
   /** The contract's shared JSON schemas (scenarios/). */
   sharedSchemas: object[];
-  writer: RunWriter | null;
-  tmpLogs: string | null;
-  sink: ResultSink;
-  runId: string;
   lifecycle: Lifecycle;
   /** k6 when a k6 cell is planned (else `bin` null and no reason: never asked). */
   k6: ToolCheck;
-  upstream?: Upstream;
-  db?: RunDatabase;
+  services: { upstream?: Upstream; db?: RunDatabase };
+  /** `cpuProfile`: the profiled windows' writer, sink, lifecycle, driver and servers. */
+  profiled?: ProfiledSide;
+}
+
+/** The profiled side of a `cpuProfile` run (openProfiled). */
+interface ProfiledSide {
+  writer: RunWriter;
+  sink: ResultSink;
+  lifecycle: Lifecycle;
+  driver: LoadDriver;
+  servers: Map<string, ProfiledServer>;
+}
+
+/** The cells the groups finished so far: the ranked ones and the profiled ones (`cpuProfile`). */
+interface Finished {
   results: CellResult[];
-  /** `cpuProfile`: the profiled windows' writer, sink, lifecycle, driver and what they produced. */
-  profiled?: {
-    writer: RunWriter;
-    sink: ResultSink;
-    lifecycle: Lifecycle;
-    driver: LoadDriver;
-    servers: Map<string, ProfiledServer>;
-    results: CellResult[];
-  };
+  profiled: CellResult[];
 }
 
 /** Runs every cell of `o.cells`; see the module comment. */
@@ -152,22 +93,23 @@ export async function runPlan(o: RunOptions): Promise<RunSummary> {
   // starts with a newline, has just ended it).
   const closeProgress = () => run.progress.close(false);
   o.signal.addEventListener('abort', closeProgress, { once: true });
+  const done: Finished = { results: [], profiled: [] };
   let failed = false;
   let closing: RunClosing;
   try {
     const builds = await buildAll(run);
     await startServices(run);
-    await runGroups(run, builds);
+    await runGroups(run, builds, done);
     await recordFootprint(run);
-    await recordFidelity(run);
+    await recordFidelity(run, done.results);
   } catch (e) {
     failed = true;
     throw e;
   } finally {
     o.signal.removeEventListener('abort', closeProgress);
-    closing = await closeRun(run, failed);
+    closing = await closeRun(run, done.results, failed);
   }
-  return summarize(run, closing);
+  return summarize(run, done, closing);
 }
 
 /**
@@ -194,28 +136,24 @@ function openPlanRun(o: RunOptions): Run {
   const usesK6 = o.cells.some((c) => c.profile.driver === 'k6');
   const k6 = usesK6 ? o.deps.prechecks.k6(log) : { bin: null, why: '' };
   const sharedSchemas = loadSharedSchemas(o.scenariosDir);
-  const { writer, tmpLogs, sink } = openResultSink(o, mode, o.deps.cpuPlan, rounds, seed);
+  const sink = openResultSink(o, mode, o.deps.cpuPlan, rounds, seed);
+  const services: Run['services'] = {};
+  const refs: ServiceRefs = { upstreamUrl: () => services.upstream?.url ?? null, database: () => services.db };
   const run: Run = {
     o,
-    deps: o.deps,
     mode,
     progress,
     log,
     t0,
-    fidelityMs: mode === 'bench' ? fidelityPlanMs(o) : 0,
-    rounds,
-    seed,
-    groups,
+    plan: { groups, rounds, seed, fidelityMs: mode === 'bench' ? fidelityPlanMs(o) : 0 },
+    out: { ...sink, runId: sink.writer?.runId ?? 'verify' },
     sharedSchemas,
-    writer,
-    tmpLogs,
-    sink,
     k6,
-    results: [],
-    runId: writer?.runId ?? 'verify',
-    lifecycle: o.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db }),
+    services,
+    lifecycle: o.deps.lifecycle(refs),
   };
-  if (o.cpuProfile && mode === 'bench' && !o.externalUrl) run.profiled = openProfiled(run, o.cpuProfile.intervalUs);
+  if (o.cpuProfile && mode === 'bench' && !o.externalUrl)
+    run.profiled = openProfiled(run, refs, o.cpuProfile.intervalUs);
   announce(run, usesK6);
   return run;
 }
@@ -225,7 +163,7 @@ function openPlanRun(o: RunOptions): Run {
  * round), and the run's lifecycle and driver wrapped by scheduler/profiled.ts (servers under
  * --cpu-prof writing into that folder's logs/profiles/, the measured window's clock noted).
  */
-function openProfiled(run: Run, intervalUs: number): NonNullable<Run['profiled']> {
+function openProfiled(run: Run, refs: ServiceRefs, intervalUs: number): ProfiledSide {
   const { o } = run;
   const p = profiledDeps(o.deps, { profileDir: profileDirOf, intervalUs });
   const { writer, sink } = openResultSink(
@@ -233,20 +171,19 @@ function openProfiled(run: Run, intervalUs: number): NonNullable<Run['profiled']
     'bench',
     o.deps.cpuPlan,
     1,
-    run.seed,
+    run.plan.seed,
   );
   if (!writer) throw new Error('openProfiled: bench mode opens a run folder');
-  const lifecycle = p.deps.lifecycle({ upstreamUrl: () => run.upstream?.url ?? null, database: () => run.db });
   run.log(`profiled windows (--profile-cpu, V8 sampling every ${intervalUs} µs): ${writer.dir}`);
-  return { writer, sink, lifecycle, driver: p.deps.driver.driver, servers: p.servers, results: [] };
+  return { writer, sink, lifecycle: p.deps.lifecycle(refs), driver: p.deps.driver.driver, servers: p.servers };
 }
 
 /** The ETA's plan (builds, PostgreSQL, then every group), the run-start event and the run's first notes. */
 function announce(run: Run, usesK6: boolean): void {
-  const { o, progress, mode, groups, rounds, log } = run;
+  const { o, progress, mode, log } = run;
+  const { groups, rounds, seed } = run.plan;
   const profile = o.cells[0]?.profile;
-  const driver = run.deps.driver;
-  const cpuPlan = run.deps.cpuPlan;
+  const { driver, cpuPlan } = o.deps;
   const builds = run.lifecycle.kind === 'local' ? manifestsOf(o.cells).filter((m) => m.build) : [];
   progress.plan('build', builds.length * ESTIMATE.build);
   if (o.cells.some(needsDatabase)) progress.plan('database', ESTIMATE.database);
@@ -258,11 +195,12 @@ function announce(run: Run, usesK6: boolean): void {
       progress.plan('window', 0, x.windows);
     }
   }
-  if (mode === 'bench') progress.plan('fidelity', run.fidelityMs);
+  if (mode === 'bench') progress.plan('fidelity', run.plan.fidelityMs);
   const windowS = mode === 'bench' && profile ? measuredSeconds(profile) : null;
+  const { runId, writer } = run.out;
   progress.runStart(
     {
-      runId: run.runId,
+      runId,
       mode,
       cells: o.cells.length,
       groups: groups.length,
@@ -270,12 +208,12 @@ function announce(run: Run, usesK6: boolean): void {
       windowS,
       profile: o.profileName,
       driver: driver.name,
-      seed: run.seed,
+      seed,
     },
-    `${mode === 'verify' ? 'verify' : `run ${run.runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${rounds} rounds × ${windowS} s windows${interleaved(profile, run)}, shuffle seed ${run.seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
+    `${mode === 'verify' ? 'verify' : `run ${runId}`}: ${o.cells.length} cells in ${groups.length} groups, profile ${o.profileName}, driver ${driver.name}${mode === 'bench' ? `, ${rounds} rounds × ${windowS} s windows${interleaved(profile, o)}, shuffle seed ${seed}` : ''}; ${o.externalUrl ? `external target ${o.externalUrl}` : cpuPlan.note}`,
   );
   if (driver.note) log(driver.note);
-  if (run.writer) log(`results: ${run.writer.dir}`);
+  if (writer) log(`results: ${writer.dir}`);
   if (usesK6) log(run.k6.bin ? `k6: ${run.k6.bin}` : `k6 cells will be skipped: ${run.k6.why}`);
 }
 
@@ -285,9 +223,9 @@ function canInterleave(o: RunOptions): boolean {
 }
 
 /** ", then 5 interleaved rounds of 1 s per server (100 ms slices)" when the run has them, else "". */
-function interleaved(p: RunOptions['cells'][number]['profile'] | undefined, run: Run): string {
+function interleaved(p: RunOptions['cells'][number]['profile'] | undefined, o: RunOptions): string {
   const il = p ? interleaveOf(p) : null;
-  if (!il || !canInterleave(run.o)) return '';
+  if (!il || !canInterleave(o)) return '';
   return `, then ${il.rounds} interleaved rounds of ${il.activeS} s per server (${il.sliceMs} ms slices)`;
 }
 
@@ -306,35 +244,39 @@ async function buildAll(run: Run): Promise<Map<string, BuildResult>> {
 }
 
 /**
- * Starts the services the plan needs, through `deps.services`: the upstream mock when a local
- * cell's scenario fans out, the database when a cell needs one (its meta recorded in meta.json).
+ * Starts the services the plan needs into `run.services`, through `deps.services`: the upstream
+ * mock when a local cell's scenario fans out, the database when a cell needs one (its meta
+ * recorded in meta.json).
  */
 async function startServices(run: Run): Promise<void> {
-  const { o, log } = run;
+  const { o, log, services } = run;
   const wantsUpstream = !o.externalUrl && o.cells.some((c) => c.scenario.needs.includes('upstream'));
   if (wantsUpstream && !o.signal.aborted) {
-    run.upstream = await run.deps.services.startUpstream();
-    log(`upstream mock: ${run.upstream.url} (pid ${run.upstream.pid}, delay ${o.upstreamDelayMs} ms)`);
+    const upstream = await o.deps.services.startUpstream();
+    services.upstream = upstream;
+    log(`upstream mock: ${upstream.url} (pid ${upstream.pid}, delay ${o.upstreamDelayMs} ms)`);
   }
   if (o.cells.some(needsDatabase) && !o.signal.aborted) {
     run.progress.step('starting PostgreSQL');
-    run.db = await run.progress.timed('database', ESTIMATE.database, () =>
-      run.deps.services.openDatabase({ log, signal: o.signal }),
+    const db = await run.progress.timed('database', ESTIMATE.database, () =>
+      o.deps.services.openDatabase({ log, signal: o.signal }),
     );
-    run.writer?.updateMeta({ database: run.db.meta });
+    services.db = db;
+    run.out.writer?.updateMeta({ database: db.meta });
   }
 }
 
-/** Runs the groups in plan order (scheduler/group.ts), collecting their cells in `run.results`. */
-async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<void> {
-  const { o, deps } = run;
+/** Runs the groups in plan order (scheduler/group.ts), collecting their cells in `done`; with `cpuProfile`, each group's profiled windows after its ranked ones. */
+async function runGroups(run: Run, builds: Map<string, BuildResult>, done: Finished): Promise<void> {
+  const { o } = run;
+  const { deps } = o;
   const rates = new RateResolver(o.resultsDir);
   const base: Omit<GroupContext, 'groupIndex'> = {
-    runId: run.runId,
+    runId: run.out.runId,
     mode: run.mode,
     lifecycle: run.lifecycle,
     builds,
-    sink: run.sink,
+    sink: run.out.sink,
     driver: deps.driver.driver,
     driverName: deps.driver.name,
     cpuPlan: deps.cpuPlan,
@@ -343,11 +285,11 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
     checker: new ContractChecker(run.sharedSchemas),
     sharedSchemas: run.sharedSchemas,
     scenariosDir: o.scenariosDir,
-    db: run.db,
-    upstream: run.upstream,
+    db: run.services.db,
+    upstream: run.services.upstream,
     externalUrl: o.externalUrl,
-    rounds: run.rounds,
-    seed: run.seed,
+    rounds: run.plan.rounds,
+    seed: run.plan.seed,
     precheck: (cell) => precheck(run, cell) ?? rateProblem(rates, cell),
     rate: (cell) => rates.resolve(cell).rate,
     burstRequests: o.burstRequests ?? BURST_REQUESTS,
@@ -355,14 +297,13 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
     progress: run.progress,
     log: run.log,
   };
-  for (const [groupIndex, g] of run.groups.entries()) {
+  const p = run.profiled;
+  const profiled = p && { runId: p.writer.runId, sink: p.sink, lifecycle: p.lifecycle, driver: p.driver, rounds: 1 };
+  for (const [groupIndex, g] of run.plan.groups.entries()) {
     if (o.signal.aborted) break;
-    run.results.push(...(await runGroup(g, { ...base, groupIndex })));
+    done.results.push(...(await runGroup(g, { ...base, groupIndex })));
     // --profile-cpu: the group's cells once more, profiled, after its ranked windows (its servers stopped).
-    const p = run.profiled;
-    if (!p || o.signal.aborted) continue;
-    const profiled = { runId: p.writer.runId, sink: p.sink, lifecycle: p.lifecycle, driver: p.driver, rounds: 1 };
-    p.results.push(...(await runGroup(g, { ...base, ...profiled, groupIndex })));
+    if (profiled && !o.signal.aborted) done.profiled.push(...(await runGroup(g, { ...base, ...profiled, groupIndex })));
   }
 }
 
@@ -372,18 +313,19 @@ async function runGroups(run: Run, builds: Map<string, BuildResult>): Promise<vo
  * ready, or the upstream mock it needs has exited (`skipped`, with the reason).
  */
 function precheck(run: Run, cell: CellSpec): { status: 'skipped' | 'unsupported'; reason: string } | null {
+  const { upstream, db } = run.services;
   if (run.lifecycle.kind === 'local') {
-    const engines = run.deps.prechecks.engineProblem(cell);
+    const engines = run.o.deps.prechecks.engineProblem(cell);
     if (engines) return { status: 'unsupported', reason: `unsupported on Node ${cell.node.major}: ${engines}` };
   }
   if (cell.profile.driver === 'k6' && !run.k6.bin)
     return { status: 'skipped', reason: `k6 not available: ${run.k6.why}` };
-  if (needsDatabase(cell) && !run.db?.ready)
-    return { status: 'skipped', reason: `needs PostgreSQL: ${run.db?.error ?? 'no database'}` };
-  if (needsUpstream(cell) && run.upstream?.gone())
+  if (needsDatabase(cell) && !db?.ready)
+    return { status: 'skipped', reason: `needs PostgreSQL: ${db?.error ?? 'no database'}` };
+  if (needsUpstream(cell) && upstream?.gone())
     return {
       status: 'skipped',
-      reason: `needs the upstream mock, whose process exited earlier in this run (pid ${run.upstream.pid}); re-run the cell`,
+      reason: `needs the upstream mock, whose process exited earlier in this run (pid ${upstream.pid}); re-run the cell`,
     };
   return null;
 }
@@ -396,7 +338,8 @@ function rateProblem(rates: RateResolver, cell: CellSpec): { status: 'skipped'; 
 
 /** The `--footprint` probes (bench mode, local servers, not after an abort), recorded in meta.json's `footprint`. */
 async function recordFootprint(run: Run): Promise<void> {
-  const { o, writer } = run;
+  const { o } = run;
+  const { writer } = run.out;
   if (!o.footprint || run.mode !== 'bench' || o.externalUrl || o.signal.aborted || !writer) return;
   run.progress.step('footprint: first and repeated starts, first response and CPU at a light rate, per contender');
   const t0 = performance.now();
@@ -405,7 +348,7 @@ async function recordFootprint(run: Run): Promise<void> {
     cells: o.cells,
     lifecycle: run.lifecycle,
     scenariosDir: o.scenariosDir,
-    db: run.db,
+    db: run.services.db,
     logFile: (id) => writer.logFile(id),
     signal: o.signal,
     log: run.log,
@@ -414,50 +357,53 @@ async function recordFootprint(run: Run): Promise<void> {
   writer.updateMeta({ footprint: { ...writer.meta.footprint, probes } });
 }
 
-/** The once-per-run driver fidelity check (bench mode, not after an abort), recorded in meta.json; its phase of the ETA. */
-async function recordFidelity(run: Run): Promise<void> {
-  const { o, writer } = run;
+/** The once-per-run driver fidelity check on the run's `results` (bench mode, not after an abort), recorded in meta.json; its phase of the ETA. */
+async function recordFidelity(run: Run, results: CellResult[]): Promise<void> {
+  const { o } = run;
+  const { writer } = run.out;
   if (run.mode !== 'bench' || o.signal.aborted || !writer) return;
   const patch = await runFidelity({
     o,
-    probe: run.deps.fidelity,
-    results: run.results,
-    cpuPlan: run.deps.cpuPlan,
+    probe: o.deps.fidelity,
+    results,
+    cpuPlan: o.deps.cpuPlan,
     lifecycle: run.lifecycle,
     writer,
-    db: run.db,
+    db: run.services.db,
     sharedSchemas: run.sharedSchemas,
     log: run.log,
   });
   if (patch) {
-    run.progress.done('fidelity', run.fidelityMs);
+    run.progress.done('fidelity', run.plan.fidelityMs);
     writer.updateMeta(patch);
-  } else run.progress.skip('fidelity', run.fidelityMs);
+  } else run.progress.skip('fidelity', run.plan.fidelityMs);
 }
 
-/** A closed run's wall time (ms) and its harness overhead per cell (`overheadOf`). */
+/** A closed run's wall time (ms) and its harness overhead per cell (`overheadOf`), computed once by closeRun. */
 type RunClosing = { wallMs: number; over: ReturnType<typeof overheadOf> };
 
 /** Stops the services, removes verify mode's temp logs, records wall time and overhead (returned), and marks the run complete or interrupted. */
-async function closeRun(run: Run, failed: boolean): Promise<RunClosing> {
+async function closeRun(run: Run, results: CellResult[], failed: boolean): Promise<RunClosing> {
   run.progress.close();
-  await run.upstream?.stop();
-  await run.db?.close();
-  if (run.tmpLogs) fs.rmSync(run.tmpLogs, { recursive: true, force: true });
-  const { writer } = run;
+  await run.services.upstream?.stop();
+  await run.services.db?.close();
+  const { writer, tmpLogs } = run.out;
+  if (tmpLogs) fs.rmSync(tmpLogs, { recursive: true, force: true });
   const wallMs = performance.now() - run.t0;
-  const over = overheadOf(run.results);
+  const over = overheadOf(results);
   const design = writer?.meta.design; // written when the run started
   if (design) writer?.updateMeta({ design: { ...design, wallMs, ...(over ? { overheadMs: over } : {}) } });
   writer?.updateMeta({ timings: run.progress.record() });
-  writer?.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
-  run.profiled?.writer.finish(run.o.signal.aborted || failed ? 'interrupted' : 'complete');
+  const state = run.o.signal.aborted || failed ? 'interrupted' : 'complete';
+  writer?.finish(state);
+  run.profiled?.writer.finish(state);
   return { wallMs, over };
 }
 
 /** The closing notes (overhead per cell, wall time, as closeRun recorded them) and the run's summary. */
-function summarize(run: Run, { wallMs, over }: RunClosing): RunSummary {
-  const { o, mode, runId, results } = run;
+function summarize(run: Run, done: Finished, { wallMs, over }: RunClosing): RunSummary {
+  const { o, mode } = run;
+  const { runId, writer } = run.out;
   if (over && mode === 'bench')
     run.log(
       `harness overhead per cell (start + verify + teardown): median ${Math.round(over.median)} ms, max ${Math.round(over.max)} ms over ${over.cells} cells (verify includes the ${o.burstRequests ?? BURST_REQUESTS}-request concurrency burst)`,
@@ -465,24 +411,18 @@ function summarize(run: Run, { wallMs, over }: RunClosing): RunSummary {
   const startEta = run.progress.startEtaMs();
   const said = startEta !== null ? `; the ETA at the start said ${fmtDuration(startEta)}` : '';
   run.log(
-    `${mode === 'verify' ? 'verify' : `run ${runId}`} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${results.length} cells recorded in ${fmtDuration(wallMs)} wall time${said}`,
+    `${mode === 'verify' ? 'verify' : `run ${runId}`} ${o.signal.aborted ? 'INTERRUPTED' : 'finished'}: ${done.results.length} cells recorded in ${fmtDuration(wallMs)} wall time${said}`,
   );
+  const p = run.profiled;
   return {
     runId,
-    runDir: run.writer?.dir ?? '',
-    cells: results,
+    runDir: writer?.dir ?? '',
+    cells: done.results,
     interrupted: o.signal.aborted,
     wallMs,
     overheadMs: over,
-    ...(run.profiled
-      ? {
-          profiled: {
-            runId: run.profiled.writer.runId,
-            runDir: run.profiled.writer.dir,
-            cells: run.profiled.results,
-            servers: run.profiled.servers,
-          },
-        }
+    ...(p
+      ? { profiled: { runId: p.writer.runId, runDir: p.writer.dir, cells: done.profiled, servers: p.servers } }
       : {}),
   };
 }

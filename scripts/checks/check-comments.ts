@@ -42,8 +42,6 @@ export const LONG_FILES: Readonly<Record<string, string>> = {
   'harness/analysis/tables.ts': 'the table model of the leaderboard: grouping, ranks and ratios of one run',
   'harness/report/claims.ts': "the sources' claims and their verdicts, one judging rule per claim shape",
   'harness/report/exporters/html/page.css': 'the HTML report stylesheet, shipped as one file inlined into the page',
-  'harness/scheduler/group.ts': 'one group of interleaved rounds: its processes, warm-ups and windows in order',
-  'harness/scheduler/run.ts': 'the run: plan, groups, the fidelity check and the profiled windows in order',
 };
 
 /** One finding: repository-relative file, 1-based line (0 for the whole file), and what is wrong. */

@@ -1,5 +1,5 @@
 /**
- * A stored self-test run judged again by the current table model (cli/selftest-judge.ts
+ * A stored self-test run judged again by the current table model (analysis/selftest-judge.ts
  * `judgePairs`, `clusteredFalseDifference`): after a change of the model, what the same measured
  * trials give now, beside the figures its record holds. Prints the false-difference rate (pairs,
  * hits, Clopper–Pearson 95% interval), the pigeonhole bootstrap's interval over tables and copies
@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { clusteredFalseDifference, judgePairs, type PairShare } from '../../harness/cli/selftest-judge.ts';
+import { clusteredFalseDifference, judgePairs, type PairShare } from '../../harness/analysis/selftest-judge.ts';
 import { loadScenarios } from '../../harness/contract/scenarios.ts';
 import { RESULTS_DIR, SCENARIOS_DIR } from '../../harness/core/paths.ts';
 import { readRun } from '../../harness/store/runs.ts';

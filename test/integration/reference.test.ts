@@ -1,4 +1,4 @@
-// The steady-state reference (`just reference`, harness/cli/reference.ts; arithmetic in
+// The steady-state reference (`just reference`, harness/scheduler/steady-reference.ts; arithmetic in
 // harness/analysis/reference-stats.ts): ABBA order, intervals between processes, the bake-off's bias
 // against it, the how-sure line's second certificate, and a real short run on two contenders
 // (real servers on 127.0.0.1, wrk) whose record the compare step reads.
@@ -11,13 +11,13 @@ import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { accuracyLine, noBiasReading } from '../../harness/analysis/reference-floor.ts';
 import { compareWithReference } from '../../harness/analysis/reference-gaps.ts';
 import {
+  meetsMinimums,
   ratioOfProcesses,
   referenceFigure,
   referenceRatios,
   type ReferenceProcess,
 } from '../../harness/analysis/reference-stats.ts';
-import { meetsMinimums } from '../../harness/cli/reference.ts';
-import { abbaOrder, rotated } from '../../harness/cli/reference-measure.ts';
+import { abbaOrder, rotated } from '../../harness/scheduler/reference-measure.ts';
 import { referenceDesign } from '../../harness/cli/options.ts';
 import { findWrk } from '../../harness/drivers/wrk.ts';
 import type { ReportSnapshot } from '../../harness/report/snapshot.ts';

@@ -1,5 +1,5 @@
 /**
- * How `just reference` measures (cli/reference.ts runs it; analysis/reference-stats.ts sums it up).
+ * How `just reference` measures (scheduler/steady-reference.ts runs it; analysis/reference-stats.ts sums it up).
  * Two designs, both with wrk, the server pinned to the server core of the CPU plan:
  *
  * - `rotation` (the default): per block, one fresh server process of EVERY contender of the
@@ -13,36 +13,50 @@
  * - `solo`: one process at a time, in ABBA order over the contenders (`processes` rounds): start,
  *   warm, measure its windows, stop. Each contender then sees other minutes of the host.
  *
- * A window's figures: requests/s (requests completed ÷ window seconds) and requests per server
- * CPU-second (lifecycle/processes.ts `cpuUsageUs`, the server's cgroup or process tree), with
- * the CPU of processes outside the harness in the same window (lifecycle/foreign-cpu.ts). Every
+ * Everything asked of the machine comes in `ReferenceDeps` (the scheduler's `RunDeps` pieces: the
+ * CPU plan, the wrk driver, the server `Lifecycle`, the services; and the CPU of other work):
+ * scheduler/real-deps.ts `referenceDeps` builds the real ones, test/unit/reference-measure.test.ts
+ * fakes them. A window's figures: requests/s (requests completed ÷ window seconds) and requests
+ * per server CPU-second (the server's `TargetHandle.cpuUs`: its cgroup or process tree), with the
+ * CPU of processes outside the harness in the same window (lifecycle/foreign-cpu.ts). Every
  * server started here is stopped in a `finally` block, also on Ctrl-C.
  */
+import {
+  type ReferenceDesign,
+  type ReferenceProcess,
+  type ReferenceWindow,
+  processFigures,
+} from '../analysis/reference-stats.ts';
 import path from 'node:path';
-import { type ReferenceProcess, type ReferenceWindow, processFigures } from '../analysis/reference-stats.ts';
 import type { Scenario } from '../contract/scenarios.ts';
 import type { Manifest } from '../core/manifest.ts';
 import type { Profile } from '../core/profiles.ts';
 import type { LoadJob } from '../drivers/driver-types.ts';
-import { wrkDriver } from '../drivers/wrk.ts';
-import { foreignCpuS, foreignSnapshot } from '../lifecycle/foreign-cpu.ts';
-import { resolveNode } from '../lifecycle/node-runtime.ts';
-import { freePort } from '../lifecycle/ports.ts';
-import { cpuUsageUs } from '../lifecycle/processes.ts';
-import { type ServerHandle, startServer } from '../lifecycle/server.ts';
-import { loadJob, needsDatabase } from '../scheduler/jobs.ts';
+import type { NodeRuntime } from '../lifecycle/node-runtime.ts';
 import type { RunDatabase } from '../services/database.ts';
-import type { Upstream } from '../services/upstream.ts';
-import type { Globals } from './command-kit.ts';
-import type { ReferenceDesign } from './options.ts';
+import { loadJob } from './jobs.ts';
+import type { CellSpec } from './plan.ts';
+import type { Lifecycle, RunDeps, TargetHandle } from './scheduler-types.ts';
+
+/**
+ * What a reference run asks of the machine: `RunDeps`' CPU plan, driver (wrk), lifecycle and
+ * services, and `foreignCpu`: starts a reading of the CPU that processes outside the harness use;
+ * the function it returns ends it with their CPU-seconds since (null when it cannot be read).
+ */
+export interface ReferenceDeps extends Pick<RunDeps, 'cpuPlan' | 'driver' | 'lifecycle' | 'services'> {
+  foreignCpu(): () => number | null;
+}
 
 /** What a reference run shares between its measurements. */
 export interface RunCtx {
-  g: Globals;
+  deps: ReferenceDeps;
+  /** The run's lifecycle (`deps.lifecycle` with the run's services). */
+  lifecycle: Lifecycle;
+  scenariosDir: string;
   design: ReferenceDesign;
   profile: Profile;
-  cpus: { server: string | null; client: string | null; threads: number };
-  upstream: Upstream | null;
+  /** The Node runtime the servers run on. */
+  node: NodeRuntime;
   db: RunDatabase | null;
   sharedSchemas: object[];
   logsDir: string;
@@ -68,7 +82,7 @@ export function rotated<T>(items: readonly T[], k: number): T[] {
 /** A started server of a reference run and the load job that drives it. */
 interface Live {
   m: Manifest;
-  server: ServerHandle;
+  server: TargetHandle;
   job: LoadJob;
   order: number;
   windows: ReferenceWindow[];
@@ -76,23 +90,14 @@ interface Live {
 
 /** Starts a fresh server process of `m` on `scenario` (log `<name>__<scenario>__<tag>.log`) with its load job. */
 async function startOne(m: Manifest, scenario: Scenario, order: number, tag: string, x: RunCtx): Promise<Live> {
-  const node = resolveNode(Number(process.versions.node.split('.')[0]));
-  const cell = { manifest: m, variant: null, scenario, profile: x.profile, node };
-  const server = await startServer(m, {
-    host: '127.0.0.1',
-    port: await freePort('127.0.0.1'),
-    upstreamUrl: x.upstream?.url ?? 'http://127.0.0.1:9',
-    env: needsDatabase(cell) && x.db?.url ? { DATABASE_URL: x.db.url } : {},
-    cpus: x.cpus.server,
-    logFile: path.join(x.logsDir, `${m.name}__${scenario.name}__${tag}.log`),
-    nodePath: node.path,
-  });
-  return { m, server, job: loadJob(cell, x.g.scenariosDir, x.db ?? undefined, server.baseUrl), order, windows: [] };
+  const cell: CellSpec = { manifest: m, variant: null, scenario, profile: x.profile, node: x.node };
+  const server = await x.lifecycle.start(cell, path.join(x.logsDir, `${m.name}__${scenario.name}__${tag}.log`));
+  return { m, server, job: loadJob(cell, x.scenariosDir, x.db ?? undefined, server.baseUrl), order, windows: [] };
 }
 
 const windowOptions = (x: RunCtx, scenario: Scenario) => ({
-  cpus: x.cpus.client,
-  threads: x.cpus.threads,
+  cpus: x.deps.cpuPlan.client,
+  threads: x.deps.cpuPlan.clientThreads,
   signal: x.signal,
   scenario,
   sharedSchemas: x.sharedSchemas,
@@ -101,7 +106,7 @@ const windowOptions = (x: RunCtx, scenario: Scenario) => ({
 /** The warm-up of one server: `design.warmupS` seconds of wrk, not recorded (none at 0 s). */
 async function warm(l: Live, scenario: Scenario, x: RunCtx): Promise<void> {
   if (x.design.warmupS > 0)
-    await wrkDriver.window(x.profile, l.job, {
+    await x.deps.driver.driver.window(x.profile, l.job, {
       ...windowOptions(x, scenario),
       durationS: x.design.warmupS,
       warmup: true,
@@ -111,16 +116,15 @@ async function warm(l: Live, scenario: Scenario, x: RunCtx): Promise<void> {
 
 /** One measured window of `design.windowS` seconds on a live server: its requests/s, efficiency and the other work beside it. */
 async function measureWindow(l: Live, scenario: Scenario, x: RunCtx): Promise<ReferenceWindow> {
-  const pid = l.server.pid;
-  const c0 = cpuUsageUs(pid);
-  const f0 = foreignSnapshot();
-  const out = await wrkDriver.window(x.profile, l.job, {
+  const c0 = l.server.cpuUs();
+  const foreignSince = x.deps.foreignCpu();
+  const out = await x.deps.driver.driver.window(x.profile, l.job, {
     ...windowOptions(x, scenario),
     durationS: x.design.windowS,
     warmup: false,
   });
-  const c1 = cpuUsageUs(pid);
-  const foreign = foreignCpuS(f0, foreignSnapshot());
+  const c1 = l.server.cpuUs();
+  const foreign = foreignSince();
   const cpuS = c0 !== null && c1 !== null ? (c1 - c0) / 1e6 : null;
   const requests = out.requests.total;
   return {

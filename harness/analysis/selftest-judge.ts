@@ -1,17 +1,17 @@
 /**
- * The self-test's judgement of one measured run (cli/selftest.ts runs it): every pair of identical
+ * The self-test's judgement of one measured run (cli/selftest.ts runs it and prints it): every pair of identical
  * copies and each slowed copy against each identical copy, by the table model (analysis/tables.ts
  * `tableModel`, table-model.ts `compare`); the false-difference rate with its Clopper–Pearson
  * interval (pairs as if independent) and with the dependence-aware interval of
- * analysis/cluster-bootstrap.ts (pigeonhole bootstrap over tables and copies). Kept apart from
- * cli/selftest.ts (which runs benches) so that the report can recompute the interval of a
+ * analysis/cluster-bootstrap.ts (pigeonhole bootstrap over tables and copies). Statistics only:
+ * cli/selftest.ts runs the benches and prints, and the report recomputes the interval of a
  * committed record from its run without importing the bench machinery.
  */
 import path from 'node:path';
 import fQuantile from '@stdlib/stats-base-dists-f-quantile';
-import { buildTables, tableModel } from '../analysis/tables.ts';
-import { compare } from '../analysis/table-model.ts';
-import { type NullPair, pigeonholeShare, runsToCertify } from '../analysis/cluster-bootstrap.ts';
+import { buildTables, tableModel } from './tables.ts';
+import { compare } from './table-model.ts';
+import { type NullPair, pigeonholeShare, runsToCertify } from './cluster-bootstrap.ts';
 import { UserError } from '../core/errors.ts';
 import { readRun } from '../store/runs.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
@@ -147,4 +147,81 @@ export function withClusteredInterval(
   } catch {
     return { ...s, falseDifference: { ...s.falseDifference, clustered: null } };
   }
+}
+
+/**
+ * Iterations of fixed work per request of the pilot's probe copies: a grid around the iterations
+ * that plant 5–10% on the fixture's scenarios here (about 700–2,100), so the slowed copies' burns
+ * are interpolated, not extrapolated. The cost of an iteration is not constant: beside the
+ * fixture in interleaved rounds, 64,000 iterations cost 4–5× what 200 did per iteration on ping
+ * (docs/decisions/0006-planted-slowdown-in-work.md: probes of 16,000–64,000 iterations, a line through the
+ * origin, planted 2.5% and 1.1% for "10%" and "5%"), and the curve differs by scenario (x ∝ n^1.6
+ * on ping, n^0.84 on users between 400 and 6,400 iterations, in a pilot run).
+ */
+export const PROBE_ITERS = [1_000, 2_000, 4_000, 8_000] as const;
+
+/** A probe whose extra cost x is below this share of the fixture's is too noisy to fit on a log scale. */
+export const MIN_PROBE_COST = 0.04;
+
+/**
+ * The iterations of fixed work per request that cost `slowdown` (0.1 = 10% fewer requests per
+ * CPU-second), from probes measured beside the fixture: each probe's `ratio` = its figure ÷ the
+ * fixture's (same table, same rounds), so x = 1/ratio − 1 is its extra CPU per request relative
+ * to the fixture's. x is fitted as k·n^p (a line on log–log axes, least squares over the probes
+ * with x ≥ MIN_PROBE_COST), which holds a cost per iteration that changes with n (PROBE_ITERS);
+ * the answer is (x* ÷ k)^(1/p) for x* = 1/(1 − slowdown) − 1, rounded. Throws UserError when fewer
+ * than 2 probes cost a measurable x, or the fitted cost does not grow with n (the pilot was too
+ * noisy, or the fixture ignores BURN_ITERS).
+ */
+export function fitBurnIters(probes: readonly { iters: number; ratio: number }[], slowdown: number): number {
+  const pts = probes
+    .map((q) => ({ u: Math.log(q.iters), x: 1 / q.ratio - 1 }))
+    .filter((q) => q.x >= MIN_PROBE_COST)
+    .map((q) => ({ u: q.u, v: Math.log(q.x) }));
+  const mu = pts.reduce((a, q) => a + q.u, 0) / Math.max(1, pts.length);
+  const mv = pts.reduce((a, q) => a + q.v, 0) / Math.max(1, pts.length);
+  const suu = pts.reduce((a, q) => a + (q.u - mu) ** 2, 0);
+  const p = suu > 0 ? pts.reduce((a, q) => a + (q.u - mu) * (q.v - mv), 0) / suu : 0;
+  if (pts.length < 2 || !(p > 0))
+    throw new UserError(
+      `self-test calibration: the probe copies cost nothing measurable (ratios ${probes.map((q) => q.ratio.toFixed(3)).join(', ')}); re-run on a quieter machine`,
+    );
+  const target = Math.log(1 / (1 - slowdown) - 1);
+  return Math.round(Math.exp(mu + (target - mv) / p));
+}
+
+/**
+ * Per scenario, the iterations of fixed work per request that cost `slowdown` (`fitBurnIters`),
+ * from the pilot run's tables: each probe copy's ratio to the fixture by the table model (the
+ * report's own figure: requests per server CPU-second in interleaved rounds). Also the probes'
+ * ratios, for the record. Throws UserError when a scenario has no model or no probe.
+ */
+export function calibrateIters(
+  snapshot: { meta: RunMeta; cells: CellResult[] },
+  scenarios: { name: string; baseline?: string }[],
+  slowdowns: readonly number[],
+): { iters: Record<string, number>[]; probes: Record<string, { iters: number; ratio: number }[]> } {
+  const iters = slowdowns.map(() => ({}) as Record<string, number>);
+  const probes: Record<string, { iters: number; ratio: number }[]> = {};
+  for (const t of buildTables([snapshot], { scenarios, runId: snapshot.meta.runId })) {
+    const m = tableModel(
+      t.rows.filter((r) => r.status === 'ranked'),
+      t.baseline,
+    )?.fit;
+    const names = m?.rows.map((r) => r.name) ?? [];
+    const mine = PROBE_ITERS.flatMap((n, i) => {
+      const label = `${SELFTEST_FIXTURE} +probe-${i + 1}`;
+      return m && names.includes(label) && names.includes(SELFTEST_FIXTURE)
+        ? [{ iters: n, ratio: compare(m, label, SELFTEST_FIXTURE).ratio }]
+        : [];
+    });
+    if (!mine.length)
+      throw new UserError(`self-test calibration: the pilot's ${t.key.scenario} table has no probe beside the fixture`);
+    probes[t.key.scenario] = mine;
+    slowdowns.forEach((s, i) => {
+      const row = iters[i];
+      if (row) row[t.key.scenario] = fitBurnIters(mine, s);
+    });
+  }
+  return { iters, probes };
 }

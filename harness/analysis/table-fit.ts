@@ -9,7 +9,9 @@ import type { CellResult } from '../store/results.ts';
 import { estimatorGaps } from './estimator-agreement.ts';
 import { cellSamples } from './stats.ts';
 import type { RankedTable, TableRow } from './table-types.ts';
-import { fitTable, fitTwoWay, rankRanges, tableMdd, type TableModel } from './table-model.ts';
+import { rankRanges } from './rank-ranges.ts';
+import { fitTable, fitTwoWay, type TableModel } from './table-model.ts';
+import { tableMdd } from './table-power.ts';
 
 /** How a model-based ratio was computed, for the reader (the one-way ratio model, or the two-way model of interleaved rounds). */
 export const modelEstimator = (m: TableModel) =>
@@ -104,7 +106,7 @@ export function tableModel(
   return { fit, summary: modelSummary(fit, 'round') };
 }
 
-/** A fitted table model as RankedTable's `model`: σ, df, units per row (`unit`) and the MDDs (table-model.ts `tableMdd`). */
+/** A fitted table model as RankedTable's `model`: σ, df, units per row (`unit`) and the MDDs (table-power.ts `tableMdd`). */
 function modelSummary(fit: TableModel, unit: 'round' | 'process'): NonNullable<RankedTable['model']> {
   const m = tableMdd(fit);
   return { sigma: fit.sigma, df: fit.df, rounds: m.n, unit, mdd: { pair: m.pair, baseline: m.baseline } };

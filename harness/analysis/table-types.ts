@@ -64,7 +64,7 @@ export interface TableRow {
   rank: number | null;
   /**
    * Its rank as a range (ranked rows of a table with a model): best = 1 + rows significantly
-   * faster, worst = N − rows significantly slower (table-model.ts `rankRanges`); null otherwise.
+   * faster, worst = N − rows significantly slower (rank-ranges.ts `rankRanges`); null otherwise.
    */
   rankRange: { best: number; worst: number } | null;
   /** Geometric mean of the trials (requests completed ÷ window seconds). */

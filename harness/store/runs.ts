@@ -23,17 +23,8 @@ import { asStorageError, type StorageError, UserError } from '../core/errors.ts'
 import { fileKind } from '../core/output-file.ts';
 import { pidStartTime } from '../core/pid.ts';
 import { noteRunIdInLocks } from '../lifecycle/lock.ts';
-import {
-  effectiveState,
-  mkdirp,
-  newRunId,
-  readCellDir,
-  readMetaFile,
-  SCHEMA_VERSION,
-  writeJsonAtomic,
-  type CellResult,
-  type RunMeta,
-} from './results.ts';
+import { effectiveState, newRunId, SCHEMA_VERSION, type CellResult, type RunMeta } from './results.ts';
+import { mkdirp, readCellDir, readMetaFile, writeJsonAtomic } from './result-files.ts';
 
 export type RunState = RunMeta['state'];
 

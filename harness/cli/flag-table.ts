@@ -57,7 +57,7 @@ export function attributeOf(row: Flag): string {
 export function addFlags(c: Command, table: readonly Flag[]): Command {
   for (const row of table) {
     const o = new Option(row.flags, row.help);
-    if (row.parse) o.argParser(row.parse);
+    if (row.parse) o.argParser(row.parse as (value: string, previous: unknown) => unknown);
     if (row.default !== undefined) o.default(row.default);
     c.addOption(o.hideHelp(row.hidden === true));
     if (row.negate !== undefined) {

@@ -7,7 +7,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { kernelBreach, killChild, killPids, type ProcessLimits } from './cgroups.ts';
-import { type TrackedChild, trackedByPid, trackedProcesses } from './containment.ts';
+import { type TrackedChild, trackedByPid, trackedProcesses } from './tracked-children.ts';
 import { hasExited, signalGroup } from './process-group.ts';
 
 /** "4096 MiB" for a byte count. */

@@ -30,7 +30,7 @@
  *   `sweepStaleCgroups()` at the next harness's first spawn.
  *
  * This module spawns and stops; the containment and the registry of tracked children are
- * lifecycle/containment.ts's, the limits' guard lifecycle/limit-guard.ts's, the group signals
+ * lifecycle/tracked-children.ts's, the limits' guard lifecycle/limit-guard.ts's, the group signals
  * lifecycle/process-group.ts's (what other modules use of them is re-exported here).
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
@@ -65,7 +65,7 @@ import {
   type TrackedChild,
   track,
   trackedChild,
-} from './containment.ts';
+} from './tracked-children.ts';
 import { launcherChain, watchLauncher } from './launcher.ts';
 import { guardLimits } from './limit-guard.ts';
 import { groupExists, hasExited, signalGroup } from './process-group.ts';
@@ -91,7 +91,7 @@ export {
   pauseTracked,
   sweepStaleCgroups,
   trackedProcesses,
-} from './containment.ts';
+} from './tracked-children.ts';
 export { limitBreach } from './limit-guard.ts';
 export { hasExited } from './process-group.ts';
 

@@ -364,7 +364,7 @@ export function readTrials(runDir: string): { trials: CellResult[]; warnings: st
 }
 
 /** Every run's meta and cells (schema-validated; see readAllResults). */
-export { readAllResults as readAll } from './results.ts';
+export { readAllResults as readAll } from './result-files.ts';
 
 /**
  * The generated report files of a results folder: `<resultsDir>/LEADERBOARD.md` (markdown) and

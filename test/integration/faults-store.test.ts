@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { descendants, runCli, tmpDir } from '../helpers.ts';
 import { makeCell, makeMeta } from '../fixtures.ts';
 import { listRuns, openRun, readRun, saveBaseline, sweepAbandoned } from '../../harness/store/runs.ts';
-import { type RunMeta } from '../../harness/store/results.ts';
+import type { RunMeta } from '../../harness/store/results.ts';
 import { readAllResults, writeJsonAtomic } from '../../harness/store/result-files.ts';
 import { pidAlive, pidStartTime } from '../../harness/core/pid.ts';
 import { acquireRunLock, readLock } from '../../harness/lifecycle/lock.ts';

@@ -3,7 +3,7 @@
  * commander spec and help line, the zod schema of its raw value and the BenchOpts field it fills.
  * The commands' options (`benchFlags`), the parse (`parseBenchOptions`) and the type (BenchOpts)
  * are derived from the table; the one rule between two flags (`--interval` needs `--profile-cpu`,
- * and the two become `cpuProfile`) follows the table's own checks.
+ * and the two become `cpuProfile`) is checked before the table's own checks.
  *
  * Defaults: a value that depends on the profile (rounds, window seconds, VUs, arrival rate, the
  * fidelity check's seconds, the p99 objective) stays absent, and the run takes it from the profile
@@ -12,6 +12,7 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { UserError } from '../core/errors.ts';
 import { numeric, parseWith } from '../core/option-values.ts';
 import { OVERRIDES } from '../core/profile-overrides.ts';
 import { CONNECTION_DRIVERS, DEFAULT_PROFILE, PROFILES } from '../core/profiles.ts';
@@ -221,13 +222,8 @@ export type BenchOpts = Omit<z.infer<typeof BENCH_VALUES>, 'profileCpu' | 'inter
   overview?: boolean;
 };
 
-const BENCH = BENCH_VALUES.transform((v, ctx): BenchOpts => {
+const BENCH = BENCH_VALUES.transform((v): BenchOpts => {
   const { profileCpu, intervalUs, ...rest } = v;
-  if (intervalUs !== undefined && !profileCpu)
-    ctx.addIssue({
-      code: 'custom',
-      message: '--interval sets the sampling of --profile-cpu: add --profile-cpu (or use `just why`)',
-    });
   return profileCpu ? { ...rest, cpuProfile: { intervalUs: intervalUs ?? OPTION_DEFAULTS.intervalUs } } : rest;
 });
 
@@ -238,10 +234,14 @@ export function benchFlags(c: Command): Command {
 
 /**
  * The options of `bench` / `bench-all` from commander's raw values. `note` gets the one note of
- * the parse (`--trials` is the old name of `--rounds`). Throws UserError naming the first bad option.
+ * the parse (`--trials` is the old name of `--rounds`, read only without `--rounds`). Throws
+ * UserError naming the first bad option: `--interval` without `--profile-cpu` first, then the
+ * table's flags in its order.
  */
 export function parseBenchOptions(raw: Record<string, unknown>, note: (l: string) => void = () => {}): BenchOpts {
-  if (raw.trials !== undefined && raw.rounds === undefined)
-    note('--trials is the old name of --rounds (measured windows per cell): use --rounds');
+  if (raw.interval !== undefined && raw.profileCpu !== true)
+    throw new UserError('--interval sets the sampling of --profile-cpu: add --profile-cpu (or use `just why`)');
+  if (raw.rounds !== undefined) return parseWith(BENCH, { ...raw, trials: undefined });
+  if (raw.trials !== undefined) note('--trials is the old name of --rounds (measured windows per cell): use --rounds');
   return parseWith(BENCH, raw);
 }

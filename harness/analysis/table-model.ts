@@ -43,10 +43,9 @@
  * equivalent (e.g. 1.02, 90% CI 1.01–1.03): the verdict says 'faster' and `equivalent` is true.
  * α is per comparison (not adjusted for the table's many pairs).
  *
- * Ranks are ranges, never inversions: best = 1 + rows significantly faster, worst = N − rows
- * significantly slower. "Significantly faster" implies a higher figure, so no row is ever shown
- * ahead of a row with a higher figure, and a row with a higher figure always has best < the
- * worst of any lower row (see `rankRanges`).
+ * Ranks are ranges from these verdicts (rank-ranges.ts `rankRanges`); the MDD, the windows a
+ * budget needs and the α of repeated looks are in table-power.ts, the printed bounds of a ratio
+ * interval in ratio-bounds.ts.
  *
  * Distributions: Student t and F quantiles/CDF from @stdlib (stats-base-dists-t-quantile,
  * -t-cdf, -f-quantile), not hand-rolled.
@@ -55,7 +54,6 @@ import fQuantile from '@stdlib/stats-base-dists-f-quantile';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { UserError } from '../core/errors.ts';
-import { median } from './stats.ts';
 
 /** Two-sided significance level of intervals and faster/slower verdicts (95% intervals). */
 export const ALPHA = 0.05;
@@ -202,16 +200,19 @@ function noisyGroups(gs: Group[]): Set<string> {
   return pool(gs.filter((g) => !out.has(g.name))).df >= 1 ? out : new Set();
 }
 
-function tq(p: number, df: number): number {
+/** The Student t quantile at `p` with `df` degrees of freedom (a very large df for an infinite one). */
+export function tq(p: number, df: number): number {
   return Number.isFinite(df) ? tQuantile(p, df) : tQuantile(p, 1e9);
 }
 
+/** exp(m ± q·se) around exp(m), as an interval that always contains exp(m). */
 function interval(m: number, se: number, q: number): [number, number] {
   const f = Math.exp(m);
   return [Math.min(f, Math.exp(m - q * se)), Math.max(f, Math.exp(m + q * se))];
 }
 
-function checkAlpha(alpha: number): void {
+/** Throws UserError unless 0 < α < 0.5. */
+export function checkAlpha(alpha: number): void {
   if (!(alpha > 0 && alpha < 0.5)) throw new UserError(`table model: alpha must be in (0, 0.5), got ${alpha}`);
 }
 
@@ -463,194 +464,4 @@ export function comparePairs(m: TableModel, opts: ModelOptions = {}): Comparison
     for (const c of m.rows.slice(i + 1)) out.push(compare(m, a.name, c.name, opts));
   });
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rank ranges
-
-/** A row's rank as a range (1 = fastest). best ≤ worst always. */
-export interface RankRange {
-  name: string;
-  ratio: number;
-  /** 1 + rows significantly faster than this one. */
-  best: number;
-  /** N − rows significantly slower than this one. */
-  worst: number;
-}
-
-/**
- * Rank ranges of every row, in table order (figure, highest first). Guarantees (tested):
- * best ≤ worst (rows faster and rows slower are disjoint); 'faster' implies a higher figure; and
- * for rows A above C (figure A > figure C) best(A) < worst(C): a row faster than A would be
- * faster than C's slower rows too, so |faster(A)| + |slower(C)| ≤ N − 2. Best ranks are NOT
- * always monotone down the table: the baseline's log-ratio has no error, so a row may be
- * significantly faster than the baseline and not than a row just below it.
- */
-export function rankRanges(m: TableModel, opts: ModelOptions = {}): RankRange[] {
-  const n = m.rows.length;
-  return m.rows.map((r) => {
-    let faster = 0;
-    let slower = 0;
-    for (const o of m.rows) {
-      if (o === r) continue;
-      const v = compare(m, o.name, r.name, opts).verdict;
-      if (v === 'faster') faster++;
-      else if (v === 'slower') slower++;
-    }
-    return { name: r.name, ratio: r.ratio, best: 1 + faster, worst: n - slower };
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Minimum detectable difference and budgets
-
-/** Inputs of `mdd`: σ (log units), its df, and window counts (nC omitted = comparison with the baseline). */
-export interface MddInput {
-  sigma: number;
-  df: number;
-  nA: number;
-  nC?: number;
-  alpha?: number;
-  power?: number;
-}
-
-/**
- * Minimum detectable difference, as a ratio excess (0.1 = 10%): the true ratio a two-sided
- * level-α t test detects with probability `power`:
- *     MDD = exp((t(1−α/2, df) + t(power, df)) · σ · √(1/n_A + 1/n_C)) − 1,
- * i.e. exp((t₀.₉₇₅ + t₀.₉₀)·σ·√(2/n)) − 1 for two rows of n windows, √(1/n) against the
- * baseline (whose log-ratio is 0 exactly). Source: the standard power approximation of the
- * two-sample t test, normal quantiles replaced by t quantiles (e.g. Chow, Shao & Wang, "Sample
- * Size Calculations in Clinical Research", §3.2; van Belle, "Statistical Rules of Thumb", §2.4).
- * It slightly overstates power at small df (the noncentral t is wider); the test file measures it.
- */
-export function mdd(x: MddInput): number {
-  const alpha = x.alpha ?? ALPHA;
-  const power = x.power ?? POWER;
-  if (!(x.sigma >= 0) || !(x.df > 0) || !(x.nA > 0) || (x.nC !== undefined && !(x.nC > 0)))
-    throw new UserError(`mdd: need sigma ≥ 0, df > 0 and window counts > 0, got ${JSON.stringify(x)}`);
-  const k = Math.sqrt(1 / x.nA + (x.nC === undefined ? 0 : 1 / x.nC));
-  return Math.exp((tq(1 - alpha / 2, x.df) + tq(power, x.df)) * x.sigma * k) - 1;
-}
-
-/** The table's MDD at its σ̂, df and median window count per contender row: pair and vs baseline. */
-export function tableMdd(
-  m: TableModel,
-  opts: { alpha?: number; power?: number } = {},
-): {
-  pair: number;
-  baseline: number;
-  n: number;
-} {
-  // NaN when no row is outside the baseline.
-  const n = median(m.rows.filter((r) => !r.baseline).map((r) => r.n));
-  const base = { sigma: m.sigma, df: m.df, nA: n, ...opts };
-  const pair = mdd({ ...base, nC: n });
-  // Two-way: the baseline is a noisy row like any other (its ratio's SE is a pair's).
-  return { pair, baseline: m.kind === 'two-way' ? pair : mdd(base), n };
-}
-
-/** Options of `windowsNeeded`. */
-export interface BudgetOptions {
-  /** Contender rows that share σ̂ (df = rows·(n − 1)); default 2. */
-  rows?: number;
-  /** 'pair' (two contenders, √(2/n)) or 'baseline' (√(1/n)); default 'pair'. */
-  comparison?: 'pair' | 'baseline';
-  alpha?: number;
-  power?: number;
-  /** Give up above this many windows per row (default 1000). */
-  max?: number;
-}
-
-/**
- * Windows per row needed so that `mdd` ≤ `target` (a ratio excess, 0.1 = 10%) at noise σ (log
- * units), with df = rows·(n − 1): the smallest n ≥ 2. For the scheduler's budgets. Throws
- * UserError for σ < 0, target ≤ 0, or when more than `max` windows would be needed.
- */
-export function windowsNeeded(sigma: number, target: number, o: BudgetOptions = {}): number {
-  if (!(sigma >= 0)) throw new UserError(`windowsNeeded: sigma must be ≥ 0 (log units), got ${sigma}`);
-  if (!(target > 0)) throw new UserError(`windowsNeeded: target must be a ratio excess > 0 (0.1 = 10%), got ${target}`);
-  const rows = o.rows ?? 2;
-  const max = o.max ?? 1000;
-  for (let n = 2; n <= max; n++) {
-    const x = { sigma, df: rows * (n - 1), nA: n, alpha: o.alpha, power: o.power };
-    if (mdd(o.comparison === 'baseline' ? x : { ...x, nC: n }) <= target) return n;
-  }
-  throw new UserError(
-    `windowsNeeded: more than ${max} windows per row to detect ${(100 * target).toFixed(1)}% at σ = ${sigma}: relax the target or reduce the noise`,
-  );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Repeated looks (racing)
-
-/**
- * Per-look α for a pair examined at up to `maxLooks` interim looks (the scheduler adding windows
- * to undecided pairs): Bonferroni over looks, α/maxLooks. By the union bound the chance of ANY
- * false 'faster'/'slower' over all looks is ≤ α whatever the stopping rule (stop early, at
- * random, when decided), provided no pair is looked at more than `maxLooks` times. It is more
- * conservative than Pocock or O'Brien–Fleming boundaries (which need planned, equally spaced
- * looks) but valid without any plan. Pass the result as `alpha` to fitTable/compare at every look.
- */
-export function sequentialAlpha(alpha: number, maxLooks: number): number {
-  checkAlpha(alpha);
-  if (!Number.isInteger(maxLooks) || maxLooks < 1)
-    throw new UserError(`sequentialAlpha: maxLooks must be a whole number ≥ 1, got ${maxLooks}`);
-  return alpha / maxLooks;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Printing bounds
-
-/** What a printed interval must visibly show. */
-export type IntervalNeed = 'excludes-1' | 'inside-equivalence' | 'plain';
-
-function roundDir(x: number, d: number, dir: 'down' | 'up'): string {
-  let r = Number(x.toFixed(d));
-  if (dir === 'down' && r > x) r -= 10 ** -d;
-  if (dir === 'up' && r < x) r += 10 ** -d;
-  return r.toFixed(d);
-}
-
-function fewest(x: number, dir: 'down' | 'up', ok: (s: number) => boolean, min: number, max: number): string {
-  for (let d = min; d < max; d++) {
-    const s = roundDir(x, d, dir);
-    if (ok(Number(s))) return s;
-  }
-  return roundDir(x, max, dir);
-}
-
-/**
- * A ratio interval [lo, hi] as "lo–hi", rounded OUTWARD (lo down, hi up: the printed interval
- * contains the computed one), each bound with the fewest decimals (≥ minDecimals, ≤ maxDecimals)
- * such that: 'excludes-1' — a bound on the far side of 1 prints on that side ("1.003–1.19",
- * never "1.00–1.19"); 'inside-equivalence' — the bounds print strictly inside 0.95–1.05 (for a
- * margin of 5%: lo > 1 − margin, hi < 1 + margin) when they are inside (1/(1+margin), 1+margin).
- */
-export function formatRatioInterval(
-  iv: [number, number],
-  need: IntervalNeed = 'plain',
-  o: { minDecimals?: number; maxDecimals?: number; margin?: number } = {},
-): string {
-  const min = o.minDecimals ?? 2;
-  const max = o.maxDecimals ?? 6;
-  const margin = o.margin ?? EQUIVALENCE_MARGIN;
-  const [lo, hi] = iv;
-  let okLo = (_: number) => true;
-  let okHi = (_: number) => true;
-  if (need === 'excludes-1') {
-    if (lo > 1) okLo = (s) => s > 1;
-    if (hi < 1) okHi = (s) => s < 1;
-  } else if (need === 'inside-equivalence') {
-    if (lo > 1 / (1 + margin)) okLo = (s) => s > 1 - margin;
-    if (hi < 1 + margin) okHi = (s) => s < 1 + margin;
-  }
-  return `${fewest(lo, 'down', okLo, min, max)}–${fewest(hi, 'up', okHi, min, max)}`;
-}
-
-/** The interval a comparison should print for its verdict: `ci` (excludes-1) unless 'equal within 5%' (`tostCi`, inside-equivalence). */
-export function formatComparisonInterval(c: Comparison): { level: 'ci' | 'tost'; text: string } {
-  return c.verdict === 'equal within 5%'
-    ? { level: 'tost', text: formatRatioInterval(c.tostCi, 'inside-equivalence') }
-    : { level: 'ci', text: formatRatioInterval(c.ci, 'excludes-1') };
 }

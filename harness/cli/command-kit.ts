@@ -46,9 +46,12 @@ export function helpFooter(cmd: Command, examples: string[], exitHelp: string): 
   return cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}\n\n${exitHelp}\n`);
 }
 
+/** The help line of `--wait`. */
+export const WAIT_HELP = 'when another run holds this machine, wait for it to finish instead of refusing';
+
 /** Adds `--wait` (the last option of every command that takes the machine lock). Returns `cmd`. */
 export function waitOption(cmd: Command): Command {
-  return cmd.option('--wait', 'when another run holds this machine, wait for it to finish instead of refusing');
+  return cmd.option('--wait', WAIT_HELP);
 }
 
 /**

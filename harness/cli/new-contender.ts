@@ -10,7 +10,7 @@ import { composePaths, writeGenerated } from '../../compose/gen-compose.ts';
 import { UserError } from '../core/errors.ts';
 import { MANIFEST_FILE } from '../core/manifest.ts';
 import { CONTENDERS_DIR } from '../core/paths.ts';
-import { writeJsonAtomic } from '../store/results.ts';
+import { writeJsonAtomic } from '../store/result-files.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP } from './command-kit.ts';
 
 /**

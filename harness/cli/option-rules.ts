@@ -10,6 +10,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { checkNumber, httpUrl, integer, numeric, numericOr, range } from '../core/option-values.ts';
 import { WHY_INTERVAL_US } from '../lifecycle/cpu-prof.ts';
+import { parseMajors } from '../lifecycle/node-runtime.ts';
 
 // --- commander argument parsers (errors: commander's "option … argument … is invalid", exit 2) ---
 
@@ -89,6 +90,19 @@ export const UPSTREAM_DELAY = numericOr(
 );
 /** `--interval`: V8's sampling interval, whole µs from 1 to 100000. */
 export const INTERVAL = range('--interval', 1, 100_000);
+
+/** `--node`: comma-separated Node.js majors (lifecycle/node-runtime.ts `parseMajors`); absent stays absent. */
+export const NODE_MAJORS = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    try {
+      return v === undefined ? undefined : parseMajors(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
 
 /** `--fidelity s` / `--cross-check s` (seconds 0–60, 0 = off), or false from `--no-fidelity` (= 0). */
 export const fidelitySeconds = (flag: string) =>

@@ -4,7 +4,8 @@
  * below, before any server, run folder or machine lock; nothing after this module sees a string
  * where a number is meant. A bad value is a UserError (exit 2) that names the flag, what it takes
  * and what was given, e.g. "--rounds must be an integer from 1 to 50, got '0'"; the first bad
- * option (in the order of the command's fields here) is the one reported.
+ * option (in the order of the command's fields here; for bench, of its flag table,
+ * cli/bench-flags.ts) is the one reported.
  *
  * Defaults: a value that depends on the profile (rounds, window seconds, VUs, arrival rate, the
  * fidelity check's seconds, the p99 objective) stays absent here, and the run takes it from the
@@ -15,155 +16,16 @@
  * cli/option-rules.ts; the parsers, the list collector and OPTION_DEFAULTS are re-exported here.
  */
 import { z } from 'zod';
-import { fidelitySeconds, INTERVAL, OPTION_DEFAULTS, roundsRule, SEED, UPSTREAM_DELAY } from './option-rules.ts';
-import { checkNumber, defined, numeric, numericOr, parseWith, range } from '../core/option-values.ts';
-import type { ProfileOverrides } from '../core/profiles.ts';
-import { DURATION, OVERRIDES, overridesOf } from '../core/profile-overrides.ts';
-import { parseMajors } from '../lifecycle/node-runtime.ts';
+import { INTERVAL, OPTION_DEFAULTS, SEED, UPSTREAM_DELAY } from './option-rules.ts';
+import { defined, numeric, numericOr, parseWith, range } from '../core/option-values.ts';
+import { DURATION } from '../core/profile-overrides.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 
 export { list, OPTION_DEFAULTS, parseHost, parsePort, parseUrl } from './option-rules.ts';
 
-// --- bench and bench-all ---
+// --- bench and bench-all: cli/bench-flags.ts ---
 
-/**
- * The options of `bench` and `bench-all`, typed: what bench() (cli/bench.ts) runs, also as why,
- * selftest, ab and claims pass them; with the profile's overrides (`--driver`, `--duration` …,
- * ProfileOverrides). Absent numbers take the profile's value.
- */
-export interface BenchOpts extends ProfileOverrides {
-  scenario?: string[];
-  profile: string;
-  /** `--port`: one fixed server port. */
-  port?: number;
-  /** `--host`: the loopback address the servers listen on. */
-  host: string;
-  /** `--upstream-delay`: the upstream mock's delay per response, ms ≥ 0. */
-  upstreamDelayMs: number;
-  /** False with `--no-variants`. */
-  variants: boolean;
-  /** `--node`: the Node.js majors to run the contenders on (absent: this process's, the pinned one). */
-  nodeMajors?: number[];
-  /** `--url`: the external target (http(s) on a loopback host). */
-  url?: string;
-  /**
-   * `--rounds N` (1–50; its old name `--trials`): solo rounds per cell. Absent: the profile's
-   * default for the run (core/profiles.ts `defaultRounds`, applied by the scheduler; with `--url`
-   * the profile's interleaved rounds as solo rounds too).
-   */
-  rounds?: number;
-  /** `--seed`: the shuffle seed, an integer (absent: random, recorded). */
-  seed?: number;
-  /** Seconds of the driver fidelity check, 0–60, 0 = off (`--fidelity`, `--no-fidelity`); absent: the profile's. */
-  fidelityS?: number;
-  /** False with `--no-baseline`: no baseline contenders added (tests, external targets). */
-  baseline?: boolean;
-  /** `--quiet`: no progress lines and notes; the final table and errors only. */
-  quiet?: boolean;
-  /** `--json`: NDJSON progress events on stdout (the table to stderr). */
-  json?: boolean;
-  /**
-   * `--leaderboard`: after the run, write results/LEADERBOARD.md and results/leaderboard.html
-   * (cli/report.ts `leaderboardCommand`) and print their terminal overview instead of the run's own
-   * table, also with `--quiet` (to stderr with `--json`). `just bake-off` passes it: one overview.
-   */
-  leaderboard?: boolean;
-  /**
-   * False: bench() prints no report after the run, because its command prints its own answer
-   * (`ab`'s verdict, `claims`' verdicts); absent or true: the run's overview as usual.
-   */
-  overview?: boolean;
-  /**
-   * `--profile-cpu`, with V8's sampling interval (`--interval`, µs 1–100000, default
-   * OPTION_DEFAULTS.intervalUs): after each group's ranked windows, one profiled window per cell
-   * (scheduler/run.ts `cpuProfile`).
-   */
-  cpuProfile?: { intervalUs: number };
-  /** `--footprint`: after the groups, the footprint probes of every contender (scheduler/footprint-probes.ts). */
-  footprint?: boolean;
-  /** `--wait`: queue for the machine lock instead of refusing. */
-  wait?: boolean;
-}
-
-const BENCH_RAW = z.object({
-  scenario: z.array(z.string()).optional(),
-  profile: z.string(),
-  port: z.number().optional(),
-  host: z.string(),
-  upstreamDelay: UPSTREAM_DELAY,
-  variants: z.boolean(),
-  node: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      try {
-        return v === undefined ? undefined : parseMajors(v);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    }),
-  ...OVERRIDES.shape,
-  url: z.string().optional(),
-  rounds: z.string().optional(),
-  trials: z.string().optional(),
-  seed: SEED,
-  fidelity: fidelitySeconds('--fidelity'),
-  crossCheck: fidelitySeconds('--cross-check'),
-  baseline: z.boolean().optional(),
-  quiet: z.boolean().optional(),
-  json: z.boolean().optional(),
-  leaderboard: z.boolean().optional(),
-  profileCpu: z.boolean().optional(),
-  interval: z.string().optional(),
-  footprint: z.boolean().optional(),
-  wait: z.boolean().optional(),
-});
-
-const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
-  const [roundsFlag, roundsRaw] = o.rounds !== undefined ? ['--rounds', o.rounds] : ['--trials', o.trials];
-  const rounds = roundsRaw === undefined ? undefined : checkNumber(roundsRaw, [roundsRule(roundsFlag)], ctx);
-  if (o.interval !== undefined && !o.profileCpu)
-    ctx.addIssue({
-      code: 'custom',
-      message: '--interval sets the sampling of --profile-cpu: add --profile-cpu (or use `just why`)',
-    });
-  const intervalUs = o.interval === undefined ? OPTION_DEFAULTS.intervalUs : checkNumber(o.interval, [INTERVAL], ctx);
-  const fidelityS = o.fidelity ?? o.crossCheck;
-  return {
-    scenario: o.scenario,
-    profile: o.profile,
-    host: o.host,
-    upstreamDelayMs: o.upstreamDelay,
-    variants: o.variants,
-    ...overridesOf(o),
-    ...defined({
-      port: o.port,
-      nodeMajors: o.node,
-      url: o.url,
-      rounds,
-      seed: o.seed,
-      fidelityS,
-      baseline: o.baseline,
-      quiet: o.quiet,
-      json: o.json,
-      leaderboard: o.leaderboard,
-      cpuProfile: o.profileCpu ? { intervalUs } : undefined,
-      footprint: o.footprint,
-      wait: o.wait,
-    }),
-  };
-});
-
-/**
- * The options of `bench` / `bench-all` from commander's raw values. `note` gets the one note of
- * the parse (`--trials` is the old name of `--rounds`). Throws UserError naming the first bad option.
- */
-export function parseBenchOptions(raw: Record<string, unknown>, note: (l: string) => void = () => {}): BenchOpts {
-  if (raw.trials !== undefined && raw.rounds === undefined)
-    note('--trials is the old name of --rounds (measured windows per cell): use --rounds');
-  return parseWith(BENCH, raw);
-}
+export { type BenchOpts, parseBenchOptions } from './bench-flags.ts';
 
 // --- why ---
 

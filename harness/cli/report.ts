@@ -14,7 +14,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { fileKind, outputError, writeOutputFile } from '../core/output-file.ts';
 import { loadScenarios } from '../contract/scenarios.ts';
 import { asStorageError, UserError } from '../core/errors.ts';
-import { mkdirp, readAllResults } from '../store/results.ts';
+import { mkdirp, readAllResults } from '../store/result-files.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
 import { readNewestSelftest } from '../store/selftest-store.ts';
 import { readNewestReference } from '../store/reference-store.ts';

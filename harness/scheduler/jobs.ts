@@ -8,7 +8,8 @@ import type { LoadJob } from '../drivers/driver-types.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { RunDatabase } from '../services/database.ts';
 import type { Upstream } from '../services/upstream.ts';
-import { readAllResults, SCHEMA_VERSION, type CellResult } from '../store/results.ts';
+import { SCHEMA_VERSION, type CellResult } from '../store/results.ts';
+import { readAllResults } from '../store/result-files.ts';
 import { cellId, cellLabel, type CellSpec } from './plan.ts';
 
 /** Responses checked against the contract under load: one in this many. */

@@ -1,7 +1,7 @@
 /**
  * Compact storage of a finished run: its cells/ and trials/ folders (one pretty-printed JSON file
  * per cell or trial) become `cells.ndjson.gz` and `trials.ndjson.gz` beside meta.json, one cell or
- * trial a line, gzipped (node:zlib). Readers need not know: store/results.ts `readCellDir` reads a
+ * trial a line, gzipped (node:zlib). Readers need not know: store/result-files.ts `readCellDir` reads a
  * folder or, when it is gone, its compacted file. A run of a few hundred files shrinks about
  * tenfold, so the committed results folder keeps its runs within its size budget.
  */
@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import writeFileAtomic from 'write-file-atomic';
 import { UserError } from '../core/errors.ts';
 import { refuseLinks } from './links.ts';
-import { COMPACT_SUFFIX, readCellDir, readMetaFile } from './results.ts';
+import { COMPACT_SUFFIX, readCellDir, readMetaFile } from './result-files.ts';
 
 /**
  * Compacts run folder `runDir` (inside `resultsDir`): each of cells/ and trials/ is read and

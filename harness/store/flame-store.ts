@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { asStorageError } from '../core/errors.ts';
-import { mkdirp } from './results.ts';
+import { mkdirp } from './result-files.ts';
 
 /** One folded stack: its frames (root first, the `(root)` node left out) and its self time, µs (integer ≥ 1). */
 export interface FoldedStack {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
-import { readValidated } from './results.ts';
+import { readValidated } from './result-files.ts';
 import { writeReferenceRecord } from './runs.ts';
 
 const MeanSe = z.looseObject({ se: z.number().nonnegative(), df: z.number().positive(), pooled: z.boolean() });

@@ -1,27 +1,30 @@
 /**
- * The result store: `results/runs/<run-id>/` holds `meta.json` (the run's metadata), `cells/`
- * (one JSON file per cell) and `logs/` (each server's stdout/stderr).
- *
- * Files are written atomically (write-file-atomic: temp file, then rename), a run never writes
- * into another run's folder, and readers skip (and report) files they cannot parse, so a crash
- * never leaves a file that breaks the leaderboard.
+ * The stored result types, the schema of every result file: a run's `meta.json` (RunMeta), its
+ * cell and trial files (CellResult with its statistics, resources and capacity searches), the
+ * footprint probes; and what a run records about itself when it starts (its id `newRunId`, the
+ * machine, the git commit, the contenders' resolved packages). The files' writes and validated
+ * reads are in store/result-files.ts, the capacity records in store/capacity-record.ts.
  */
-import { readsInside } from './links.ts';
-import fs from 'node:fs';
-import zlib from 'node:zlib';
 import os from 'node:os';
+import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import writeFileAtomic from 'write-file-atomic';
-import type { z } from 'zod';
 import { pidAlive } from '../core/pid.ts';
-import { asRecord, CellFileSchema, MetaFileSchema } from './schema.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { ResourceUse } from '../lifecycle/sampler.ts';
 import type { LoadOutput } from '../drivers/driver-types.ts';
 import type { DriverName, Profile } from '../core/profiles.ts';
 import type { Verdict } from '../contract/verify.ts';
+import type { CapacitySearch, CapacitySummary } from './capacity-record.ts';
+
+export type {
+  CapacityBound,
+  CapacitySearch,
+  CapacityStep,
+  CapacitySummary,
+  CapacityVerdict,
+} from './capacity-record.ts';
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -193,120 +196,6 @@ export interface ServerStart {
   startupMs: number;
   idleRssBytes: number | null;
   afterLoadRssBytes: number | null;
-}
-
-/**
- * One open-loop step of a capacity search: `rate` requests/s offered for `durationS`
- * seconds, latency measured from each request's scheduled send time. Latencies in ms.
- */
-export interface CapacityStep {
-  /** 1-based search (= round) the step belongs to. */
-  search: number;
-  /** Offered arrival rate, requests/s. */
-  rate: number;
-  /** 2xx responses ÷ step seconds. */
-  achievedRps: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number };
-  /** Requests scheduled (rate × duration) and the ones that failed: errors, timeouts, non-2xx, dropped. */
-  scheduled: number;
-  failed: number;
-  durationS: number;
-  /** p99 ≤ the SLO, failed ≤ 0.1% of scheduled, and achieved ≥ 95% of the rate. */
-  pass: boolean;
-  /** The load driver used ≥ 75% of its core in this step (scheduler/capacity-round.ts OPEN_LOOP_BUSY_PCT): a failure may be the driver's, not the server's. */
-  clientBound: boolean;
-  /** Why the step failed ('' when it passed). */
-  reason: string;
-  /**
-   * The verdict of the rate this step belongs to (2 of up to 3 steps at one rate decide,
-   * scheduler/capacity-search.ts), which may differ from this step's own `pass`. Absent in runs
-   * of the earlier best-of-two rule (one step, or a failure confirmed by a second).
-   */
-  ratePass?: boolean;
-}
-
-/**
- * How one search ended. `met`: bracketed between a held and a failing rate (the search's `bound`
- * is `bracketed`); `at-least`: a lower bound, the search's `bound` says why (the lowest failing
- * rate was client-bound, or no rate failed up to the search's cap); `never`: not even the lowest
- * rate tried held the SLO; `interrupted`: Ctrl-C or a crash stopped it, or it ran out of steps
- * before any rate held (its steps are kept).
- */
-export type CapacityVerdict = 'met' | 'at-least' | 'never' | 'interrupted';
-
-/**
- * What a search that held some rate learned about its capacity. `bracketed`: a rate
- * above its highest held rate failed, not at the driver's limit, so the capacity lies between
- * them; `driver-limit`: the lowest failing rate was client-bound (a lower bound); `no-failure`:
- * no rate failed up to the search's cap ("≥ its highest held rate", never a measured figure).
- */
-export type CapacityBound = 'bracketed' | 'driver-limit' | 'no-failure';
-
-/** One search of one trial (round). Rates in requests/s, latencies in ms. */
-export interface CapacitySearch {
-  sloP99Ms: number;
-  /** The open-loop driver (drivers/open-loop.ts). */
-  driver: string;
-  /** The closed-loop requests/s measured just before the search on the same server (the search's upper bound). */
-  peakRps: number;
-  /**
-   * The search's capacity, or null when no rate held. For a bracketed search
-   * (verdict met) the geometric midpoint of `heldRps` and `failRps`, else the highest held rate
-   * (a lower bound). Older runs: the highest rate that held.
-   */
-  rps: number | null;
-  verdict: CapacityVerdict;
-  steps: CapacityStep[];
-  /** The highest rate whose steps held and the lowest whose steps failed (absent in older runs). */
-  heldRps?: number;
-  failRps?: number;
-  /** What the search learned; absent in older runs and when no rate held. */
-  bound?: CapacityBound;
-  /** The highest rate the search could offer (above a noisy peak, up to a cap), requests/s; absent in older runs. */
-  capRps?: number;
-}
-
-/** A capacity cell: its searches summarised. Rates in requests/s, latencies in ms. */
-export interface CapacitySummary {
-  sloP99Ms: number;
-  driver: string;
-  /**
-   * `met` when at least one search bracketed its capacity (the figure is over
-   * those only); `at-least` when none did but some held a rate (a lower bound); `never` when every
-   * search never held the SLO. Older runs: `at-least` when any search was client-bound.
-   */
-  verdict: CapacityVerdict;
-  /**
-   * Sustainable requests/s at p99 ≤ sloP99Ms (the estimator of analysis/stats.ts): over the
-   * searches that bracketed their capacity, else (verdict at-least) over the lower bounds; or null.
-   * Older runs: over every search that found a rate.
-   */
-  rps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' } | null;
-  /** Closed-loop peak requests/s of the same rounds (same estimator). */
-  peakRps: { figure: number; interval: [number, number] | null; kind: 'ci95' | 'range' | 'none' };
-  /**
-   * rps.figure ÷ peakRps.figure: the share of the closed-loop peak sustained at the SLO (null
-   * without rps). Stored as `knee` (its earlier name); reports call it "share of peak at SLO".
-   */
-  knee: number | null;
-  searches: number;
-  /** Searches that bracketed their capacity (the ones the figure comes from); absent in older runs. */
-  bracketed?: number;
-  /**
-   * Searches that did not bracket their capacity but held a rate above the figure (lower bounds
-   * above it: the figure may understate the capacity); absent in older runs.
-   */
-  boundsAbove?: number;
-  /**
-   * Set when the searches disagreed (analysis/capacity.ts `reconcileCapacity`): the searches
-   * outside the bracketed figure that held a rate above its interval. The cell is then `at-least`
-   * and `rps` is over every search (geometric mean, range min–max). Absent otherwise.
-   */
-  heldAbove?: number;
-  /** Searches that never held the SLO. */
-  never: number;
-  /** Every step of every search: the latency-versus-rate curve. */
-  steps: CapacityStep[];
 }
 
 /**
@@ -502,35 +391,6 @@ export function newRunId(now = new Date()): string {
     .replace(/-\d{3}Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
 }
 
-/** Creates `<resultsDir>/runs/<runId>/` (cells/, logs/); throws if it already exists. */
-export function createRunDir(resultsDir: string, runId: string): string {
-  const dir = path.join(resultsDir, 'runs', runId);
-  fs.mkdirSync(path.join(resultsDir, 'runs'), { recursive: true });
-  fs.mkdirSync(dir);
-  fs.mkdirSync(path.join(dir, 'cells'));
-  fs.mkdirSync(path.join(dir, 'logs'));
-  return dir;
-}
-
-/**
- * `mkdir -p dir`. Node's recursive mkdir reports ENOENT for a folder it is not allowed to create
- * (read-only file system, no permission); then it asks once more without recursion, so the error
- * carries the real code (EROFS, EACCES) for asStorageError.
- */
-export function mkdirp(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync(path.dirname(dir))) fs.mkdirSync(dir);
-    throw e;
-  }
-}
-
-/** Writes JSON atomically (temp file + rename). */
-export function writeJsonAtomic(file: string, data: unknown): void {
-  writeFileAtomic.sync(file, `${JSON.stringify(data, null, 2)}\n`);
-}
-
 /** Resolved versions of each contender's direct dependencies, from the lockfile (npm workspaces layout). */
 export function resolvedPackages(rootDir: string, contenderDirs: string[]): Record<string, Record<string, string>> {
   let lock: { packages?: Record<string, { version?: string; dependencies?: Record<string, string> }> } = {};
@@ -590,156 +450,4 @@ export function machineInfo(): RunMeta['machine'] {
     os: `${os.type()} ${os.release()}`,
     arch: os.arch(),
   };
-}
-
-/**
- * Every run's metadata and cells under `resultsDir`, each file checked against its zod schema
- * (store/schema.ts; a `running` run whose harness is gone is returned as `abandoned`,
- * effectiveState); unreadable, truncated, empty or incomplete files are listed in `skipped`
- * and described in `warnings` (one line each, naming the file). Never throws on file content.
- */
-export function readAllResults(resultsDir: string): {
-  runs: RunMeta[];
-  cells: CellResult[];
-  skipped: string[];
-  warnings: string[];
-} {
-  const runsDir = path.join(resultsDir, 'runs');
-  const out = { runs: [] as RunMeta[], cells: [] as CellResult[], skipped: [] as string[], warnings: [] as string[] };
-  let ids: string[] = [];
-  try {
-    ids = fs.readdirSync(runsDir).sort();
-  } catch {
-    return out;
-  }
-  for (const id of ids) {
-    const dir = path.join(runsDir, id);
-    if (!isDir(dir)) continue;
-    if (!readsInside(resultsDir, dir)) {
-      out.warnings.push(`${dir}: a symbolic link out of the results folder, not read`);
-      continue;
-    }
-    const m = readMetaFile(path.join(dir, 'meta.json'), out);
-    if (!m) continue;
-    out.runs.push({ ...m, state: effectiveState(m) });
-    out.cells.push(...readCellDir(path.join(dir, 'cells'), out));
-  }
-  return out;
-}
-
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** The suffix of a compacted cells/ or trials/ folder: one gzipped NDJSON file beside the run's meta.json (store/compact.ts). */
-export const COMPACT_SUFFIX = '.ndjson.gz';
-
-/**
- * Reads and validates every `*.json` of a cells/ or trials/ folder, or, when the folder was
- * compacted, every line of `<folder>.ndjson.gz` (store/compact.ts); bad files and lines go to `acc`.
- */
-export function readCellDir(dir: string, acc: { skipped: string[]; warnings: string[] }): CellResult[] {
-  let files: string[] = [];
-  try {
-    files = fs
-      .readdirSync(dir)
-      .filter((x) => x.endsWith('.json'))
-      .sort();
-  } catch {
-    return readCompacted(`${dir}${COMPACT_SUFFIX}`, acc);
-  }
-  return files.map((f) => readCellFile(path.join(dir, f), acc)).filter((c): c is CellResult => c !== null);
-}
-
-/** The cells of a compacted folder file (gzipped NDJSON, one cell a line), each validated; [] when it is missing. */
-function readCompacted(file: string, acc: { skipped: string[]; warnings: string[] }): CellResult[] {
-  let text: string;
-  try {
-    text = zlib.gunzipSync(fs.readFileSync(file)).toString('utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    acc.skipped.push(file);
-    acc.warnings.push(`skipped ${file}: not a readable gzip file`);
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l, i) => {
-      const c = validateText(`${file}:${i + 1}`, l, CellFileSchema, acc);
-      return c && asRecord<CellResult, typeof CellFileSchema>(c);
-    })
-    .filter((c): c is CellResult => c !== null);
-}
-
-/**
- * One cell or trial file, validated by CellFileSchema, as a CellResult; null (the file added to
- * `acc`) when it fails. The schema checks the fields readers rely on; the compiler checks that
- * CellResult agrees with it (schema.ts `asRecord`); the other fields are as the harness wrote them.
- */
-export function readCellFile(file: string, acc: { skipped: string[]; warnings: string[] }): CellResult | null {
-  const c = readValidated(file, CellFileSchema, acc);
-  return c && asRecord<CellResult, typeof CellFileSchema>(c);
-}
-
-/**
- * A run's meta.json, validated by MetaFileSchema, as a RunMeta; null (the file added to `acc`)
- * when it fails. RunMeta agrees with the schema, checked by the compiler as for readCellFile.
- */
-export function readMetaFile(file: string, acc: { skipped: string[]; warnings: string[] }): RunMeta | null {
-  const m = readValidated(file, MetaFileSchema, acc);
-  return m && asRecord<RunMeta, typeof MetaFileSchema>(m);
-}
-
-/**
- * Parses one JSON file and checks it against `schema`; returns the schema's output. Returns null
- * (and adds the file to `acc.skipped` with a one-line warning) when it is missing, empty,
- * truncated or incomplete.
- */
-export function readValidated<S extends z.ZodType>(
-  file: string,
-  schema: S,
-  acc: { skipped: string[]; warnings: string[] },
-): z.output<S> | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    return skip(acc, file, `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  return validateText(file, text, schema, acc);
-}
-
-/** Notes `where` as skipped, with why, in `acc`; null. */
-function skip(acc: { skipped: string[]; warnings: string[] }, where: string, why: string): null {
-  acc.skipped.push(where);
-  acc.warnings.push(`skipped ${where}: ${why}`);
-  return null;
-}
-
-/** `text` (the content of `where`: a file, or a file and line) parsed as JSON and checked against `schema`; null (noted in `acc`) when it fails. */
-function validateText<S extends z.ZodType>(
-  where: string,
-  text: string,
-  schema: S,
-  acc: { skipped: string[]; warnings: string[] },
-): z.output<S> | null {
-  const bad = (why: string) => skip(acc, where, why);
-  if (!text.trim()) return bad('empty file');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return bad('not valid JSON (truncated or garbage)');
-  }
-  const r = schema.safeParse(data);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    return bad(`incomplete: ${i?.path.length ? i.path.join('.') : '(top level)'}: ${i?.message ?? 'invalid'}`);
-  }
-  return r.data;
 }

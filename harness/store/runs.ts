@@ -23,17 +23,8 @@ import { asStorageError, type StorageError, UserError } from '../core/errors.ts'
 import { fileKind } from '../core/output-file.ts';
 import { pidStartTime } from '../core/pid.ts';
 import { noteRunIdInLocks } from '../lifecycle/lock.ts';
-import {
-  effectiveState,
-  mkdirp,
-  newRunId,
-  readCellDir,
-  readMetaFile,
-  SCHEMA_VERSION,
-  writeJsonAtomic,
-  type CellResult,
-  type RunMeta,
-} from './results.ts';
+import { effectiveState, newRunId, SCHEMA_VERSION, type CellResult, type RunMeta } from './results.ts';
+import { mkdirp, readCellDir, readMetaFile, writeJsonAtomic } from './result-files.ts';
 
 export type RunState = RunMeta['state'];
 
@@ -373,7 +364,7 @@ export function readTrials(runDir: string): { trials: CellResult[]; warnings: st
 }
 
 /** Every run's meta and cells (schema-validated; see readAllResults). */
-export { readAllResults as readAll } from './results.ts';
+export { readAllResults as readAll } from './result-files.ts';
 
 /**
  * The generated report files of a results folder: `<resultsDir>/LEADERBOARD.md` (markdown) and

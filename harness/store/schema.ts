@@ -1,5 +1,5 @@
 /**
- * zod schemas of the result files, used by every reader (store/results.ts) so that no content of
+ * zod schemas of the result files, used by every reader (store/result-files.ts) so that no content of
  * `results/` can crash the leaderboard, compare, export or baseline: a file that fails its
  * schema is skipped with one warning naming the file and the first wrong field.
  *
@@ -16,7 +16,7 @@ const num = z.number().finite();
  * (recursively; arrays and `z.record` maps are kept). A record interface `T` agrees with a schema
  * `S` when `T` is assignable to `Checked<z.output<S>>`: every field the schema checks exists in `T`
  * with a type the schema accepts. The compiler checks this where a reader narrows a validated file
- * to its record type (store/results.ts `readCellFile`, `readMetaFile`).
+ * to its record type (store/result-files.ts `readCellFile`, `readMetaFile`).
  */
 export type Checked<T> = T extends readonly (infer U)[]
   ? Checked<U>[]

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { readMetaFile, readValidated } from './results.ts';
+import { readMetaFile, readValidated } from './result-files.ts';
 
 const Share = z.object({
   pairs: z.number().int().nonnegative(),
@@ -119,7 +119,7 @@ export function readNewestSelftest(resultsDir: string): { selftest: SelftestSumm
   return { selftest: best, warnings: acc.warnings };
 }
 
-/** `machine.cpuModel` of a run's meta.json (results.ts `readMetaFile`), or null when it is missing or bad (no warning: the line just names no host). */
+/** `machine.cpuModel` of a run's meta.json (result-files.ts `readMetaFile`), or null when it is missing or bad (no warning: the line just names no host). */
 function cpuModelOf(metaFile: string): string | null {
   return readMetaFile(metaFile, { skipped: [], warnings: [] })?.machine.cpuModel ?? null;
 }

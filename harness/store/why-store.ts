@@ -21,7 +21,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { asStorageError } from '../core/errors.ts';
 import { type FoldedRead, readFolded } from './flame-store.ts';
-import { mkdirp, readValidated, writeJsonAtomic } from './results.ts';
+import { mkdirp, readValidated, writeJsonAtomic } from './result-files.ts';
 
 const num = z.number().finite();
 const kind = z.enum(['package', 'workspace', 'contender', 'node', 'runtime', 'other']);

@@ -33,13 +33,7 @@ export const MAX_FILE_LINES = 500;
 
 /** Files under `harness/` allowed over MAX_FILE_LINES (repository-relative path → why, and what would split it). */
 export const LONG_FILES: Readonly<Record<string, string>> = {
-  'harness/lifecycle/processes.ts':
-    'process groups, their signals and orphan cleanup, kept together so every exit path is in one file',
   'harness/report/exporters/html/page.js': 'the HTML report script, shipped as one file inlined into the page',
-  'harness/store/results.ts': 'the stored result types with their docstrings, the schema of every trial file',
-  'harness/report/exporters/html.ts': 'the HTML report page, one function per section',
-  'harness/analysis/table-model.ts': 'the two-way model of a table and its intervals, one piece of arithmetic',
-  'harness/analysis/tables.ts': 'the table model of the leaderboard: grouping, ranks and ratios of one run',
   'harness/report/claims.ts': "the sources' claims and their verdicts, one judging rule per claim shape",
   'harness/report/exporters/html/page.css': 'the HTML report stylesheet, shipped as one file inlined into the page',
 };

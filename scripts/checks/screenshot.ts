@@ -42,7 +42,7 @@ export interface PictureSidecar {
 
 /**
  * The identity of a rendered report page: the run ids of its data block
- * (`<script id="bench-data">`, harness/report/exporters/html.ts `pageData`) and its "Generated"
+ * (`<script id="bench-data">`, harness/report/exporters/html-page-data.ts `pageData`) and its "Generated"
  * stamp. Throws when the page has no data block (not a leaderboard page).
  */
 export function reportIdentity(html: string): { runs: string[]; generated: string } {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createRunDir, readAllResults, writeJsonAtomic, type CellResult } from '../../harness/store/results.ts';
+import type { CellResult } from '../../harness/store/results.ts';
+import { createRunDir, readAllResults, writeJsonAtomic } from '../../harness/store/result-files.ts';
 import { runCli, tmpDir } from '../helpers.ts';
 import { makeCell, makeMeta } from '../fixtures.ts';
 import {

@@ -8,22 +8,18 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { mulberry32 } from '../../harness/core/prng.ts';
 import { UserError } from '../../harness/core/errors.ts';
+import { rankRanges } from '../../harness/analysis/rank-ranges.ts';
+import { formatComparisonInterval, formatRatioInterval } from '../../harness/analysis/ratio-bounds.ts';
 import {
   compare,
   comparePairs,
   fitTable,
   fitTwoWay,
   type TwoWayRow,
-  formatComparisonInterval,
-  formatRatioInterval,
-  mdd,
   ownVariance,
-  rankRanges,
-  sequentialAlpha,
   type TableInput,
-  tableMdd,
-  windowsNeeded,
 } from '../../harness/analysis/table-model.ts';
+import { mdd, sequentialAlpha, tableMdd, windowsNeeded } from '../../harness/analysis/table-power.ts';
 import { pairedUnits } from '../../harness/analysis/tables.ts';
 import type { CellResult } from '../../harness/store/results.ts';
 

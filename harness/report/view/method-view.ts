@@ -33,7 +33,7 @@ const N = RULE_NUMBERS;
 
 /**
  * The rank rule as the report prints it, from the table model (analysis/tables.ts `tableModel`:
- * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, `rankRanges` with
+ * table-model.ts `fitTwoWay` on interleaved rounds, `fitTable` on solo rounds, rank-ranges.ts `rankRanges` with
  * `compare`'s verdicts; without a model, stats.ts `rankRows`).
  */
 export const RANK_RULE = [

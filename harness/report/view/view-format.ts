@@ -2,7 +2,7 @@
  * The view model's shared estimate helpers: an analysis estimate as the view's `Estimate`
  * (format.ts), and a ratio as the report prints it ("1.24× (95% CI 1.20–1.28)").
  */
-import { formatRatioInterval } from '../../analysis/table-model.ts';
+import { formatRatioInterval } from '../../analysis/ratio-bounds.ts';
 import type { Estimate } from '../../analysis/stats.ts';
 import { fmtBounds, fmtFigure, intervalName } from '../../core/format.ts';
 

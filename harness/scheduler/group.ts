@@ -199,7 +199,7 @@ async function warmOne(e: Entry, ctx: GroupContext, seconds: number, where: stri
  * Warms each live server once with a `p.warmupS` window (not recorded). A crash, an off-loopback
  * socket or a driver failure finishes the entry as `crashed`/`error`. Returns early on an abort.
  */
-async function warmUp(ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
+async function runWarmup(ctx: GroupContext, ops: GroupOps, p: Profile): Promise<void> {
   for (const e of ops.alive()) {
     if (ctx.signal.aborted) return;
     const failed = await warmOne(e, ctx, p.warmupS, 'the warm-up');
@@ -473,7 +473,7 @@ export async function runGroup(cells: CellSpec[], ctx: GroupContext): Promise<Ce
       return entries.map((e) => e.final).filter((c): c is CellResult => c !== null);
     }
     const p = first.profile;
-    if (p.warmupS > 0) await warmUp(ctx, ops, p);
+    if (p.warmupS > 0) await runWarmup(ctx, ops, p);
     const shape = p.driver !== 'k6' ? p.capacity : undefined;
     const openLoop = shape ? openLoopFor(ctx) : null;
     if (shape && openLoop && !openLoop.driver)

@@ -40,7 +40,6 @@ export const LONG_FILES: Readonly<Record<string, string>> = {
   'harness/report/exporters/html.ts': 'the HTML report page, one function per section',
   'harness/analysis/table-model.ts': 'the two-way model of a table and its intervals, one piece of arithmetic',
   'harness/analysis/tables.ts': 'the table model of the leaderboard: grouping, ranks and ratios of one run',
-  'harness/report/claims.ts': "the sources' claims and their verdicts, one judging rule per claim shape",
   'harness/report/exporters/html/page.css': 'the HTML report stylesheet, shipped as one file inlined into the page',
   'harness/scheduler/group.ts': 'one group of interleaved rounds: its processes, warm-ups and windows in order',
   'harness/scheduler/run.ts': 'the run: plan, groups, the fidelity check and the profiled windows in order',

@@ -16,6 +16,8 @@
  *   ranked; the others are listed as not ranked or failed.
  * - Each row carries its ratio to the scenario's baseline contender (`Scenario.baseline`; by
  *   default node-http for REST and postgraphile-express for GraphQL scenarios).
+ * - A run's A/A control cell (aa-control.ts) is never a row: it is kept as its table's
+ *   `controlCell` (analysis/control-check.ts judges it).
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
 import {
@@ -35,6 +37,7 @@ import {
 import { type EstimatorGap, estimatorGaps } from './estimator-agreement.ts';
 import { reconcileCapacity } from './capacity.ts';
 import { compare, fitTable, fitTwoWay, rankRanges, tableMdd, type TableModel, type Verdict } from './table-model.ts';
+import { isControl } from './aa-control.ts';
 
 /** One run as the store reads it: its meta.json and its cell files. */
 export interface RunSnapshot {
@@ -188,6 +191,8 @@ export interface RankedTable {
   } | null;
   /** The fitted table model behind `model` (its rows, σ̂, df: for derived figures such as variant overheads); null without one. */
   fit?: TableModel | null;
+  /** The run's A/A control cell of this group (aa-control.ts), never one of `rows`; null or absent without one. */
+  controlCell?: CellResult | null;
 }
 
 /** Options of buildTables. */
@@ -529,10 +534,16 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
     .sort((a, b) => byTime(a.meta, b.meta));
   // group id → run id → cells (the cells' own runId is trusted only via the snapshot entry)
   const groups = new Map<string, { key: TableKey; byRun: Map<string, { meta: RunMeta; cells: CellResult[] }> }>();
+  // A/A control cells (aa-control.ts) by group id and run: kept out of the rows, ranks and other-run rows.
+  const controls = new Map<string, CellResult>();
   for (const run of runs) {
     for (const c of run.cells) {
       const m = machineOf(run.meta, c);
       const id = groupId(c, m);
+      if (isControl(c)) {
+        controls.set(`${id}|${run.meta.runId}`, c);
+        continue;
+      }
       let g = groups.get(id);
       if (!g) {
         g = {
@@ -597,6 +608,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
       noiseThreshold: NOISE_THRESHOLD,
       model: model?.summary ?? null,
       fit: model?.fit ?? null,
+      controlCell: controls.get(`${id}|${latest.meta.runId}`) ?? null,
     });
   }
   const scenarioOrder = (opts.scenarios ?? []).map((s) => s.name);

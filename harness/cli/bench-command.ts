@@ -122,7 +122,10 @@ export function registerBench(program: Command, ctx: CliContext): void {
 
 /** Registers `bench-all` on `program`. */
 export function registerBenchAll(program: Command, ctx: CliContext): void {
-  const c = benchOptions(program.command('bench-all').description('verify and measure every contender'));
+  const c = benchOptions(program.command('bench-all').description('verify and measure every contender')).option(
+    '--no-control',
+    "no A/A control: by default a second process of each scenario's baseline runs beside the others, never ranked, and the report's how-sure line compares it with the baseline",
+  );
   waitOption(c).action((raw: Record<string, unknown>) => benchAction(ctx, [], raw));
   helpFooter(c, ['npx just bench-all', 'npx just bench-all --profile pipelined --wait'], EXIT_HELP);
 }

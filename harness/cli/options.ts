@@ -58,6 +58,12 @@ export interface BenchOpts extends ProfileOverrides {
   fidelityS?: number;
   /** False with `--no-baseline`: no baseline contenders added (tests, external targets). */
   baseline?: boolean;
+  /**
+   * The A/A control (scheduler/plan.ts `withControls`): true by default for `bench-all` (the
+   * bake-off), false with its `--no-control`; absent (off) for `bench` and for the commands that
+   * pass BenchOpts themselves (claims, selftest, ab, why).
+   */
+  control?: boolean;
   /** `--quiet`: no progress lines and notes; the final table and errors only. */
   quiet?: boolean;
   /** `--json`: NDJSON progress events on stdout (the table to stderr). */
@@ -111,6 +117,7 @@ const BENCH_RAW = z.object({
   fidelity: fidelitySeconds('--fidelity'),
   crossCheck: fidelitySeconds('--cross-check'),
   baseline: z.boolean().optional(),
+  control: z.boolean().optional(),
   quiet: z.boolean().optional(),
   json: z.boolean().optional(),
   leaderboard: z.boolean().optional(),
@@ -145,6 +152,7 @@ const BENCH = BENCH_RAW.transform((o, ctx): BenchOpts => {
       seed: o.seed,
       fidelityS,
       baseline: o.baseline,
+      control: o.control,
       quiet: o.quiet,
       json: o.json,
       leaderboard: o.leaderboard,

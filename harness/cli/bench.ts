@@ -266,14 +266,15 @@ export function planBench(
       note(
         `baseline ${name} of ${list.join(', ')} is not available here (not in ${g.contendersDir}, or it does not support the scenario): those tables have no baseline in this run`,
       );
-    if (opts.control) {
-      const c = withControls(cells);
-      cells = c.cells;
-      for (const [name, list] of c.added)
-        note(
-          `also measuring a second ${name} process, the A/A control of ${list.join(', ')}: compared with ${name} in the report's how-sure line, never ranked (--no-control leaves it out)`,
-        );
-    }
+  }
+  if (!opts.url && opts.control) {
+    // A second process of each baseline in the plan (scheduler/plan.ts `withControls`).
+    const c = withControls(cells);
+    cells = c.cells;
+    for (const [name, list] of c.added)
+      note(
+        `also measuring a second ${name} process, the A/A control of ${list.join(', ')}: compared with ${name} in the report's how-sure line, never ranked (--no-control leaves it out)`,
+      );
   }
   return { profile, scenarios, cells, baselines };
 }

@@ -110,7 +110,8 @@ export function baseResult(
 
 /**
  * k6-rate's rate: the profile's number (`--rate`), else half the latest ok `quick` requests/s of
- * the same contender (the A/A control: its baseline's), scenario and Node major in the store. The store is read once per run.
+ * the same contender (for the A/A control, its baseline's), scenario and Node major in the store.
+ * The store is read once per run.
  */
 export class RateResolver {
   private prior: CellResult[] | null = null;

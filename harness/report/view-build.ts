@@ -5,8 +5,8 @@
  * the findings (issues.ts), the claims (claims.ts) and the runs' metadata. This module assembles
  * the sections, each built in its own module under view/: rows (row-view.ts), tables
  * (table-view.ts), overview (overview-view.ts), capacity (capacity-view.ts), claims
- * (claims-view.ts), how sure (how-sure-view.ts, with the A/A control: control-view.ts), method (method-view.ts), runs (runs-view.ts) and
- * findings (findings-view.ts); footprint, why, Node matrix, driver agreement and reference run come
+ * (claims-view.ts), how sure (how-sure-view.ts, with the A/A control: control-view.ts), method
+ * (method-view.ts), runs (runs-view.ts) and findings (findings-view.ts); footprint, why, Node matrix, driver agreement and reference run come
  * from their report/ modules. These add order, labels and sentences; every number comes from the
  * analysis.
  */

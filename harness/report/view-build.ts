@@ -15,6 +15,7 @@ import { buildTables, type RankedTable } from '../analysis/tables.ts';
 import { findIssues } from './issues.ts';
 import { leakCoverage } from './leak-findings.ts';
 import type { ReportSnapshot } from './snapshot.ts';
+import type { CellResult } from '../store/results.ts';
 import { selftestShort, selftestText } from './resolution-text.ts';
 import { referenceOf } from './reference-run.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
@@ -182,13 +183,13 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     why: whyView(snapshot),
     referenceRun,
     medianMdd,
-    // The A/A control is a second process of a baseline, not a contender of its own: no footprint row.
-    footprint: footprintViews(
-      runs
-        .filter((r) => metas.some((m) => m.runId === r.meta.runId))
-        .map((r) => ({ ...r, cells: r.cells.filter((c) => !isControl(c)) })),
-    ),
+    footprint: footprintViews(withoutControls(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId)))),
   };
+}
+
+/** The runs without their A/A control cells (a second process of a baseline, not a contender: no footprint row). */
+function withoutControls<R extends { cells: CellResult[] }>(runs: R[]): R[] {
+  return runs.map((r) => ({ ...r, cells: r.cells.filter((c) => !isControl(c)) }));
 }
 
 /**

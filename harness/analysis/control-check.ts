@@ -57,7 +57,14 @@ export function controlCheck(t: RankedTable): ControlCheck | null {
     profile: t.key.profile,
     cpuModel: t.key.machine.cpuModel,
   };
-  const none = (reason: string): ControlCheck => ({ ...head, ratio: null, ci: null, verdict: null, differs: false, reason });
+  const none = (reason: string): ControlCheck => ({
+    ...head,
+    ratio: null,
+    ci: null,
+    verdict: null,
+    differs: false,
+    reason,
+  });
   const failed = cellFailure(c);
   if (failed) return none(`failed: ${failed}`);
   if (unitsOf(c) < MIN_CI_TRIALS) return none(`${unitsOf(c)} rounds (fewer than ${MIN_CI_TRIALS})`);

@@ -45,7 +45,6 @@
  *   It is labelled as ours, not the source's shape, and never changes the verdict.
  */
 import fs from 'node:fs';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../core/errors.ts';
@@ -76,7 +75,6 @@ export { headroomLine, headroomText, sourceToolText } from './claim-headroom.ts'
 export { contenderOf, measureCommand, renderClaims, sharedText, verdictText } from './claim-text.ts';
 
 export const CLAIMS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'claims.json');
-
 
 /**
  * The claims from the data file, with `expected` computed for tolerance ranges. Throws UserError

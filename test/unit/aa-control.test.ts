@@ -39,7 +39,8 @@ function rawOptions(command: 'bench' | 'bench-all', args: string[]): Record<stri
   registerBenchAll(program, ctx);
   const c = program.commands.find((x) => x.name() === command);
   assert.ok(c, command);
-  c.parseOptions(args);
+  c.action(() => {}); // parse only: no run
+  program.parse([command, ...(command === 'bench' ? ['x'] : []), ...args], { from: 'user' });
   return c.opts();
 }
 

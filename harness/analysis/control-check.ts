@@ -14,6 +14,7 @@
  * the noise comes in runs.
  */
 import type { CellResult } from '../store/results.ts';
+import { plural } from '../core/format.ts';
 import { cellFailure, MIN_CI_TRIALS, wilsonInterval, cellTrialCount } from './stats.ts';
 import { compare, type Verdict } from './table-model.ts';
 import { buildTables, pairedRounds, type RankedTable, type RunSnapshot, tableModel, type TableRow } from './tables.ts';
@@ -67,7 +68,7 @@ export function controlCheck(t: RankedTable): ControlCheck | null {
   });
   const failed = cellFailure(c);
   if (failed) return none(`failed: ${failed}`);
-  if (unitsOf(c) < MIN_CI_TRIALS) return none(`${unitsOf(c)} rounds (fewer than ${MIN_CI_TRIALS})`);
+  if (unitsOf(c) < MIN_CI_TRIALS) return none(`${plural(unitsOf(c), 'round')} (fewer than ${MIN_CI_TRIALS})`);
   const rankable = t.rows.filter((r) => r.status === 'ranked');
   const base = rankable.find((r) => r.label === t.baseline);
   if (!base) return none('the baseline is not ranked');

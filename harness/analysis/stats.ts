@@ -96,6 +96,26 @@ export function tQuantile(p: number, df: number): number {
   return stdlibTQuantile(p, df);
 }
 
+/** The standard normal's 0.975 quantile (two-sided 95%). */
+const Z_975 = 1.959963984540054;
+
+/**
+ * The Wilson score 95% interval of a binomial share: `k` successes in `n` trials (Wilson 1927;
+ * Agresti & Coull 1998 recommend it over the normal approximation for small n or shares near 0).
+ * [low, high] within [0, 1], containing k/n; [0, 1] for n = 0. Throws a RangeError unless
+ * 0 ≤ k ≤ n are integers.
+ */
+export function wilsonInterval(k: number, n: number): [number, number] {
+  if (!Number.isInteger(k) || !Number.isInteger(n) || k < 0 || k > n)
+    throw new RangeError(`wilsonInterval: need integers 0 ≤ k ≤ n, got k=${k}, n=${n}`);
+  if (n === 0) return [0, 1];
+  const p = k / n;
+  const z2 = Z_975 ** 2;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (Z_975 / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [k === 0 ? 0 : Math.max(0, centre - half), k === n ? 1 : Math.min(1, centre + half)];
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cells
 

@@ -161,6 +161,8 @@ export interface RankedTable {
   } | null;
   /** The fitted table model behind `model` (its rows, σ̂, df: for derived figures such as variant overheads); null without one. */
   fit?: TableModel | null;
+  /** The run's A/A control cell of this group (aa-control.ts), never one of `rows`; null or absent without one. */
+  controlCell?: CellResult | null;
 }
 
 /** Options of buildTables. */

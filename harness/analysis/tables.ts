@@ -16,6 +16,8 @@
  *   ranked; the others are listed as not ranked or failed.
  * - Each row carries its ratio to the scenario's baseline contender (`Scenario.baseline`; by
  *   default node-http for REST and postgraphile-express for GraphQL scenarios).
+ * - A run's A/A control cell (aa-control.ts) is never a row: it is kept as its table's
+ *   `controlCell` (analysis/control-check.ts judges it).
  *
  * The tables' shapes are in table-types.ts, the model fitted to a table's ranked rows in
  * table-fit.ts; both are re-exported here.
@@ -34,6 +36,7 @@ import {
   rankRows,
 } from './stats.ts';
 import { reconcileCapacity } from './capacity.ts';
+import { isControl } from './aa-control.ts';
 import { applyModel, flagEstimatorGaps, modelEstimator, modelRow, pairedRounds, tableModel } from './table-fit.ts';
 import { compare, type TableModel } from './table-model.ts';
 import type {
@@ -245,10 +248,16 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
     .sort((a, b) => byTime(a.meta, b.meta));
   // group id → run id → cells (the cells' own runId is trusted only via the snapshot entry)
   const groups = new Map<string, { key: TableKey; byRun: Map<string, { meta: RunMeta; cells: CellResult[] }> }>();
+  // A/A control cells (aa-control.ts) by group id and run: kept out of the rows, ranks and other-run rows.
+  const controls = new Map<string, CellResult>();
   for (const run of runs) {
     for (const c of run.cells) {
       const m = machineOf(run.meta, c);
       const id = groupId(c, m);
+      if (isControl(c)) {
+        controls.set(`${id}|${run.meta.runId}`, c);
+        continue;
+      }
       let g = groups.get(id);
       if (!g) {
         g = {
@@ -313,6 +322,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
       noiseThreshold: NOISE_THRESHOLD,
       model: model?.summary ?? null,
       fit: model?.fit ?? null,
+      controlCell: controls.get(`${id}|${latest.meta.runId}`) ?? null,
     });
   }
   const scenarioOrder = (opts.scenarios ?? []).map((s) => s.name);

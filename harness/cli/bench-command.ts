@@ -59,7 +59,7 @@ export function registerBench(program: Command, ctx: CliContext): void {
 
 /** Registers `bench-all` on `program`. */
 export function registerBenchAll(program: Command, ctx: CliContext): void {
-  const c = benchFlags(program.command('bench-all').description('verify and measure every contender'));
+  const c = benchFlags(program.command('bench-all').description('verify and measure every contender'), true);
   c.action((raw: Record<string, unknown>) => benchAction(ctx, [], raw));
   helpFooter(c, ['npx just bench-all', 'npx just bench-all --profile pipelined --wait'], EXIT_HELP);
 }

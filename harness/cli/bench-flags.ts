@@ -207,8 +207,20 @@ export const BENCH_FLAGS = [
   flag({ flags: '--wait', help: WAIT_HELP, schema: SWITCH, field: 'wait' }),
 ] as const;
 
+/**
+ * `bench-all`'s one flag of its own, registered just before `--wait`: the A/A control
+ * (scheduler/plan.ts `withControls`) is on by default for the bake-off, off with `--no-control`,
+ * and absent (off) for `bench` and for the commands that pass BenchOpts themselves.
+ */
+const CONTROL_FLAG = flag({
+  flags: '--no-control',
+  help: "no A/A control: by default a second process of each scenario's baseline runs beside the others, never ranked, and the report's how-sure line compares it with the baseline",
+  schema: SWITCH,
+  field: 'control',
+});
+
 /** The table's own parse: commander's raw values → one typed field per flag. */
-const BENCH_VALUES = flagSchema(BENCH_FLAGS);
+const BENCH_VALUES = flagSchema([...BENCH_FLAGS, CONTROL_FLAG] as const);
 
 /**
  * The options of `bench` and `bench-all`, typed: what bench() (cli/bench.ts) runs, also as why,
@@ -227,9 +239,9 @@ const BENCH = BENCH_VALUES.transform((v): BenchOpts => {
   return profileCpu ? { ...rest, cpuProfile: { intervalUs: intervalUs ?? OPTION_DEFAULTS.intervalUs } } : rest;
 });
 
-/** Registers the flags of bench and bench-all on `c`, in their help's order. Returns `c`. */
-export function benchFlags(c: Command): Command {
-  return addFlags(c, BENCH_FLAGS);
+/** Registers the flags of bench (`control` false) or bench-all (`control` true: with `--no-control`) on `c`, in their help's order. Returns `c`. */
+export function benchFlags(c: Command, control = false): Command {
+  return addFlags(c, control ? [...BENCH_FLAGS.slice(0, -1), CONTROL_FLAG, ...BENCH_FLAGS.slice(-1)] : BENCH_FLAGS);
 }
 
 /**

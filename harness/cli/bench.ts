@@ -2,6 +2,8 @@
  * The `bench`, `bench-all` and `verify` actions of the CLI: the typed options (cli/options.ts) →
  * a plan → the scheduler (scheduler/run.ts); cli/bench-command.ts and cli/verify-command.ts
  * register the commands. `bench` adds each scenario's baseline contender unasked (and says so),
+ * and with `control` (bench-all's default, `--no-control` off) a second process of it as the A/A
+ * control (scheduler/plan.ts `withControls`, never ranked),
  * marks runs abandoned by a dead harness first (store/runs.ts `sweepAbandoned`), prints the
  * terminal table, the harness overhead per cell and the wall time, and sets the exit code from
  * the cells' statuses (core/exit-codes.ts). `verify` is the scheduler's verify mode.
@@ -21,7 +23,14 @@ import { resolveNode } from '../lifecycle/node-runtime.ts';
 import { stopAll } from '../lifecycle/processes.ts';
 import { readRun, sweepAbandoned } from '../store/runs.ts';
 import type { RunMeta } from '../store/results.ts';
-import { type CellSpec, planCells, selectContenders, selectScenarios, withBaselines } from '../scheduler/plan.ts';
+import {
+  type CellSpec,
+  planCells,
+  selectContenders,
+  selectScenarios,
+  withBaselines,
+  withControls,
+} from '../scheduler/plan.ts';
 import { realDeps } from '../scheduler/real-deps.ts';
 import type { RunDeps } from '../scheduler/scheduler-types.ts';
 import { runPlan, type RunSummary } from '../scheduler/run.ts';
@@ -192,7 +201,7 @@ export interface BenchPlan {
   profile: Profile;
   /** Every scenario of the contract (for the final table's order). */
   scenarios: Scenario[];
-  /** The cells to run, each scenario's baseline added unless --no-baseline or --url. */
+  /** The cells to run, each scenario's baseline added unless --no-baseline or --url, and with `control` its A/A control (scheduler/plan.ts `withControls`). */
   cells: CellSpec[];
   /** Scenario → its baseline contender. */
   baselines: Record<string, string>;
@@ -256,6 +265,15 @@ export function planBench(
     for (const [name, list] of b.missing)
       note(
         `baseline ${name} of ${list.join(', ')} is not available here (not in ${g.contendersDir}, or it does not support the scenario): those tables have no baseline in this run`,
+      );
+  }
+  if (!opts.url && opts.control) {
+    // A second process of each baseline in the plan (scheduler/plan.ts `withControls`).
+    const c = withControls(cells);
+    cells = c.cells;
+    for (const [name, list] of c.added)
+      note(
+        `also measuring a second ${name} process, the A/A control of ${list.join(', ')}: compared with ${name} in the report's how-sure line, never ranked (--no-control leaves it out)`,
       );
   }
   return { profile, scenarios, cells, baselines };

@@ -9,6 +9,7 @@ import type { ReferenceRecord } from '../store/reference-store.ts';
 import type { FoldedRead } from '../store/flame-store.ts';
 import type { WhyRecord } from '../store/why-store.ts';
 import { UserError } from '../core/errors.ts';
+import { isControl } from '../analysis/aa-control.ts';
 
 /** One run as the store reads it. */
 export interface SnapshotRun {
@@ -56,6 +57,11 @@ export interface ReportSnapshot {
    * (store/reference-store.ts) for the how-sure line's second certificate; null or absent: none.
    */
   readonly reference?: ReferenceRecord | null;
+  /**
+   * The store's runs that hold an A/A control cell (analysis/aa-control.ts), for the how-sure
+   * line's count over runs: a one-run report (`selectRun`) keeps them; absent: `runs`.
+   */
+  readonly controlRuns?: readonly SnapshotRun[];
 }
 
 /**
@@ -150,6 +156,7 @@ export function selectRun(s: ReportSnapshot, runId: string, o: { withReferenceRu
       ...(s.flames ? { flames: s.flames } : {}),
       ...(s.reference ? { reference: s.reference } : {}),
       ...(referenceRun ? { referenceRun } : {}),
+      controlRuns: s.controlRuns ?? s.runs.filter((r) => r.cells.some(isControl)),
     };
   }
   const known = s.runs

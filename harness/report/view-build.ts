@@ -5,8 +5,8 @@
  * the findings (issues.ts), the claims (claims.ts) and the runs' metadata. This module assembles
  * the sections, each built in its own module under view/: rows (row-view.ts), tables
  * (table-view.ts), overview (overview-view.ts), capacity (capacity-view.ts), claims
- * (claims-view.ts), how sure (how-sure-view.ts), method (method-view.ts), runs (runs-view.ts) and
- * findings (findings-view.ts); footprint, why, Node matrix, driver agreement and reference run come
+ * (claims-view.ts), how sure (how-sure-view.ts, with the A/A control: control-view.ts), method
+ * (method-view.ts), runs (runs-view.ts) and findings (findings-view.ts); footprint, why, Node matrix, driver agreement and reference run come
  * from their report/ modules. These add order, labels and sentences; every number comes from the
  * analysis.
  */
@@ -15,6 +15,7 @@ import { buildTables, type RankedTable } from '../analysis/tables.ts';
 import { findIssues } from './issues.ts';
 import { leakCoverage } from './leak-findings.ts';
 import type { ReportSnapshot } from './snapshot.ts';
+import type { CellResult } from '../store/results.ts';
 import { selftestShort, selftestText } from './resolution-text.ts';
 import { referenceOf } from './reference-run.ts';
 import { driverAgreementOf } from './driver-agreement.ts';
@@ -28,6 +29,9 @@ import { capacityMatrixOf } from './view/capacity-view.ts';
 import { claimsOf } from './view/claims-view.ts';
 import { leakCheckText, trialsOf } from './view/findings-view.ts';
 import { certaintyOf, medianMddOf, referenceAccuracy } from './view/how-sure-view.ts';
+import { controlLine } from './view/control-view.ts';
+import { type ControlHistory, controlHistory } from '../analysis/control-check.ts';
+import { isControl } from '../analysis/aa-control.ts';
 import { CAPACITY_METHOD, METHOD, RANK_RULE } from './view/method-view.ts';
 import { matrixOf, overviewProfile, primaryTables, winnersOf } from './view/overview-view.ts';
 import { fallbackOf, fidelityOf, hostsOf, machineLine, ratiosOf, runView, scenarioList } from './view/runs-view.ts';
@@ -156,6 +160,7 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
       fidelity,
       snapshot.selftest === undefined ? null : selftestText(snapshot.selftest, o.now ?? new Date(), hosts),
       accuracy?.line ?? null,
+      controlLine(primaryRanked, controlHistoryOf(snapshot, primaryRanked, scenarios)),
     ),
     rankRule: RANK_RULE,
     fidelity,
@@ -178,8 +183,31 @@ export function buildView(snapshot: ReportSnapshot, o: ViewOptions = {}): Report
     why: whyView(snapshot),
     referenceRun,
     medianMdd,
-    footprint: footprintViews(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId))),
+    footprint: footprintViews(withoutControls(runs.filter((r) => metas.some((m) => m.runId === r.meta.runId)))),
   };
+}
+
+/** The runs without their A/A control cells (a second process of a baseline, not a contender: no footprint row). */
+function withoutControls<R extends { cells: CellResult[] }>(runs: R[]): R[] {
+  return runs.map((r) => ({ ...r, cells: r.cells.filter((c) => !isControl(c)) }));
+}
+
+/**
+ * The A/A controls counted over the store's runs (`controlRuns`, else the snapshot's runs) on the
+ * CPU model of the overview's first table (analysis/control-check.ts `controlHistory`); null
+ * without a table.
+ */
+function controlHistoryOf(
+  snapshot: ReportSnapshot,
+  overview: RankedTable[],
+  scenarios: { name: string; baseline?: string }[],
+): ControlHistory | null {
+  const cpuModel = overview[0]?.key.machine.cpuModel;
+  if (cpuModel === undefined) return null;
+  const runs = (snapshot.controlRuns ?? snapshot.runs)
+    .filter((r) => r.cells.some(isControl))
+    .map((r) => ({ meta: r.meta, cells: [...r.cells] }));
+  return controlHistory(runs, cpuModel, scenarios);
 }
 
 /** A table whose own rows carry their why finding (why-view.ts `whyRowNotes`), keyed by label and scenario. */

@@ -103,6 +103,8 @@ export interface RowView {
   notRanked: string | null;
   isBaseline: boolean;
   rps: Estimate | null;
+  /** A footnote mark beside `rps` (rps-order.ts `RPS_ORDER_MARK`: its requests/s orders it against its rank; the table's notes explain); absent otherwise. */
+  rpsMark?: string;
   /** Ratio to the table's baseline (to its own run's baseline for other-run rows). */
   ratio: Estimate | null;
   latencyMs: LatencyView | null;

@@ -15,6 +15,7 @@
  * Costs about (repeats + 1) × (start-up + stop) + durationS per contender. Never throws for a
  * contender that fails: its probe carries the error. Times in ms.
  */
+import { CONTROL_VARIANT } from '../analysis/aa-control.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,12 +54,13 @@ export interface FootprintOptions {
   log: (line: string) => void;
 }
 
-/** One cell per contender label (the run's first Node major): users when planned, else json, else its first. */
+/** One cell per contender label (the run's first Node major; no A/A control): users when planned, else json, else its first. */
 export function probeCells(cells: CellSpec[]): CellSpec[] {
   const major = cells[0]?.node.major;
   const by = new Map<string, CellSpec[]>();
   for (const c of cells) {
-    if (c.node.major !== major) continue;
+    // The A/A control is a second process of a baseline, not a contender: no probe of its own.
+    if (c.node.major !== major || c.variant === CONTROL_VARIANT) continue;
     const l = cellLabel(c.manifest.name, c.variant);
     by.set(l, [...(by.get(l) ?? []), c]);
   }

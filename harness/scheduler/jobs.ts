@@ -3,6 +3,7 @@
  * run-time contract values, its load job (with per-request variants), and k6-rate's rate.
  * Rates in requests/s.
  */
+import { CONTROL_VARIANT } from '../analysis/aa-control.ts';
 import { buildRequest, loadParams, loadVariants, type RuntimeValues } from '../contract/scenarios.ts';
 import type { LoadJob } from '../drivers/driver-types.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
@@ -110,7 +111,8 @@ export function baseResult(
 
 /**
  * k6-rate's rate: the profile's number (`--rate`), else half the latest ok `quick` requests/s of
- * the same contender, scenario and Node major in the store. The store is read once per run.
+ * the same contender (for the A/A control, its baseline's), scenario and Node major in the store.
+ * The store is read once per run.
  */
 export class RateResolver {
   private prior: CellResult[] | null = null;
@@ -124,7 +126,8 @@ export class RateResolver {
     if (p.driver !== 'k6' || p.executor !== 'constant-arrival-rate') return { rate: null, why: '' };
     if (typeof p.rate === 'number') return { rate: p.rate, why: '' };
     this.prior ??= readAllResults(this.resultsDir).cells.filter((r) => r.profile === 'quick' && r.status === 'ok');
-    const label = cellLabel(cell.manifest.name, cell.variant);
+    // The A/A control runs at its baseline's rate (the same server).
+    const label = cellLabel(cell.manifest.name, cell.variant === CONTROL_VARIANT ? null : cell.variant);
     const found = this.prior
       .filter((r) => r.label === label && r.scenario === cell.scenario.name && r.node.major === cell.node.major)
       .sort((a, b) => b.finishedAt.localeCompare(a.finishedAt))[0];

@@ -8,6 +8,7 @@ import type { Scenario } from '../contract/scenarios.ts';
 import type { Profile } from '../core/profiles.ts';
 import type { NodeRuntime } from '../lifecycle/node-runtime.ts';
 import { unknownName } from '../core/errors.ts';
+import { CONTROL_DESCRIPTION, CONTROL_VARIANT, controlLabel } from '../analysis/aa-control.ts';
 
 export interface CellSpec {
   manifest: Manifest;
@@ -17,8 +18,9 @@ export interface CellSpec {
   node: NodeRuntime;
 }
 
-/** `express` or `express +variant`: the row label on the leaderboard. */
+/** `express` or `express +variant`: the row label on the leaderboard; `node-http (A/A control)` for the A/A control (analysis/aa-control.ts). */
 export function cellLabel(contender: string, variant: string | null): string {
+  if (variant === CONTROL_VARIANT) return controlLabel(contender);
   return variant ? `${contender} +${variant}` : contender;
 }
 
@@ -133,4 +135,35 @@ export function withBaselines(
     note(added);
   }
   return { cells: out, added, missing };
+}
+
+/**
+ * Adds the A/A control (analysis/aa-control.ts): for each scenario × Node major whose baseline
+ * contender (`baselineOf`, no variant) is in `cells`, a second cell of that baseline with variant
+ * CONTROL_VARIANT (an empty environment: the same server, its own process; label "node-http (A/A
+ * control)"), same profile. It runs in the group of the scenario's other cells, in the same
+ * interleaved rounds, and is never ranked (analysis/tables.ts). Call it after `withBaselines`.
+ * `added`: baseline → the scenarios it was added for. Idempotent.
+ */
+export function withControls(cells: CellSpec[]): { cells: CellSpec[]; added: Map<string, string[]> } {
+  const out = [...cells];
+  const added = new Map<string, string[]>();
+  for (const c of cells) {
+    if (c.variant !== null || c.manifest.name !== baselineOf(c.scenario)) continue;
+    const has = out.some(
+      (x) =>
+        x.variant === CONTROL_VARIANT &&
+        x.manifest.name === c.manifest.name &&
+        x.scenario.name === c.scenario.name &&
+        x.node.major === c.node.major,
+    );
+    if (has) continue;
+    const manifest = {
+      ...c.manifest,
+      variants: { ...c.manifest.variants, [CONTROL_VARIANT]: { description: CONTROL_DESCRIPTION, env: {} } },
+    };
+    out.push({ ...c, manifest, variant: CONTROL_VARIANT });
+    added.set(c.manifest.name, [...new Set([...(added.get(c.manifest.name) ?? []), c.scenario.name])]);
+  }
+  return { cells: out, added };
 }

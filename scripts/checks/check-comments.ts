@@ -34,7 +34,6 @@ export const MAX_FILE_LINES = 500;
 /** Files under `harness/` allowed over MAX_FILE_LINES (repository-relative path → why, and what would split it). */
 export const LONG_FILES: Readonly<Record<string, string>> = {
   'harness/report/exporters/html/page.js': 'the HTML report script, shipped as one file inlined into the page',
-  'harness/report/claims.ts': "the sources' claims and their verdicts, one judging rule per claim shape",
   'harness/report/exporters/html/page.css': 'the HTML report stylesheet, shipped as one file inlined into the page',
 };
 

@@ -1,9 +1,10 @@
-// Claim verdicts (harness/report/claims.ts): a decision range that includes "no difference" and a
-// band that does too is "consistent, not resolved", never "confirmed"; a client-bound claim's
-// second line quotes the claim's own unit (solo requests/s), not the table model's efficiency.
+// Claim verdicts (harness/report/claims.ts, claim-verdict.ts): a band that reaches into the range
+// and includes "no difference" is "consistent, not resolved", never "confirmed", whatever the
+// range; a client-bound claim's second line quotes the claim's own unit (solo requests/s), not
+// the table model's efficiency.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { type Claim, evaluateClaims, headroomText } from '../../harness/report/claims.ts';
+import { bandVerdict, type Claim, evaluateClaims, headroomText } from '../../harness/report/claims.ts';
 import type { CellResult } from '../../harness/store/results.ts';
 import { type CellPatch, makeCell, makeMeta } from '../fixtures.ts';
 import { getProfile } from '../../harness/core/profiles.ts';
@@ -41,9 +42,37 @@ test('a range that includes no difference and a band that does too: "consistent,
   // The band excludes no difference and ours lies in the range: confirmed.
   const tight = [10_800, 10_850, 10_750, 10_820, 10_790];
   assert.equal(evaluateClaims([increase], snap([cell('a', tight), cell('b', b)]))[0]?.verdict, 'confirmed');
-  // A range that excludes no difference and a band that includes it: inconclusive, as before.
+  // A range that excludes no difference, the same band reaching into it: the same verdict.
   const away: Claim = { ...increase, expected: [0.05, 0.16] };
-  assert.equal(evaluateClaims([away], snap([cell('a', a), cell('b', b)]))[0]?.verdict, 'inconclusive');
+  assert.equal(evaluateClaims([away], snap([cell('a', a), cell('b', b)]))[0]?.verdict, 'consistent, not resolved');
+});
+
+test('two claims on identical evidence get the same verdict whether or not their range includes no difference', () => {
+  // The same cells, so the same band (about −1% … +9%, ours +4%): two ranges that both contain
+  // ours, one reaching down to no difference and one not.
+  const b = [10_000, 10_000, 10_000, 10_000, 10_000];
+  const a = [9_900, 11_000, 10_200, 10_800, 10_300];
+  const touches: Claim = { ...increase, id: 'touches', expected: [0, 0.16] };
+  const clear: Claim = { ...increase, id: 'clear', expected: [0.02, 0.16] };
+  const [r1, r2] = evaluateClaims([touches, clear], snap([cell('a', a), cell('b', b)]));
+  assert.deepEqual(r1?.band, r2?.band, 'identical evidence');
+  assert.ok(r1?.band && r1.band[0] < 0 && r1.band[1] > 0.02, JSON.stringify(r1?.band));
+  assert.equal(r1?.verdict, 'consistent, not resolved');
+  assert.equal(r2?.verdict, r1?.verdict);
+  assert.deepEqual(r1?.sharedWith, ['clear'], 'and they say they share their cells');
+  // The rule itself: the band against the range, never whether the range includes no difference.
+  const rps = { metric: 'rps', compare: 'ratio' } as const;
+  for (const expected of [
+    [0.9, 1.2],
+    [1.01, 1.2],
+  ] as [number, number][]) {
+    const claim = { ...rps, expected };
+    assert.equal(bandVerdict(claim, 'ci95', 1.05, [0.98, 1.12]), 'consistent, not resolved', String(expected));
+    assert.equal(bandVerdict(claim, 'ci95', 1.05, [1.02, 1.08]), 'confirmed', String(expected));
+    assert.equal(bandVerdict(claim, 'ci95', 1.3, [1.25, 1.35]), 'refuted', String(expected));
+    assert.equal(bandVerdict(claim, 'ci95', 1.25, [1.1, 1.4]), 'inconclusive', String(expected));
+    assert.equal(bandVerdict(claim, 'range', 1.05, [1.02, 1.08]), 'inconclusive', 'no 95% CI');
+  }
 });
 
 test("a client-bound requests/s claim's second line quotes solo requests/s ratios, not the model's efficiency", () => {

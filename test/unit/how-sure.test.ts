@@ -151,7 +151,10 @@ test('terminal --details, Markdown and HTML carry the same how-sure line, self-t
       SELF,
       /How sure:\** self-test `?2026-11-22T04-23-05Z-1184`? \(3 days old\): 15% false differences .* · these tables: median minimum detectable difference/,
     ],
-    [null, /How sure:\** self-test: not run \(`?npx just selftest`?, ~35 min\) · these tables: median minimum/],
+    [
+      null,
+      /How sure:\** self-test: not run \(`?npx just selftest`?, ~35 min\) · no A\/A control in this run · these tables: median minimum/,
+    ],
   ] as const) {
     const snap = withSelf(s);
     const term = EXPORTERS.terminal.render(snap, { now: NOW, width: 2000, color: false, details: true });

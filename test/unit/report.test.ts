@@ -74,7 +74,7 @@ test('markdown: overview first, then details, issues, claims, Node matrix, metho
   assert.match(md, /\| `node-http` \| \*\*100%\*\* \(baseline\)/);
   assert.match(
     md,
-    /\*\*How sure:\*\* median minimum detectable difference [\d.]+% between two rows \(90% power; \d+ tables( of the overview)?\) · 3–5 trials per cell; \d+ of \d+ cells have a 95% CI · \d+ of \d+ tables( of the overview)? noisy \(see their notes\) · \d+ client-bound/,
+    /\*\*How sure:\*\* no A\/A control in this run · median minimum detectable difference [\d.]+% between two rows \(90% power; \d+ tables( of the overview)?\) · 3–5 trials per cell; \d+ of \d+ cells have a 95% CI · \d+ of \d+ tables( of the overview)? noisy \(see their notes\) · \d+ client-bound/,
   );
   // Details: ranked rows, the summary sentence from the rank test, measurement notes, not ranked.
   assert.match(md, /\| 3 \| `express` \| 9,0\d\d \| 95% CI 8,\d{3}–9,\d{3} \| 45% \(95% CI 4\d–4\d%\)/);

@@ -96,7 +96,7 @@ function boardTable(t: TableView): string {
         return `<tr data-label="${esc(r.label)}"${cls ? ` class="${cls}"` : ''}>${[...lead, ...capacityCells(r), `<td>${tags}</td>`].join('')}</tr>`;
       const cells = [
         ...lead,
-        `<td class="num" data-v="${r.rps?.figure ?? ''}">${r.rps ? fmtFigure(r.rps) : '–'}</td>`,
+        `<td class="num" data-v="${r.rps?.figure ?? ''}">${r.rps ? fmtFigure(r.rps) : '–'}${r.rpsMark ? ` ${esc(r.rpsMark)}` : ''}</td>`,
         `<td class="num" data-v="${r.rps?.interval?.[0] ?? ''}">${esc(iv) || '–'}</td>`,
         `<td class="num" data-v="${r.ratio?.figure ?? ''}">${pct.text}${pct.iv ? ` <span class="sub">(${esc(pct.iv)})</span>` : ''}</td>`,
         `<td class="num" data-v="${r.latencyMs?.p50 ?? ''}">${r.latencyMs ? fmtMs(sig(r.latencyMs.p50)) : '–'}</td>`,

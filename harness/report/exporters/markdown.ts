@@ -176,7 +176,7 @@ function capacityOverview(m: CapacityMatrixView): string[] {
 function rowLine(r: RowView): string {
   const lat = r.latencyMs;
   const res = r.resources;
-  const rps = r.rps ? `${fmtFigure(r.rps)}` : '–';
+  const rps = r.rps ? `${fmtFigure(r.rps)}${r.rpsMark ? ` ${r.rpsMark}` : ''}` : '–';
   const iv = r.rps ? (r.rps.interval ? `${intervalName(r.rps)} ${fmtBounds(r.rps)}` : intervalName(r.rps)) : '–';
   const cells = [
     r.rankText,

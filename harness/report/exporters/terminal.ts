@@ -287,7 +287,7 @@ function columnSet(t: TableView): { head: string[]; specs: ColumnSpec[]; cells: 
     cells: (r) => [
       r.rankText,
       r.label,
-      r.rps ? fmtFigure(r.rps) : '–',
+      r.rps ? `${fmtFigure(r.rps)}${r.rpsMark ? ` ${r.rpsMark}` : ''}` : '–',
       iv(r),
       r.latencyMs ? fmtMs(sig(r.latencyMs.p99)) : '–',
       r.flags.join(', '),

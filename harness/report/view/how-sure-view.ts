@@ -1,5 +1,6 @@
 /**
- * The report's "How sure" line: the self-test's certificate (resolution-text.ts), the accuracy
+ * The report's "How sure" line: the self-test's certificate (resolution-text.ts), the run's A/A
+ * control and its count over runs (control-view.ts), the accuracy
  * against the steady-state reference (analysis/reference-floor.ts), the tables' median minimum detectable
  * difference, the trials and rounds behind the figures, the noisy tables, the lower bounds and the
  * driver fidelity, joined into one sentence. Percentages are of ratios (0.074 → 7.4%).
@@ -33,7 +34,8 @@ export function medianMddOf(
 
 /**
  * A one-line answer to "how sure are these numbers?": this machine's self-test (when the snapshot
- * says, resolution-text.ts), then these tables' median minimum detectable difference, trials,
+ * says, resolution-text.ts), the A/A control of these tables' run (`control`, control-view.ts),
+ * the accuracy against the reference (`reference`), then these tables' median minimum detectable difference, trials,
  * intervals, how many of the same tables have noisy rows (once per table, not per cell: the
  * overview's tables when they have models, as for the MDD), client-bound cells
  * and the driver fidelity of the overview's run (else of the newest run that has one).
@@ -44,6 +46,7 @@ export function certaintyOf(
   fidelity: FidelityView[],
   selftest: string | null,
   reference: string | null = null,
+  control: string | null = null,
 ): string {
   const rows = tables.flatMap((t) => t.rows.filter((r) => !r.otherRun && !r.failed && r.rps));
   if (!rows.length) return selftest ? `No measured cell yet · ${selftest}.` : 'No measured cell yet.';
@@ -67,6 +70,7 @@ export function certaintyOf(
   const noisy = measured.filter((t) => t.rows.some((r) => !r.otherRun && r.noisy)).length;
   const parts = [
     ...(selftest ? [selftest] : []),
+    ...(control ? [control] : []),
     ...(reference ? [reference] : []),
     ...(med !== null
       ? [

@@ -1,7 +1,8 @@
 /**
  * The report's tables (view.ts `TableView`) from the analysis' ranked tables (analysis/tables.ts
  * `RankedTable`): the summary sentence under a table (from its rank test), the fastest row's
- * margin, the table model's resolution, the measurement notes (measurement-notes.ts) and variant overheads (variant-overhead.ts)
+ * margin, the table model's resolution, the measurement notes (measurement-notes.ts, and the
+ * requests/s order against the ranks: rps-order.ts) and variant overheads (variant-overhead.ts)
  * as sentences, the capacity facts, and the rows (row-view.ts).
  */
 import type { RankedTable } from '../../analysis/tables.ts';
@@ -11,6 +12,7 @@ import { variantOverheads } from '../variant-overhead.ts';
 import type { RowView, TableView } from '../view.ts';
 import { otherRowView, rowView } from './row-view.ts';
 import { estimateOf, fmtTimes } from './view-format.ts';
+import { RPS_ORDER_MARK, rpsMarked, rpsOrderInversions, rpsOrderNote } from '../rps-order.ts';
 
 /**
  * A capacity row's ratio when the baseline's sustainable rate is a lower bound (verdict at-least):
@@ -149,6 +151,14 @@ export function resolutionOf(t: Pick<RankedTable, 'model' | 'baseline'>): string
 
 /** One ranked table as the report shows it (`id`: its page anchor; `all`: every table, for the notes on other machines). */
 export function tableView(t: RankedTable, all: RankedTable[], id: string, scenarioTitle: string): TableView {
+  // Rows whose solo requests/s orders them against their ranks: marked, and one note (rps-order.ts).
+  const inversions = rpsOrderInversions(t.rows);
+  const marked = rpsMarked(inversions);
+  const orderNote = rpsOrderNote(inversions, t.rows);
+  const row = (r: RankedTable['rows'][number]): RowView => {
+    const v = boundedRatio(rowView(r), t);
+    return marked.has(r.label) ? { ...v, rpsMark: RPS_ORDER_MARK } : v;
+  };
   return {
     id,
     scenario: t.key.scenario,
@@ -163,9 +173,9 @@ export function tableView(t: RankedTable, all: RankedTable[], id: string, scenar
     margin: marginOf(t),
     resolution: resolutionOf(t),
     mddPair: t.model?.mdd.pair ?? null,
-    notes: notesOf(t, all),
+    notes: [...notesOf(t, all), ...(orderNote ? [orderNote] : [])],
     variants: variantLines(t),
-    rows: [...t.rows.map((r) => boundedRatio(rowView(r), t)), ...t.otherRuns.map(otherRowView)],
+    rows: [...t.rows.map(row), ...t.otherRuns.map(otherRowView)],
     capacity: tableCapacity(t),
   };
 }

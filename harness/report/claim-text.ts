@@ -50,14 +50,25 @@ export function renderClaims(results: ClaimResult[]): string[] {
       : r.sourceTool
         ? `<br>${sourceToolText(r.claim.compare, r.sourceTool)}`
         : '';
+    const load = r.verdict === 'not measured' ? '' : sourceLoadText(r.claim, r.clientBound.length === 0);
     const verdict =
       r.verdict === 'not measured'
         ? `not measured: ${r.note}${r.command ? `; run \`${r.command}\`` : ''}`
         : `**${verdictText(r)}**`;
     out.push(
-      `| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.source} | ${r.claim.sourceFigure} | ${describeRange(r.claim)} | ${r.profile} | ${ours}${second} | ${verdict}${shared ? `; ${shared}` : ''} |`,
+      `| ${r.claim.claim} (\`${r.claim.a}\` vs \`${r.claim.b}\`, ${r.claim.scenario}) | ${r.claim.source} | ${r.claim.sourceFigure} | ${describeRange(r.claim)} | ${r.profile} | ${ours}${second}${load ? `<br>${load}` : ''} | ${verdict}${shared ? `; ${shared}` : ''} |`,
     );
   }
   out.push('');
   return out;
+}
+
+/**
+ * The note on a source figure that may be client-bound (`Claim.sourceLoad`), or '' without one:
+ * "the source's own figure may be client-bound (k6 at 1000 VUs on the servers' 2-core VM); ours is
+ * server-bound" (`oursServerBound` false: without the last clause).
+ */
+export function sourceLoadText(claim: Claim, oursServerBound: boolean): string {
+  if (!claim.sourceLoad) return '';
+  return `the source's own figure may be client-bound (${claim.sourceLoad})${oursServerBound ? '; ours is server-bound' : ''}`;
 }

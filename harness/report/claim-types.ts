@@ -40,6 +40,12 @@ export interface Claim {
   profiles: string[];
   /** Why it may be unmeasurable here and how to measure it (e.g. Hasura needs Docker). */
   whenMissing?: string;
+  /**
+   * How the source's load generator ran when it shared the machine with the server, so that its
+   * own figure may be client-bound (e.g. "k6 at 1000 VUs on the servers' 2-core VM"); from
+   * docs/sources.md. Printed with the verdict, beside our server-bound figure.
+   */
+  sourceLoad?: string;
 }
 
 export type ClaimVerdict =

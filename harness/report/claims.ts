@@ -58,7 +58,7 @@ import type { Claim, ClaimResult, EvaluateOptions } from './claim-types.ts';
 import { formatComparison, toleranceRange } from './claim-units.ts';
 import { bandVerdict, clientBoundVerdict, resolutionVerdict } from './claim-verdict.ts';
 import { claimBand, headroomLine, matches, sourceToolText, toolLine } from './claim-headroom.ts';
-import { measureCommand } from './claim-text.ts';
+import { measureCommand, sourceLoadText } from './claim-text.ts';
 
 export type { Claim, ClaimResult, ClaimVerdict, EvaluateOptions, HeadroomLine, RangeSource } from './claim-types.ts';
 export {
@@ -87,6 +87,8 @@ export function loadClaims(file = CLAIMS_FILE): Claim[] {
     const where = `${file}: claim ${c.id ?? '(no id)'}`;
     for (const k of ['id', 'source', 'scenario', 'a', 'b', 'range', 'profiles'] as const)
       if (c[k] === undefined) throw new UserError(`${where} has no '${k}'`);
+    if (c.sourceLoad !== undefined && (typeof c.sourceLoad !== 'string' || !c.sourceLoad))
+      throw new UserError(`${where}: 'sourceLoad' must be a non-empty text (how the source's load generator ran)`);
     if (c.range.from === 'tolerance') {
       if (c.expected !== undefined)
         throw new UserError(
@@ -285,6 +287,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
     `${fmt(ours)} (95% interval ${fmt(band[0])} … ${fmt(band[1])}, ${r.n} paired rounds)`,
     sourceTool ? sourceToolText(claim.compare, sourceTool) : '',
     clientBound.length ? `client-bound (lower bound): ${clientBound.join(', ')}` : '',
+    sourceLoadText(claim, clientBound.length === 0),
     model
       ? `the table model's MDD ±${fmtPct(model.mdd, 1)}${model.reference ? ` (reference row ${model.reference}: the run has no row of the scenario's baseline)` : ''}`
       : '',

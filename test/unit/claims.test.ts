@@ -610,3 +610,28 @@ test('the terminal report ends with the claims verdict counts, provisional ones 
   const n = loadClaims().reduce((s, c) => s + c.profiles.length, 0);
   assert.match(text.replace(/\s+/g, ' '), new RegExp(`claims: 1 confirmed of ${n} \\(1 provisional\\)`));
 });
+
+test("a source whose load generator shared the servers' machine: the verdict says its figure may be client-bound, beside ours", () => {
+  const claims = loadClaims();
+  const pipelined = claims.find((c) => c.id === 's003-json');
+  assert.ok(pipelined?.sourceLoad, 'claims.json names how the Nexus report ran autocannon');
+  const [r] = evaluateClaims([pipelined], snap([json('fastify', 36_000), json('express', 10_000)]));
+  assert.match(r!.note, /the source's own figure may be client-bound \(autocannon .*\); ours is server-bound/);
+  assert.match(renderClaims([r!]).join('\n'), /<br>the source's own figure may be client-bound \(autocannon/);
+  // Our side client-bound: the note does not call ours server-bound.
+  const bound = { resources: { clientBound: true } } as CellPatch;
+  const [lower] = evaluateClaims([pipelined], snap([json('fastify', 36_000, bound), json('express', 10_000)]));
+  assert.match(lower!.note, /may be client-bound \(autocannon[^)]*\)(?!; ours is server-bound)/);
+  // A claim without sourceLoad prints nothing of the kind; a bad one is refused with its id.
+  const plain = { ...pipelined, sourceLoad: undefined };
+  assert.doesNotMatch(
+    evaluateClaims([plain], snap([json('fastify', 36_000), json('express', 10_000)]))[0]!.note,
+    /may be client-bound/,
+  );
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'claims-')), 'claims.json');
+  fs.writeFileSync(file, JSON.stringify({ claims: [{ ...pipelined, expected: undefined, sourceLoad: 7 }] }));
+  assert.throws(
+    () => loadClaims(file),
+    (e: Error) => e instanceof UserError && /s003-json: 'sourceLoad' must be/.test(e.message),
+  );
+});

@@ -72,7 +72,7 @@ export {
 } from './claim-units.ts';
 export { bandVerdict, belowResolution, claimsRule, clientBoundVerdict, resolutionVerdict } from './claim-verdict.ts';
 export { headroomLine, headroomText, sourceToolText } from './claim-headroom.ts';
-export { contenderOf, measureCommand, renderClaims, sharedText, verdictText } from './claim-text.ts';
+export { contenderOf, measureCommand, renderClaims, sharedText, sourceLoadText, verdictText } from './claim-text.ts';
 
 export const CLAIMS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'claims.json');
 

@@ -12,6 +12,8 @@ import {
   headroomText,
   loadClaims,
   sharedText,
+  sourceLoadText,
+  sourceToolText,
   verdictText,
 } from '../claims.ts';
 import type { ClaimView } from '../view.ts';
@@ -33,6 +35,8 @@ export function claimsOf(
       r.runId && !r.note.includes(r.runId) ? `run ${r.runId}` : '',
       r.trials ? `${r.trials.a} and ${r.trials.b} trials` : '',
       r.clientBound.length ? `client-bound: ${r.clientBound.join(', ')} (lower bound)` : '',
+      r.sourceTool ? sourceToolText(r.claim.compare, r.sourceTool) : '',
+      r.verdict === 'not measured' ? '' : sourceLoadText(r.claim, r.clientBound.length === 0),
       r.mdd !== null
         ? `the table model's minimum detectable difference ±${fmtPct(r.mdd, 1)}${r.mddReference ? ` (against ${r.mddReference} as the reference row: no baseline row in the run)` : ''}`
         : '',

@@ -119,7 +119,7 @@ test('leaderboard.html in Chromium: overview above the fold, TOC, filter, highli
     assert.equal(await page.isVisible('#overview .certainty'), false, 'how sure is folded');
     assert.match(
       (await page.textContent('#overview .certainty')) ?? '',
-      /How sure: median minimum detectable difference [\d.]+% between two rows \(90% power; \d+ tables( of the overview)?\) · 3–5 trials per cell/,
+      /How sure: no A\/A control in this run · median minimum detectable difference [\d.]+% between two rows \(90% power; \d+ tables( of the overview)?\) · 3–5 trials per cell/,
     );
     assert.match((await page.textContent('table.winners')) ?? '', /ping\s*node-http\s*fastify\s*tied/);
     const heat = await page.$$eval('table.heatmap tbody tr', (trs) =>

@@ -391,11 +391,11 @@ async function sigkillMidCell(label: string, args: string[], timeoutMs: number) 
   let pids: number[] = [];
   while (Date.now() < deadline) {
     pids = descendants(h.pid!);
-    if (pids.some((p) => /autocannon-worker|(^|\/)wrk |(^|\/)k6 /.test(cmd(p)))) break;
+    if (pids.some((p) => /autocannon-worker|(^|\/)wrk .*-c|(^|\/)k6 run/.test(cmd(p)))) break;
     await sleep(100);
   }
   assert.ok(
-    pids.some((p) => /autocannon-worker|(^|\/)wrk |(^|\/)k6 /.test(cmd(p))),
+    pids.some((p) => /autocannon-worker|(^|\/)wrk .*-c|(^|\/)k6 run/.test(cmd(p))),
     `no load driver appeared: ${stderr.slice(-3000)}`,
   );
   await sleep(300);

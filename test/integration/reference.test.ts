@@ -347,7 +347,7 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
     fs.writeFileSync(path.join(runDir, 'cells', `${c.cellId}.json`), JSON.stringify(c));
   const cmp = await runCli(['--results-dir', results, 'reference-compare', '--reference', rec.runId, '--run', 'ra']);
   assert.equal(cmp.code, 0, cmp.stderr);
-  assert.match(cmp.stdout, /^json · hono: bake-off 0\.\d{3} vs reference 0\.\d{3}: gap [+−]\d+\.\d% \(90% CI /m);
+  assert.match(cmp.stdout, /^json · hono: bake-off \d\.\d{3} vs reference \d\.\d{3}: gap [+−]\d+\.\d% \(90% CI /m);
   assert.match(cmp.stdout, /^accuracy: [01] of 1 rows within ±10% of the steady-state reference `[^`]+`; /m);
   assert.match(cmp.stdout, /^Accuracy against the steady-state reference .* GLS T = /m);
   // Bad input: exit 2, never a stack.

@@ -114,12 +114,11 @@ test('pipelined wrk counts non-2xx answers and wrong bodies per response, with r
     assert.ok(failShare > 0.7 / 50 && failShare < 1.3 / 50, `${out.non2xx} non-2xx of ${out.requests.total}`);
     const { sampled, mismatched, mismatchedNon2xx = 0 } = out.bodyChecks;
     assert.ok(sampled > 200, JSON.stringify(out.bodyChecks));
-    // The sampled responses are a sample: their counts lie within 4 standard deviations of the
-    // fixture's rates (1 wrong body in 199, 1 non-2xx in 50), and at least one wrong answer is seen.
-    const near = (count: number, p: number) =>
-      Math.abs(count - sampled * p) <= 4 * Math.sqrt(sampled * p * (1 - p)) + 1;
-    assert.ok(near(mismatched - mismatchedNon2xx, 1 / 199), JSON.stringify(out.bodyChecks));
-    assert.ok(near(mismatchedNon2xx, 1 / 50), JSON.stringify(out.bodyChecks));
+    // The exact per-response count is `non2xx` above (every response, in wrk's response()). The
+    // checked responses are the checker's connections' share: the fixture's faults follow one
+    // counter across connections, so their counts vary too much to estimate a rate (32–159 wrong
+    // bodies in about 19,000); both kinds must be seen and told apart.
+    assert.ok(mismatchedNon2xx > 0 && mismatched - mismatchedNon2xx > 0, JSON.stringify(out.bodyChecks));
     assert.ok(mismatched > 0, JSON.stringify(out.bodyChecks));
     assert.match(out.bodyChecks.firstMismatch!, /echo "wrong"|status 503/);
   } finally {

@@ -93,6 +93,8 @@ export interface GapRow {
   z: number | null;
   /** The gap's random terms (see the module docstring); null without `se`. */
   terms: GapTerm[] | null;
+  /** The reference record of the row's ratio, when the reference is several records read together. */
+  record?: string;
 }
 
 /** The targets' readings over a check's rows (null when no row has an interval). */
@@ -236,7 +238,8 @@ export function compareRuns(
       refSplit && splits.every((s) => s !== null)
         ? [
             ...splits.flatMap((s, k) => sideTerms(s as SeSplit, `b${k + 1}`, r, 1 / K)),
-            ...sideTerms(refSplit, 'r', r, -1),
+            // Ratios of different records share no baseline mean: their terms are separate sources.
+            ...sideTerms(refSplit, x.record ? `r:${x.record}` : 'r', r, -1),
           ]
         : null;
     const gv = terms ? gapVariance(terms) : null;
@@ -255,6 +258,7 @@ export function compareRuns(
       within: iv?.within ?? null,
       z: gv && gv.v > 0 ? gap / Math.sqrt(gv.v) : null,
       terms,
+      ...(x.record ? { record: x.record } : {}),
     });
   }
   const biases = rows.map((c) => c.bias);

@@ -20,7 +20,7 @@
  * Rates in requests/s; efficiencies in requests per server CPU-second; ratios unitless.
  */
 import { UserError } from '../core/errors.ts';
-import { type QuietCheck, quietOf } from './quiet.ts';
+import { FOREIGN_CPU_LIMIT, type QuietCheck, quietOf } from './quiet.ts';
 import { tQuantile } from './stats.ts';
 
 /** The quiet check of a reference run's processes (analysis/quiet.ts): each window's foreign CPU ÷ its seconds. */
@@ -144,6 +144,8 @@ export interface ReferenceRatio {
   baseline: string;
   rps: ReferenceFigure;
   efficiency: ReferenceFigure | null;
+  /** The record it comes from, when ratios of several records are read together (`mergeReferences`). */
+  record?: string;
 }
 
 const logs = (xs: number[]) => xs.filter((x) => x > 0).map(Math.log);
@@ -310,4 +312,79 @@ export function withSplits(ratios: ReferenceRatio[], processes: ProcessFigures[]
           : r.efficiency,
     };
   });
+}
+
+/** A process as the quiet leave-out reads it: its figures and its windows' seconds and other work. */
+export type SourceProcess = ProcessFigures & {
+  windows?: readonly { durationS: number; foreignCpuS?: number | null }[];
+};
+
+/** A reference record as the merge reads it (store/reference-store.ts ReferenceRecord fits). */
+export interface ReferenceSource {
+  runId: string;
+  at: string;
+  ratios: ReferenceRatio[];
+  processes?: SourceProcess[];
+  /** Windows read above FOREIGN_CPU_LIMIT (quiet.ts); absent in records made before it was read. */
+  quiet?: { disturbed: number };
+}
+
+/**
+ * A record's quiet part: every process with a window that other work disturbed (above
+ * FOREIGN_CPU_LIMIT of a core, quiet.ts) left out, and its ratios recomputed from the rest
+ * (`referenceRatios`; in the rotation design a block without one of its processes drops out of
+ * every ratio of its scenario, as `blockRatio` fits only complete blocks). A wholly quiet record
+ * is returned as it is. Null when a ratio keeps fewer than REFERENCE_MINIMUMS.processes processes
+ * or blocks, or when the record's windows cannot say which processes were disturbed.
+ */
+export function quietPart(rec: ReferenceSource): { source: ReferenceSource; leftOut: number } | null {
+  if (!rec.quiet?.disturbed) return { source: rec, leftOut: 0 };
+  const ps = rec.processes ?? [];
+  if (!ps.length || ps.some((p) => !p.windows?.length)) return null;
+  const disturbed = (p: SourceProcess) =>
+    (p.windows ?? []).some(
+      (w) => typeof w.foreignCpuS === 'number' && w.durationS > 0 && w.foreignCpuS / w.durationS > FOREIGN_CPU_LIMIT,
+    );
+  const kept = ps.filter((p) => !disturbed(p));
+  const baselines = new Map(rec.ratios.map((r) => [r.scenario, r.baseline]));
+  const ratios = referenceRatios(kept, (s) => baselines.get(s) ?? '');
+  const short = (f: ReferenceFigure | null) => f !== null && f.n < REFERENCE_MINIMUMS.processes;
+  if (ratios.length < rec.ratios.length || ratios.some((r) => short(r.rps) || short(r.efficiency))) return null;
+  return { source: { ...rec, ratios, processes: kept }, leftOut: ps.length - kept.length };
+}
+
+/**
+ * Several reference records read as one: each record's quiet part (`quietPart`; a record without
+ * one is skipped), then for each contender, scenario and baseline the ratio of the record with the
+ * most processes behind it (`rps.n`; on a tie the newer by `at`), with its splits (`withSplits`)
+ * and tagged with its record (`record`), so that ratios of different records count as independent
+ * in the bias test (reference-gaps.ts). `ids`: the records that gave at least one ratio, oldest
+ * first; `leftOut`: per record id, the disturbed processes left out (only those with any).
+ * Throws UserError when a record's ratios and processes disagree.
+ */
+export function mergeReferences(records: readonly ReferenceSource[]): {
+  ids: string[];
+  ratios: ReferenceRatio[];
+  leftOut: Record<string, number>;
+} {
+  const best = new Map<string, { at: string; ratio: ReferenceRatio }>();
+  const leftOut: Record<string, number> = {};
+  for (const whole of records) {
+    const q = quietPart(whole);
+    if (!q) continue;
+    const rec = q.source;
+    if (q.leftOut) leftOut[rec.runId] = q.leftOut;
+    for (const ratio of withSplits(rec.ratios, rec.processes)) {
+      const key = `${ratio.contender}|${ratio.scenario}|${ratio.baseline}`;
+      const had = best.get(key);
+      const more = !had || ratio.rps.n > had.ratio.rps.n || (ratio.rps.n === had.ratio.rps.n && rec.at > had.at);
+      if (more) best.set(key, { at: rec.at, ratio: { ...ratio, record: rec.runId } });
+    }
+  }
+  const used = new Set([...best.values()].map((b) => b.ratio.record));
+  const ids = [...records]
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .map((r) => r.runId)
+    .filter((id) => used.has(id));
+  return { ids, ratios: [...best.values()].map((b) => b.ratio), leftOut };
 }

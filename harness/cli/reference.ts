@@ -9,7 +9,8 @@
  * record goes to `<results>/reference/<run-id>.json`. Shorter runs (for tests) are allowed through
  * the options and are marked `meetsMinimums: false`.
  *
- * `reference-compare --reference <id|file> --run <bake-off run(s)>`: per row of the runs' ranked
+ * `reference-compare --reference <record(s)> --run <bake-off run(s)>`: the records read together
+ * (analysis/reference-stats.ts `mergeReferences`); per row of the runs' ranked
  * tables (the mean of their logs when several), the gap bake-off ratio ÷ reference ratio − 1 with
  * its 90% CI (analysis/reference-gaps.ts), then the accuracy conclusion and its arithmetic: the
  * bias test with the shared baseline's correlation, the targets and what an unbiased design reads
@@ -23,7 +24,7 @@ import type { Command } from 'commander';
 import { accuracyDetails, accuracyLine, noBiasReading } from '../analysis/reference-floor.ts';
 import { type BakeoffRatio, bakeoffRatiosOf, compareRuns } from '../analysis/reference-gaps.ts';
 import { buildTables } from '../analysis/tables.ts';
-import { REFERENCE_DEFAULTS, withSplits } from '../analysis/reference-stats.ts';
+import { mergeReferences, REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
@@ -95,7 +96,8 @@ function referenceSummary(r: Pick<ReferenceRunRecord, 'figures' | 'meetsMinimums
 
 /** Options of `reference-compare`. */
 export interface ReferenceCompareOpts {
-  reference: string;
+  /** One or more reference records (ids or files), read together. */
+  reference: string[];
   /** One or more bake-off runs (their mean is compared). */
   run: string[];
   unit?: string;
@@ -111,30 +113,41 @@ export function bakeoffRatios(resultsDir: string, runId: string): BakeoffRatio[]
 export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   const unit = o.unit ?? 'rps';
   if (unit !== 'rps' && unit !== 'efficiency') throw new UserError(`--unit must be rps or efficiency, got '${unit}'`);
-  const file = fs.existsSync(o.reference) ? o.reference : path.join(g.resultsDir, 'reference', `${o.reference}.json`);
-  const ref = readReference(file);
+  const refs = o.reference.map((r) =>
+    readReference(fs.existsSync(r) ? r : path.join(g.resultsDir, 'reference', `${r}.json`)),
+  );
+  const merged = mergeReferences(refs);
   const check = compareRuns(
     o.run.map((id) => bakeoffRatios(g.resultsDir, id)),
-    withSplits(ref.ratios, ref.processes),
+    merged.ratios,
     unit,
   );
   const pct = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(100 * x).toFixed(1)}%`;
   const lines = check.rows.map(
     (r) =>
-      `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}: gap ${pct(Math.exp(r.gap) - 1)}${r.ci ? ` (90% CI ${pct(r.ci[0] - 1)} … ${pct(r.ci[1] - 1)}${r.within ? ', inside ±10%' : ''})` : ' (no interval)'}`,
+      `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}${refs.length > 1 ? ` (${r.record})` : ''}: gap ${pct(Math.exp(r.gap) - 1)}${r.ci ? ` (90% CI ${pct(r.ci[0] - 1)} … ${pct(r.ci[1] - 1)}${r.within ? ', inside ±10%' : ''})` : ' (no interval)'}`,
   );
-  if (ref.quiet?.disturbed)
-    lines.unshift(
-      `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine: the comparison is not a certificate`,
+  for (const ref of refs) {
+    const left = merged.leftOut[ref.runId];
+    if (ref.quiet?.disturbed)
+      lines.unshift(
+        left
+          ? `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine: their ${left} processes are left out (in rotation blocks, with their blocks)`
+          : `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine, and its quiet part is too short: it is not read`,
+      );
+    if (!ref.meetsMinimums)
+      lines.unshift(
+        `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
+      );
+  }
+  const id = merged.ids.join('` + `');
+  if (!check.rows.length)
+    lines.push(
+      `no row of run ${o.run.join(', ')} has a reference ratio in ${merged.ids.length ? id : o.reference.join(', ')}`,
     );
-  if (!ref.meetsMinimums)
-    lines.unshift(
-      `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
-    );
-  if (!check.rows.length) lines.push(`no row of run ${o.run.join(', ')} has a reference ratio in ${ref.runId}`);
   else {
     const reading = noBiasReading(check);
-    lines.push(accuracyLine(check, reading, ref.runId), accuracyDetails(check, reading, ref.runId));
+    lines.push(accuracyLine(check, reading, id), accuracyDetails(check, reading, id));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
@@ -187,7 +200,11 @@ export function registerReferenceCompare(program: Command, ctx: CliContext): voi
     .description(
       "bake-off runs' ratios to their baselines (their mean) against a reference record: per row the gap bake-off ÷ reference − 1 with its 90% CI (both sides' errors), the rows beyond both intervals (a test with the shared baseline's correlation), the targets and what an unbiased design reads",
     )
-    .requiredOption('--reference <id|file>', 'the reference record (a run id of results/reference/ or a file)')
+    .requiredOption(
+      '--reference <ids|files>',
+      'the reference record(s), run ids of results/reference/ or files, comma-separated or repeated: read together, each ratio from the record with the most processes behind it',
+      list,
+    )
     .requiredOption(
       '--run <ids>',
       'the bake-off run(s), comma-separated or repeated (≥ 3: the targets are judged)',

@@ -17,7 +17,7 @@ import { asStorageError, UserError } from '../core/errors.ts';
 import { mkdirp, readAllResults } from '../store/result-files.ts';
 import { listRuns, readTrials, reportFiles, runReportDir } from '../store/runs.ts';
 import { readNewestSelftest } from '../store/selftest-store.ts';
-import { readNewestReference } from '../store/reference-store.ts';
+import { readReferences } from '../store/reference-store.ts';
 import { withClusteredInterval } from '../analysis/selftest-judge.ts';
 import { readAllWhy } from '../store/why-store.ts';
 import type { CellResult } from '../store/results.ts';
@@ -50,7 +50,7 @@ export function readSnapshot(
   warnings.push(...why.warnings);
   const self = readNewestSelftest(resultsDir);
   warnings.push(...self.warnings);
-  const ref = readNewestReference(resultsDir);
+  const ref = readReferences(resultsDir);
   warnings.push(...ref.warnings);
   const scenarios = loadScenarios(scenariosDir);
   const baselines = scenarios.map((x) => ({ name: x.name, baseline: x.baseline }));
@@ -61,7 +61,7 @@ export function readSnapshot(
       why: why.records,
       flames: why.flames,
       selftest: withClusteredInterval(resultsDir, baselines, self.selftest),
-      reference: ref.reference,
+      references: ref.references,
     },
     warnings,
   };

@@ -53,10 +53,11 @@ export interface ReportSnapshot {
    */
   readonly referenceRun?: SnapshotRun;
   /**
-   * The newest steady-state reference record that meets the reference's minimums
-   * (store/reference-store.ts) for the how-sure line's second certificate; null or absent: none.
+   * The steady-state reference records that meet the reference's minimums on a quiet machine
+   * (store/reference-store.ts), read together for the how-sure line's second certificate
+   * (analysis/reference-stats.ts `mergeReferences`); empty or absent: none.
    */
-  readonly reference?: ReferenceRecord | null;
+  readonly references?: readonly ReferenceRecord[];
   /**
    * The store's runs that hold an A/A control cell (analysis/aa-control.ts), for the how-sure
    * line's count over runs: a one-run report (`selectRun`) keeps them; absent: `runs`.
@@ -154,7 +155,7 @@ export function selectRun(s: ReportSnapshot, runId: string, o: { withReferenceRu
       ...(s.why ? { why: s.why.filter((w) => w.runId === hit.meta.runId) } : {}),
       ...(s.selftest !== undefined ? { selftest: s.selftest } : {}),
       ...(s.flames ? { flames: s.flames } : {}),
-      ...(s.reference ? { reference: s.reference } : {}),
+      ...(s.references ? { references: s.references } : {}),
       ...(referenceRun ? { referenceRun } : {}),
       controlRuns: s.controlRuns ?? s.runs.filter((r) => r.cells.some(isControl)),
     };

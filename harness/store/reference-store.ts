@@ -1,7 +1,7 @@
 /**
  * Steady-state reference records (`just reference`, cli/reference.ts): written as
  * `results/reference/<run-id>.json` through store/runs.ts, read back here for `reference-compare`
- * and for the report's how-sure line (the newest record by `at`). Only the fields those read are
+ * and for the report's how-sure line (every record, merged). Only the fields those read are
  * validated (zod; other fields pass). Ratios are unitless; intervals are 95% between processes.
  */
 import fs from 'node:fs';
@@ -22,13 +22,14 @@ const Figure = z.looseObject({
   split: z.looseObject({ own: MeanSe, base: MeanSe }).optional(),
 });
 
-/** A measured process's figures (the fields the ratios are computed from). */
+/** A measured process's figures (the fields the ratios are computed from) and its windows' other work. */
 const Process = z.looseObject({
   contender: z.string(),
   scenario: z.string(),
   block: z.number().int().positive().optional(),
   rps: z.number(),
   efficiency: z.number().nullable(),
+  windows: z.array(z.looseObject({ durationS: z.number(), foreignCpuS: z.number().nullable().optional() })).optional(),
 });
 
 const RecordSchema = z.looseObject({
@@ -74,23 +75,24 @@ export function readReference(file: string): ReferenceRecord {
 }
 
 /**
- * The newest valid reference record under `<resultsDir>/reference/` that meets the reference's
- * minimums and had no disturbed window (a shortened run, or one beside other work, is no
- * reference), or null; warnings name the files skipped as bad.
+ * Every valid reference record under `<resultsDir>/reference/` that meets the reference's
+ * minimums (a shortened or interrupted run is no reference), oldest first by `at`; the report
+ * reads them together, each through its quiet part (analysis/reference-stats.ts `mergeReferences`:
+ * the processes other work disturbed left out). Warnings name the files skipped as bad.
  */
-export function readNewestReference(resultsDir: string): { reference: ReferenceRecord | null; warnings: string[] } {
+export function readReferences(resultsDir: string): { references: ReferenceRecord[]; warnings: string[] } {
   const dir = path.join(resultsDir, 'reference');
   let names: string[] = [];
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith('.json'));
   } catch {
-    return { reference: null, warnings: [] };
+    return { references: [], warnings: [] };
   }
   const acc = { skipped: [] as string[], warnings: [] as string[] };
-  let best: ReferenceRecord | null = null;
-  for (const name of names.sort()) {
-    const r = readValidated(path.join(dir, name), RecordSchema, acc);
-    if (r?.meetsMinimums && !r.quiet?.disturbed && (!best || r.at > best.at)) best = r;
-  }
-  return { reference: best, warnings: acc.warnings };
+  const references = names
+    .sort()
+    .map((name) => readValidated(path.join(dir, name), RecordSchema, acc))
+    .filter((r): r is ReferenceRecord => Boolean(r?.meetsMinimums))
+    .sort((a, b) => a.at.localeCompare(b.at));
+  return { references, warnings: acc.warnings };
 }

@@ -12,6 +12,7 @@ import { accuracyLine, noBiasReading } from '../../harness/analysis/reference-fl
 import { compareWithReference } from '../../harness/analysis/reference-gaps.ts';
 import {
   meetsMinimums,
+  mergeReferences,
   ratioOfProcesses,
   referenceFigure,
   referenceRatios,
@@ -22,7 +23,7 @@ import { referenceDesign } from '../../harness/cli/options.ts';
 import { findWrk } from '../../harness/drivers/wrk.ts';
 import type { ReportSnapshot } from '../../harness/report/snapshot.ts';
 import { buildView } from '../../harness/report/view-build.ts';
-import { type ReferenceRecord, readNewestReference } from '../../harness/store/reference-store.ts';
+import { type ReferenceRecord, readReferences } from '../../harness/store/reference-store.ts';
 import type { CellResult } from '../../harness/store/results.ts';
 import { makeCell, makeMeta } from '../fixtures.ts';
 import { spawn } from 'node:child_process';
@@ -219,7 +220,7 @@ test('the how-sure line gains the accuracy conclusion when a record exists; its 
   const snap = {
     runs: [{ meta: makeMeta({ runId: 'ra' }), cells }],
     scenarios: [],
-    reference,
+    references: [reference],
   } as unknown as ReportSnapshot;
   const v = buildView(snap, { now: new Date('2026-11-27T01:00:00Z') });
   assert.match(
@@ -234,7 +235,7 @@ test('the how-sure line gains the accuracy conclusion when a record exists; its 
     ),
     v.method.join('\n'),
   );
-  const without = buildView({ ...snap, reference: null } as ReportSnapshot, { now: new Date('2026-11-27T01:00:00Z') });
+  const without = buildView({ ...snap, references: [] } as ReportSnapshot, { now: new Date('2026-11-27T01:00:00Z') });
   assert.doesNotMatch(without.certainty, /reference `/);
 });
 
@@ -405,22 +406,88 @@ test('Ctrl-C during `reference`: exit 130, no process left, the finished process
   assert.equal(rec.processes[0]?.contender, 'node-http');
 });
 
-test('the how-sure line takes the newest record that meets the minimums and ran on a quiet machine', () => {
-  const dir = tmpDir('reference-quiet');
+test('the how-sure line reads every reference record together: each ratio from the record with the most processes; disturbed processes left out with their blocks', () => {
+  const dir = tmpDir('reference-merge');
   fs.mkdirSync(path.join(dir, 'reference'));
-  const rec = (runId: string, at: string, disturbed: number | null) => ({
-    kind: 'bakeoff-reference',
-    version: 1,
-    runId,
-    at,
-    meetsMinimums: true,
-    ...(disturbed === null ? {} : { quiet: { limit: 0.05, windows: 6, read: 6, disturbed, maxShare: 0.3 } }),
-    ratios: [],
-  });
-  const write = (r: ReturnType<typeof rec>) =>
+  // Rotation blocks 1..n, a node-http process and one of each other contender (its ratio in block b); `busy`: blocks whose node-http window other work disturbed (10% of a core).
+  const blocks = (n: number, others: Record<string, (b: number) => number>, busy: number[] = []) =>
+    Array.from({ length: n }, (_, i) => i + 1).flatMap((b) => {
+      const base = 50_000 * (1 + 0.05 * Math.sin(b));
+      const p = (contender: string, rps: number, order: number, share: number) => ({
+        contender,
+        scenario: 'json',
+        order,
+        block: b,
+        windows: [
+          { rps, efficiency: rps, requests: rps * 5, durationS: 5, serverCpuS: 5, errors: 0, foreignCpuS: share * 5 },
+        ],
+        rps,
+        efficiency: rps,
+      });
+      return [
+        p('node-http', base, 10 * b, busy.includes(b) ? 0.1 : 0.01),
+        ...Object.entries(others).map(([c, ratio], k) => p(c, base * ratio(b), 10 * b + k + 1, 0.01)),
+      ];
+    });
+  const record = (runId: string, at: string, processes: ReturnType<typeof blocks>, meets = true) => {
+    const disturbed = processes.filter((p) => (p.windows[0]?.foreignCpuS ?? 0) / 5 > 0.05).length;
+    return {
+      kind: 'bakeoff-reference',
+      version: 1,
+      runId,
+      at,
+      meetsMinimums: meets,
+      quiet: {
+        limit: 0.05,
+        windows: processes.length,
+        read: processes.length,
+        disturbed,
+        maxShare: disturbed ? 0.1 : 0.01,
+      },
+      processes,
+      ratios: referenceRatios(processes, () => 'node-http'),
+    };
+  };
+  const write = (r: ReturnType<typeof record>) =>
     fs.writeFileSync(path.join(dir, 'reference', `${r.runId}.json`), JSON.stringify(r));
-  write(rec('old', '2026-11-01T00:00:00Z', null));
-  write(rec('quiet', '2026-11-02T00:00:00Z', 0));
-  write(rec('busy', '2026-11-03T00:00:00Z', 2));
-  assert.equal(readNewestReference(dir).reference?.runId, 'quiet', 'a record with disturbed windows is no reference');
+  write(record('old', '2026-11-01T00:00:00Z', blocks(3, { loopback4: () => 0.09, express: () => 0.5 })));
+  // Block 2 read 0.2 and was disturbed: left out, the other 5 blocks give 0.08 exactly.
+  write(record('new', '2026-11-02T00:00:00Z', blocks(6, { loopback4: (b) => (b === 2 ? 0.2 : 0.08) }, [2])));
+  // Two of three blocks disturbed: too short a quiet part, never read.
+  write(record('busy', '2026-11-03T00:00:00Z', blocks(3, { hono: () => 0.7 }, [1, 2])));
+  write(record('short', '2026-11-04T00:00:00Z', blocks(3, { koa: () => 0.6 }), false));
+  const { references } = readReferences(dir);
+  assert.deepEqual(
+    references.map((r) => r.runId),
+    ['old', 'new', 'busy'],
+    'every record that meets the minimums, oldest first',
+  );
+  const merged = mergeReferences(references);
+  const of = (c: string) => merged.ratios.find((r) => r.contender === c);
+  assert.equal(of('loopback4')?.record, 'new', 'the record with more processes behind the ratio');
+  assert.equal(of('loopback4')?.rps.n, 5, 'the disturbed block is left out');
+  assert.ok(Math.abs((of('loopback4')?.rps.figure ?? 0) - 0.08) < 1e-9, String(of('loopback4')?.rps.figure));
+  assert.equal(of('express')?.record, 'old');
+  assert.equal(of('hono'), undefined, 'a record whose quiet part is too short is not read');
+  assert.deepEqual(merged.ids, ['old', 'new']);
+  assert.deepEqual(merged.leftOut, { new: 1 });
+  // Rows from different records share no reference term (no common baseline mean).
+  const row = (label: string, ratio: number) => ({
+    label,
+    scenario: 'json',
+    baseline: 'node-http',
+    ratio,
+    ci95: [ratio * 0.95, ratio / 0.95] as [number, number],
+    df: 20,
+    split: null,
+  });
+  const c = compareWithReference([row('loopback4', 0.078), row('express', 0.5)], merged.ratios);
+  const refSources = (label: string) =>
+    new Set(
+      (c.rows.find((r) => r.label === label)?.terms ?? []).filter((t) => t.source.startsWith('r')).map((t) => t.source),
+    );
+  const a = refSources('loopback4');
+  const b = refSources('express');
+  assert.ok(a.size > 0 && b.size > 0, 'both rows have reference terms');
+  assert.ok(![...a].some((s) => b.has(s)), `${[...a]} vs ${[...b]}`);
 });

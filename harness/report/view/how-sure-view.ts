@@ -7,7 +7,7 @@
  */
 import { accuracyDetails, accuracyLine, noBiasReading } from '../../analysis/reference-floor.ts';
 import { bakeoffRatiosOf, compareWithReference } from '../../analysis/reference-gaps.ts';
-import { withSplits } from '../../analysis/reference-stats.ts';
+import { mergeReferences } from '../../analysis/reference-stats.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
 import type { FidelityView, TableView } from '../view.ts';
@@ -93,20 +93,31 @@ export function certaintyOf(
 
 /**
  * The how-sure line's second certificate: the bake-off's ratios to their baselines in `tables`
- * (the overview's ranked tables) against the steady-state reference `ref` (its requests/s ratios;
- * analysis/reference-gaps.ts `compareWithReference`, the bias test and floor of
- * analysis/reference-floor.ts). `line`: one conclusion, e.g. "accuracy: 13 of 14 rows within ±10%
- * of the steady-state reference `ID`; beyond both intervals: loopback4 json −13.0% (one
- * bake-off; …)"; `details`: its arithmetic for the report's method. Null without a record or a
- * shared row.
+ * (the overview's ranked tables) against the steady-state reference, the records `refs` read
+ * together (analysis/reference-stats.ts `mergeReferences`: each ratio from the record with the most
+ * processes behind it; analysis/reference-gaps.ts `compareWithReference`, the bias test and floor
+ * of analysis/reference-floor.ts). `line`: one conclusion, e.g. "accuracy: 13 of 14 rows within
+ * ±10% of the steady-state reference `ID`; beyond both intervals: loopback4 json −13.0% (one
+ * bake-off; …)", the records' ids joined by " + "; `details`: its arithmetic for the report's
+ * method. Null without a record or a shared row.
  */
 export function referenceAccuracy(
-  ref: ReferenceRecord | null,
+  refs: readonly ReferenceRecord[],
   tables: RankedTable[],
 ): { line: string; details: string } | null {
-  if (!ref) return null;
-  const c = compareWithReference(bakeoffRatiosOf(tables), withSplits(ref.ratios, ref.processes));
+  if (!refs.length) return null;
+  const merged = mergeReferences(refs);
+  const c = compareWithReference(bakeoffRatiosOf(tables), merged.ratios);
   if (!c.rows.length) return null;
+  const used = new Set(c.rows.map((r) => r.record).filter((x): x is string => Boolean(x)));
+  const id = merged.ids.filter((x) => used.has(x)).join('` + `');
   const reading = noBiasReading(c);
-  return { line: accuracyLine(c, reading, ref.runId), details: accuracyDetails(c, reading, ref.runId) };
+  const left = Object.entries(merged.leftOut)
+    .filter(([x]) => used.has(x))
+    .map(
+      ([x, n]) =>
+        ` Reference \`${x}\`: ${n} process${n === 1 ? '' : 'es'} with a window that other work disturbed left out, with their blocks.`,
+    )
+    .join('');
+  return { line: accuracyLine(c, reading, id), details: `${accuracyDetails(c, reading, id)}${left}` };
 }

@@ -185,7 +185,7 @@ export function confidenceLine(p: ConfidenceParts): string {
 export function accuracyShort(line: string): string {
   return line
     .replace(/^accuracy:\s*/, '')
-    .replace(/ of the steady-state reference `[^`]*`/, '')
+    .replace(/ of the steady-state reference `[^`]*`( \+ `[^`]*`)*/, '')
     .replace(/\s*\((one bake-off|mean of)[^)]*\)\s*$/, '');
 }
 

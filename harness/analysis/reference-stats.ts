@@ -20,14 +20,16 @@
  * Rates in requests/s; efficiencies in requests per server CPU-second; ratios unitless.
  */
 import { UserError } from '../core/errors.ts';
-import { FOREIGN_CPU_LIMIT, type QuietCheck, quietOf } from './quiet.ts';
+import { type QuietCheck, quietOf } from './quiet.ts';
 import { tQuantile } from './stats.ts';
 
 /** The quiet check of a reference run's processes (analysis/quiet.ts): each window's foreign CPU ÷ its seconds. */
-export function quietCheck(processes: { windows: ReferenceWindow[] }[]): QuietCheck {
+export function quietCheck(
+  processes: readonly { windows?: readonly Pick<ReferenceWindow, 'durationS' | 'foreignCpuS'>[] }[],
+): QuietCheck {
   return quietOf(
     processes
-      .flatMap((p) => p.windows)
+      .flatMap((p) => p.windows ?? [])
       .map((w) => (typeof w.foreignCpuS === 'number' && w.durationS > 0 ? w.foreignCpuS / w.durationS : null)),
   );
 }
@@ -341,11 +343,7 @@ export function quietPart(rec: ReferenceSource): { source: ReferenceSource; left
   if (!rec.quiet?.disturbed) return { source: rec, leftOut: 0 };
   const ps = rec.processes ?? [];
   if (!ps.length || ps.some((p) => !p.windows?.length)) return null;
-  const disturbed = (p: SourceProcess) =>
-    (p.windows ?? []).some(
-      (w) => typeof w.foreignCpuS === 'number' && w.durationS > 0 && w.foreignCpuS / w.durationS > FOREIGN_CPU_LIMIT,
-    );
-  const kept = ps.filter((p) => !disturbed(p));
+  const kept = ps.filter((p) => !quietCheck([p]).disturbed);
   const baselines = new Map(rec.ratios.map((r) => [r.scenario, r.baseline]));
   const ratios = referenceRatios(kept, (s) => baselines.get(s) ?? '');
   const short = (f: ReferenceFigure | null) => f !== null && f.n < REFERENCE_MINIMUMS.processes;

@@ -59,6 +59,16 @@ const signed = (gap: number) => {
 };
 const pText = (p: number) => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
+/** Reference record ids as the accuracy texts name them inside one code span: "a` + `b". */
+export function recordsLabel(ids: readonly string[]): string {
+  return ids.join('` + `');
+}
+
+/** The sentence for reference `id` of which `n` disturbed processes were left out (mergeReferences `leftOut`). */
+export function leftOutText(id: string, n: number): string {
+  return `Reference \`${id}\`: ${n} process${n === 1 ? '' : 'es'} with a window that other work disturbed left out, with their blocks.`;
+}
+
 /**
  * The how-sure line's conclusion, e.g. "accuracy: 13 of 14 rows within ±10% of the steady-state
  * reference `ID`; beyond both intervals: loopback4 json −13.0% (one bake-off; the targets are

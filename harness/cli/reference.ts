@@ -21,7 +21,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { accuracyDetails, accuracyLine, noBiasReading } from '../analysis/reference-floor.ts';
+import {
+  accuracyDetails,
+  accuracyLine,
+  leftOutText,
+  noBiasReading,
+  recordsLabel,
+} from '../analysis/reference-floor.ts';
 import { type BakeoffRatio, bakeoffRatiosOf, compareRuns } from '../analysis/reference-gaps.ts';
 import { buildTables } from '../analysis/tables.ts';
 import { mergeReferences, REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
@@ -132,7 +138,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
     if (ref.quiet?.disturbed)
       lines.unshift(
         left
-          ? `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine: their ${left} processes are left out (in rotation blocks, with their blocks)`
+          ? `note: ${leftOutText(ref.runId, left)}`
           : `note: ${ref.quiet.disturbed} of reference ${ref.runId}'s windows had other work on the machine, and its quiet part is too short: it is not read`,
       );
     if (!ref.meetsMinimums)
@@ -140,7 +146,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
         `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
       );
   }
-  const id = merged.ids.join('` + `');
+  const id = recordsLabel(merged.ids);
   if (!check.rows.length)
     lines.push(
       `no row of run ${o.run.join(', ')} has a reference ratio in ${merged.ids.length ? id : o.reference.join(', ')}`,

@@ -5,7 +5,13 @@
  * difference, the trials and rounds behind the figures, the noisy tables, the lower bounds and the
  * driver fidelity, joined into one sentence. Percentages are of ratios (0.074 → 7.4%).
  */
-import { accuracyDetails, accuracyLine, noBiasReading } from '../../analysis/reference-floor.ts';
+import {
+  accuracyDetails,
+  accuracyLine,
+  leftOutText,
+  noBiasReading,
+  recordsLabel,
+} from '../../analysis/reference-floor.ts';
 import { bakeoffRatiosOf, compareWithReference } from '../../analysis/reference-gaps.ts';
 import { mergeReferences } from '../../analysis/reference-stats.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
@@ -110,14 +116,11 @@ export function referenceAccuracy(
   const c = compareWithReference(bakeoffRatiosOf(tables), merged.ratios);
   if (!c.rows.length) return null;
   const used = new Set(c.rows.map((r) => r.record).filter((x): x is string => Boolean(x)));
-  const id = merged.ids.filter((x) => used.has(x)).join('` + `');
+  const id = recordsLabel(merged.ids.filter((x) => used.has(x)));
   const reading = noBiasReading(c);
   const left = Object.entries(merged.leftOut)
     .filter(([x]) => used.has(x))
-    .map(
-      ([x, n]) =>
-        ` Reference \`${x}\`: ${n} process${n === 1 ? '' : 'es'} with a window that other work disturbed left out, with their blocks.`,
-    )
+    .map(([x, n]) => ` ${leftOutText(x, n)}`)
     .join('');
   return { line: accuracyLine(c, reading, id), details: `${accuracyDetails(c, reading, id)}${left}` };
 }

@@ -146,7 +146,7 @@ export interface ReferenceRatio {
   baseline: string;
   rps: ReferenceFigure;
   efficiency: ReferenceFigure | null;
-  /** The record it comes from, when ratios of several records are read together (`mergeReferences`). */
+  /** The record it comes from (a run id, or a pool's ids joined by "+"), when several records are read together (reference-merge.ts `mergeReferences`). */
   record?: string;
 }
 
@@ -349,40 +349,4 @@ export function quietPart(rec: ReferenceSource): { source: ReferenceSource; left
   const short = (f: ReferenceFigure | null) => f !== null && f.n < REFERENCE_MINIMUMS.processes;
   if (ratios.length < rec.ratios.length || ratios.some((r) => short(r.rps) || short(r.efficiency))) return null;
   return { source: { ...rec, ratios, processes: kept }, leftOut: ps.length - kept.length };
-}
-
-/**
- * Several reference records read as one: each record's quiet part (`quietPart`; a record without
- * one is skipped), then for each contender, scenario and baseline the ratio of the record with the
- * most processes behind it (`rps.n`; on a tie the newer by `at`), with its splits (`withSplits`)
- * and tagged with its record (`record`), so that ratios of different records count as independent
- * in the bias test (reference-gaps.ts). `ids`: the records that gave at least one ratio, oldest
- * first; `leftOut`: per record id, the disturbed processes left out (only those with any).
- * Throws UserError when a record's ratios and processes disagree.
- */
-export function mergeReferences(records: readonly ReferenceSource[]): {
-  ids: string[];
-  ratios: ReferenceRatio[];
-  leftOut: Record<string, number>;
-} {
-  const best = new Map<string, { at: string; ratio: ReferenceRatio }>();
-  const leftOut: Record<string, number> = {};
-  for (const whole of records) {
-    const q = quietPart(whole);
-    if (!q) continue;
-    const rec = q.source;
-    if (q.leftOut) leftOut[rec.runId] = q.leftOut;
-    for (const ratio of withSplits(rec.ratios, rec.processes)) {
-      const key = `${ratio.contender}|${ratio.scenario}|${ratio.baseline}`;
-      const had = best.get(key);
-      const more = !had || ratio.rps.n > had.ratio.rps.n || (ratio.rps.n === had.ratio.rps.n && rec.at > had.at);
-      if (more) best.set(key, { at: rec.at, ratio: { ...ratio, record: rec.runId } });
-    }
-  }
-  const used = new Set([...best.values()].map((b) => b.ratio.record));
-  const ids = [...records]
-    .sort((a, b) => a.at.localeCompare(b.at))
-    .map((r) => r.runId)
-    .filter((id) => used.has(id));
-  return { ids, ratios: [...best.values()].map((b) => b.ratio), leftOut };
 }

@@ -10,7 +10,7 @@
  * the options and are marked `meetsMinimums: false`.
  *
  * `reference-compare --reference <record(s)> --run <bake-off run(s)>`: the records read together
- * (analysis/reference-stats.ts `mergeReferences`); per row of the runs' ranked
+ * (analysis/reference-merge.ts `mergeReferences`); per row of the runs' ranked
  * tables (the mean of their logs when several), the gap bake-off ratio ÷ reference ratio − 1 with
  * its 90% CI (analysis/reference-gaps.ts), then the accuracy conclusion and its arithmetic: the
  * bias test with the shared baseline's correlation, the targets and what an unbiased design reads
@@ -30,7 +30,8 @@ import {
 } from '../analysis/reference-floor.ts';
 import { type BakeoffRatio, bakeoffRatiosOf, compareRuns } from '../analysis/reference-gaps.ts';
 import { buildTables } from '../analysis/tables.ts';
-import { mergeReferences, REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
+import { mergeReferences, poolText } from '../analysis/reference-merge.ts';
+import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
 import { UserError } from '../core/errors.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
@@ -146,6 +147,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
         `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
       );
   }
+  for (const p of merged.pools) lines.unshift(`note: ${poolText(p)}`);
   const id = recordsLabel(merged.ids);
   if (!check.rows.length)
     lines.push(

@@ -55,7 +55,7 @@ export interface ReportSnapshot {
   /**
    * The steady-state reference records that meet the reference's minimums on a quiet machine
    * (store/reference-store.ts), read together for the how-sure line's second certificate
-   * (analysis/reference-stats.ts `mergeReferences`); empty or absent: none.
+   * (analysis/reference-merge.ts `mergeReferences`); empty or absent: none.
    */
   readonly references?: readonly ReferenceRecord[];
   /**

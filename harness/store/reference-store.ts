@@ -40,6 +40,18 @@ const RecordSchema = z.looseObject({
   meetsMinimums: z.boolean(),
   /** How quiet the machine was (analysis/reference-stats.ts QuietCheck); absent in records made before it was read. */
   quiet: z.looseObject({ disturbed: z.number().int().nonnegative(), read: z.number().int().nonnegative() }).optional(),
+  /** The run's design, machine and Node.js: records that share them may be pooled block by block (analysis/reference-merge.ts). */
+  design: z
+    .looseObject({
+      warmupS: z.number(),
+      windows: z.number(),
+      windowS: z.number(),
+      connections: z.number(),
+      order: z.string(),
+    })
+    .optional(),
+  machine: z.looseObject({ cpuModel: z.string() }).optional(),
+  node: z.string().optional(),
   /** Every measured process (ratios are recomputed from them when a record lacks their df and split). */
   processes: z.array(Process).optional(),
   ratios: z.array(
@@ -77,7 +89,7 @@ export function readReference(file: string): ReferenceRecord {
 /**
  * Every valid reference record under `<resultsDir>/reference/` that meets the reference's
  * minimums (a shortened or interrupted run is no reference), oldest first by `at`; the report
- * reads them together, each through its quiet part (analysis/reference-stats.ts `mergeReferences`:
+ * reads them together, each through its quiet part (analysis/reference-merge.ts `mergeReferences`:
  * the processes other work disturbed left out). Warnings name the files skipped as bad.
  */
 export function readReferences(resultsDir: string): { references: ReferenceRecord[]; warnings: string[] } {

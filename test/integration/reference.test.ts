@@ -10,9 +10,9 @@ import { mulberry32 } from '../../harness/core/prng.ts';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { accuracyLine, noBiasReading } from '../../harness/analysis/reference-floor.ts';
 import { compareWithReference } from '../../harness/analysis/reference-gaps.ts';
+import { mergeReferences } from '../../harness/analysis/reference-merge.ts';
 import {
   meetsMinimums,
-  mergeReferences,
   ratioOfProcesses,
   referenceFigure,
   referenceRatios,

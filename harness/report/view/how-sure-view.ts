@@ -13,7 +13,7 @@ import {
   recordsLabel,
 } from '../../analysis/reference-floor.ts';
 import { bakeoffRatiosOf, compareWithReference } from '../../analysis/reference-gaps.ts';
-import { mergeReferences } from '../../analysis/reference-stats.ts';
+import { mergeReferences, poolText, recordIds } from '../../analysis/reference-merge.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
 import type { FidelityView, TableView } from '../view.ts';
@@ -100,8 +100,8 @@ export function certaintyOf(
 /**
  * The how-sure line's second certificate: the bake-off's ratios to their baselines in `tables`
  * (the overview's ranked tables) against the steady-state reference, the records `refs` read
- * together (analysis/reference-stats.ts `mergeReferences`: each ratio from the record with the most
- * processes behind it; analysis/reference-gaps.ts `compareWithReference`, the bias test and floor
+ * together (analysis/reference-merge.ts `mergeReferences`: records of one shape pooled block by
+ * block when they agree, each ratio from the source with the most blocks or processes behind it; analysis/reference-gaps.ts `compareWithReference`, the bias test and floor
  * of analysis/reference-floor.ts). `line`: one conclusion, e.g. "accuracy: 13 of 14 rows within
  * ±10% of the steady-state reference `ID`; beyond both intervals: loopback4 json −13.0% (one
  * bake-off; …)", the records' ids joined by " + "; `details`: its arithmetic for the report's
@@ -115,12 +115,16 @@ export function referenceAccuracy(
   const merged = mergeReferences(refs);
   const c = compareWithReference(bakeoffRatiosOf(tables), merged.ratios);
   if (!c.rows.length) return null;
-  const used = new Set(c.rows.map((r) => r.record).filter((x): x is string => Boolean(x)));
+  const used = new Set(c.rows.flatMap((r) => recordIds(r.record)));
   const id = recordsLabel(merged.ids.filter((x) => used.has(x)));
   const reading = noBiasReading(c);
   const left = Object.entries(merged.leftOut)
     .filter(([x]) => used.has(x))
     .map(([x, n]) => ` ${leftOutText(x, n)}`)
     .join('');
-  return { line: accuracyLine(c, reading, id), details: `${accuracyDetails(c, reading, id)}${left}` };
+  const pools = merged.pools
+    .filter((p) => p.records.some((x) => used.has(x)))
+    .map((p) => ` ${poolText(p)}`)
+    .join('');
+  return { line: accuracyLine(c, reading, id), details: `${accuracyDetails(c, reading, id)}${left}${pools}` };
 }

@@ -157,13 +157,15 @@ export function poolRecords(
     );
     const together = referenceRatios(processes, () => g.baseline);
     const parts = members.map((s) => withSplits(s.ratios, s.processes).filter((r) => r.scenario === g.scenario));
-    const tests = together.flatMap((r) => {
-      const mine = parts.map((rs) => rs.find((x) => x.contender === r.contender)).filter((x) => x !== undefined);
-      if (mine.length !== members.length) return [null];
-      return (['rps', 'efficiency'] as const)
-        .filter((u) => r[u] !== null)
-        .map((u) => interactionF(mine, r, u, g.contenders.length, members.length, alpha));
-    });
+    // The residual SS is pooled over the contenders, so one ratio of the pool gives the F of each unit.
+    const r = together[0];
+    const mine = parts.map((rs) => rs.find((x) => x.contender === r?.contender)).filter((x) => x !== undefined);
+    const tests =
+      !r || mine.length !== members.length
+        ? [null]
+        : (['rps', 'efficiency'] as const)
+            .filter((u) => r[u] !== null)
+            .map((u) => interactionF(mine, r, u, g.contenders.length, members.length, alpha));
     const known = tests.filter((t) => t !== null);
     const worst = known.reduce((a, t) => (t.f / t.critical > a.f / a.critical ? t : a), {
       f: 0,

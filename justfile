@@ -29,7 +29,7 @@ bench-all *args:
 capacity *args:
     @exec {{harness}} bench-all --profile capacity "$@"
 
-# Every source claim in its source's own load shape, >= 5 interleaved rounds per cell (about 54 min; prints the plan and expected duration first): just claims [--source NAME] [--claim ID] [--dry-run]
+# Every source claim in its source's own load shape, >= 5 rounds per cell, interleaved where the profile has them (about 68 min; prints the plan and expected duration first): just claims [--source NAME] [--claim ID] [--dry-run]
 claims *args:
     @exec {{harness}} claims "$@"
 

@@ -1,7 +1,7 @@
 /**
  * `claims` (`just claims`): measures every source claim of report/claims.json in its source's own
  * load shape (the claim's profiles, at the profiles' own window lengths), with at least
- * MIN_CI_TRIALS (5) interleaved rounds per cell, through the ordinary bench machinery (cli/bench.ts
+ * MIN_CI_TRIALS (5) rounds per cell (the profile's interleaved rounds where it has them, else solo rounds), through the ordinary bench machinery (cli/bench.ts
  * `planBench` / `bench`, the scheduler): one bench run per profile, over the union of the
  * profile's claims' contenders (variants when a claim names one) and scenarios; each scenario's
  * baseline only with `--with-baselines` (each claim's b is its reference: the table model's MDD
@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../core/errors.ts';
 import { EXIT_HELP } from '../core/exit-codes.ts';
-import { getProfile } from '../core/profiles.ts';
+import { getProfile, interleaveOf } from '../core/profiles.ts';
 import { MIN_CI_TRIALS } from '../analysis/stats.ts';
 import { readSnapshot } from './report.ts';
 import {
@@ -92,7 +92,8 @@ function expectedMs(cells: CellSpec[], rounds: number): number {
 
 /**
  * The plan of `claims` (no load): per profile of the selected claims, the bench options and cells
- * (cli/bench.ts `planBench`), with at least 5 rounds and the expected time. Claims with a
+ * (cli/bench.ts `planBench`), with at least 5 rounds (solo rounds; a profile with interleaved
+ * rounds keeps its own solo rounds and ranks on its interleaved ones) and the expected time. Claims with a
  * compose-only contender go to `notMeasured`. Throws UserError for bad options (--rounds below 5,
  * --duration on k6-ramp …).
  */
@@ -114,7 +115,9 @@ export function planClaims(g: Globals, o: ClaimsOpts): ClaimsPlan {
     const contenders = [...new Set(cs.flatMap((c) => [c.a, c.b].map(contenderOf)))];
     const scenarios = [...new Set(cs.map((c) => c.scenario))];
     const variants = cs.some((c) => [c.a, c.b].some((l) => l.includes(' +')));
-    const rounds = o.rounds ?? Math.max(getProfile(profile).rounds, MIN_CI_TRIALS);
+    // A profile with interleaved rounds ranks on those (≥ 5 of them); its solo rounds are kept as they are.
+    const prof = getProfile(profile);
+    const rounds = o.rounds ?? (interleaveOf(prof) ? prof.rounds : Math.max(prof.rounds, MIN_CI_TRIALS));
     const opts: BenchOpts = {
       profile,
       scenario: scenarios,
@@ -163,14 +166,18 @@ export function stepCommand(s: ClaimsStep): string[] {
 /** The plan as text: per run its cells, windows and expected time; the claims not measured; the total. */
 export function renderClaimsPlan(plan: ClaimsPlan): string[] {
   const out = [
-    `Claims plan (harness/report/claims.json): each claim in its source's own load shape, ≥ ${MIN_CI_TRIALS} interleaved rounds per cell, one bench run per profile.`,
+    `Claims plan (harness/report/claims.json): each claim in its source's own load shape, ≥ ${MIN_CI_TRIALS} rounds per cell (interleaved where the profile has them), one bench run per profile.`,
   ];
   plan.steps.forEach((s, i) => {
     const p = s.cells[0]?.profile ?? getProfile(s.profile);
     const secs = p.driver === 'k6' && p.stages ? p.stages.reduce((a, x) => a + x.durationS, 0) : (p.durationS ?? 0);
+    const il = interleaveOf(p);
+    const shape = il
+      ? `${s.rounds} solo rounds × ${secs} s windows, then ${il.rounds} interleaved rounds of ${il.activeS} s in ${(il.instances ?? 1) > 1 ? `${il.instances} server processes` : 'one server process'} per cell`
+      : `${s.rounds} rounds × ${secs} s windows`;
     out.push(
       '',
-      `${i + 1}. ${s.profile}: ${s.cells.length} cells × ${s.rounds} rounds × ${secs} s windows (+ ${p.warmupS} s warm-up per cell), expected ${fmtDuration(s.ms)}`,
+      `${i + 1}. ${s.profile}: ${s.cells.length} cells × ${shape} (+ ${p.warmupS} s warm-up per cell), expected ${fmtDuration(s.ms)}`,
       `   claims: ${s.claims.join(', ')}`,
       `   command: just ${stepCommand(s).join(' ')}`,
     );
@@ -244,7 +251,7 @@ export function registerClaims(program: Command, ctx: CliContext): void {
   const c = program
     .command('claims')
     .description(
-      "measure every source claim (harness/report/claims.json) in its source's own load shape at its own length, ≥ 5 interleaved rounds per cell: one bench run per profile; prints the plan and expected duration first, the verdicts at the end",
+      "measure every source claim (harness/report/claims.json) in its source's own load shape at its own length, ≥ 5 rounds per cell (interleaved where the profile has them): one bench run per profile; prints the plan and expected duration first, the verdicts at the end",
     )
     .option(
       '--source <name>',
@@ -252,7 +259,10 @@ export function registerClaims(program: Command, ctx: CliContext): void {
     )
     .option('--claim <ids>', 'only these claim ids, comma-separated or repeated (e.g. s003-json)', list)
     .option('--dry-run', 'print the plan (runs, cells, commands) and the expected duration; measure nothing')
-    .option('--rounds <n>', "rounds per cell, at least 5 (default: the profile's, at least 5)")
+    .option(
+      '--rounds <n>',
+      "solo rounds per cell, at least 5 (default: the profile's; at least 5 unless it has interleaved rounds)",
+    )
     .option('--duration <s>', 'shorten the windows (the verdicts are then marked provisional); not for k6-ramp')
     .option(
       '--with-baselines',

@@ -263,15 +263,16 @@ export const PROFILES: Profile[] = [
     name: 'pipelined',
     driver: 'native',
     description:
-      "100 connections, pipelining 10 (wrk; autocannon, the source's tool, in the fidelity check), 5 interleaved 2 s windows",
+      "100 connections, pipelining 10 (wrk; autocannon, the source's tool, in the fidelity check), 2 s warm-up per server, 2 solo 2 s windows per cell (requests/s, latency), then 16 interleaved rounds of 1 s per cell in 100 ms slices, in 8 server processes per cell (ranks and ratios)",
     source: 'Nexus/Express/Fastify report',
     connections: 100,
     pipelining: 10,
     warmupS: 2,
     durationS: 2,
     timeoutS: 10,
-    rounds: 5,
+    rounds: 2,
     fidelityS: 3,
+    interleave: { rounds: 16, activeS: 1, sliceMs: 100, instances: 8 },
   },
   {
     name: 'standard',
@@ -289,7 +290,8 @@ export const PROFILES: Profile[] = [
   {
     name: 'stress',
     driver: 'native',
-    description: '100 connections, 5 interleaved 12 s windows (60 s measured, as the source)',
+    description:
+      '100 connections, 5 solo 12 s windows per cell (60 s measured, as the source: requests/s, latency), then 8 interleaved rounds of 2 s per cell in 100 ms slices, one server process per cell (ranks and ratios)',
     source: 'PostGraphile template (stress)',
     connections: 100,
     pipelining: 1,
@@ -298,6 +300,7 @@ export const PROFILES: Profile[] = [
     timeoutS: 10,
     rounds: 5,
     fidelityS: 5,
+    interleave: { rounds: 8, activeS: 2, sliceMs: 100 },
   },
   {
     name: 'capacity',

@@ -9,7 +9,7 @@
  * Also the band of a pair in the claim's units (`claimBand`), which the verdict is judged on.
  */
 import { buildTables, type RunSnapshot } from '../analysis/tables.ts';
-import { ratio } from '../analysis/stats.ts';
+import { ratio, type RatioEstimate } from '../analysis/stats.ts';
 import { fmtDf } from '../core/format.ts';
 import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import type { CellResult } from '../store/results.ts';
@@ -20,9 +20,18 @@ import { nativeShape, type SourceToolLine } from './native-figure.ts';
 /** True when cell `c` is the claim's `label` (or that label's external target). */
 export const matches = (label: string, c: CellResult) => c.label === label || c.label === `${label} (external)`;
 
-/** The ratio a/b in the claim's units: its figure, and a sorted 95% band that contains it. */
-export function claimBand(claim: Pick<Claim, 'metric' | 'compare'>, a: CellResult, b: CellResult) {
-  const r = ratio(a, b);
+/**
+ * The ratio a/b in the claim's units: its figure, and a sorted 95% band that contains it. `model`:
+ * the table model's ratio when the caller has one (claims.ts `modelRatio`, interleaved rounds),
+ * else the solo requests/s ratio paired by round (analysis/stats.ts `ratio`).
+ */
+export function claimBand(
+  claim: Pick<Claim, 'metric' | 'compare'>,
+  a: CellResult,
+  b: CellResult,
+  model: RatioEstimate | null = null,
+) {
+  const r = model ?? ratio(a, b);
   const iv = r.interval ?? [r.figure, r.figure];
   return { r, iv, ...inClaimUnits(claim, r.figure, iv) };
 }

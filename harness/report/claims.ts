@@ -11,9 +11,11 @@
  * - Its decision range (`expected`) comes from the source: the source's own spread (`range.from
  *   = 'spread'`, e.g. the figures on Node 20/22/24), or the source's single figure ± a stated
  *   tolerance on the ratio (`range.from = 'tolerance'`; the range is then computed here).
- * - Only cells of ONE run with ≥ 5 trials each are used (the latest run that has both); the
- *   band is the 95% interval of the ratio a/b, paired by round (analysis/stats.ts `ratio`):
- *   variation between trials, not within-run jitter. `ours` is the ratio's figure, in the
+ * - Only cells of ONE run with ≥ 5 rounds each are used (the latest run that has both); the
+ *   band is the 95% interval of the ratio a/b: for a requests/s claim whose cells ran in
+ *   interleaved rounds (the `pipelined` profile), the table model's (`modelRatio`: requests per
+ *   server CPU-second, per server process); else the solo requests/s ratio paired by round
+ *   (analysis/stats.ts `ratio`): variation between rounds, not within-run jitter. `ours` is the ratio's figure, in the
  *   claim's units (ratio, increase a/b − 1, reduction 1 − a/b). Latency claims are judged through
  *   Little's law: in a closed-loop profile at the same concurrency, mean latency a/b = requests/s b/a.
  * - The verdict is one rule over the band and the claimed range (claim-verdict.ts `bandVerdict`):
@@ -48,10 +50,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../core/errors.ts';
-import { getProfile, measuredSeconds, type Profile } from '../core/profiles.ts';
+import { getProfile, interleaveOf, measuredSeconds, type Profile } from '../core/profiles.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
-import { buildTables, type RunSnapshot, tableModel } from '../analysis/tables.ts';
-import { cellFailure, cellTrialCount, MIN_CI_TRIALS } from '../analysis/stats.ts';
+import { buildTables, pairedRounds, type RunSnapshot, tableModel } from '../analysis/tables.ts';
+import { compare } from '../analysis/table-model.ts';
+import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate } from '../analysis/stats.ts';
 import { fmtPct } from '../core/format.ts';
 import { nativePair } from './native-figure.ts';
 import type { Claim, ClaimResult, EvaluateOptions } from './claim-types.ts';
@@ -111,7 +114,8 @@ export function loadClaims(file = CLAIMS_FILE): Claim[] {
  * window length (or ramp stages), VUs, connections and pipelining of the stored `load.profile`
  * against the defined one. "5 × 2 s, source 5 × 12 s" (windows × seconds; VUs, connections or
  * pipelining added when they differ); null when it is the profile's own shape, the cell has no
- * load, or the profile is not defined here. The source side counts max(profile rounds, 5) windows.
+ * load, or the profile is not defined here. The source side counts max(profile rounds, 5) windows
+ * (the profile's solo rounds when it has interleaved rounds: the claim rests on those).
  */
 export function shapeOverride(cell: CellResult): string | null {
   const used = cell.load?.profile as (Profile & Record<string, unknown>) | undefined;
@@ -132,7 +136,7 @@ export function shapeOverride(cell: CellResult): string | null {
       differs('connections') ? ` at ${p.connections} connections` : '',
       differs('pipelining') ? `, pipelining ${p.pipelining}` : '',
     ].join('');
-  return `${text(used, cellTrialCount(cell))}, source ${text(def, Math.max(def.rounds, MIN_CI_TRIALS))}`;
+  return `${text(used, cellTrialCount(cell))}, source ${text(def, interleaveOf(def) ? def.rounds : Math.max(def.rounds, MIN_CI_TRIALS))}`;
 }
 
 /** Accepts the store's snapshot, or a flat list of cells (grouped into runs by runId). */
@@ -171,7 +175,12 @@ export function evaluateClaims(
 
 type Pair = { run: RunSnapshot; a: CellResult; b: CellResult };
 
-/** The latest run holding both cells in this profile with ≥ 5 trials each (`pair`), else the latest with fewer. */
+/** The rounds a claim's figure of cell `c` rests on: its interleaved rounds when it has them, else its solo trials. */
+export function claimRounds(c: CellResult): number {
+  return pairedRounds(c) || cellTrialCount(c);
+}
+
+/** The latest run holding both cells in this profile with ≥ 5 rounds each (`claimRounds`; `pair`), else the latest with fewer. */
 function findPair(claim: Claim, profile: string, runs: RunSnapshot[]): { pair: Pair | null; fewer: Pair | null } {
   let pair: Pair | null = null;
   let fewer: Pair | null = null;
@@ -180,13 +189,50 @@ function findPair(claim: Claim, profile: string, runs: RunSnapshot[]): { pair: P
     for (const a of inProfile.filter((c) => matches(claim.a, c))) {
       const b = inProfile.find((c) => matches(claim.b, c) && c.driver === a.driver && c.node.major === a.node.major);
       if (!b) continue;
-      const enough = cellTrialCount(a) >= MIN_CI_TRIALS && cellTrialCount(b) >= MIN_CI_TRIALS;
+      const enough = claimRounds(a) >= MIN_CI_TRIALS && claimRounds(b) >= MIN_CI_TRIALS;
       if (enough && !pair) pair = { run, a, b };
       if (!enough && !fewer) fewer = { run, a, b };
     }
     if (pair) break;
   }
   return { pair, fewer };
+}
+
+/**
+ * A requests/s claim's ratio a/b from the table model of the pair's run when both cells ran in
+ * interleaved rounds (analysis/tables.ts `tableModel`: the two-way model of requests per server
+ * CPU-second per server process; fitted with b as the reference row when the table has no model
+ * of its own): `compare` a vs b, its 95% t interval, n = the units per row. Each server is pinned
+ * to one core and saturated in the claims' closed-loop shapes, so a server's requests per
+ * CPU-second is its requests/s on that core, and host drift cancels within a round (solo windows
+ * seconds apart differ by 5–20% here: scheduler/interleave.ts). Null otherwise (latency claims,
+ * solo rounds only, no model).
+ */
+function modelRatio(claim: Claim, pair: Pair, opts: EvaluateOptions): RatioEstimate | null {
+  const { a, b, run } = pair;
+  if (claim.metric !== 'rps' || !pairedRounds(a) || !pairedRounds(b)) return null;
+  const t = buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios }).find(
+    (x) =>
+      x.key.scenario === a.scenario &&
+      x.key.profile === a.profile &&
+      x.key.driver === a.driver &&
+      x.key.nodeMajor === a.node.major,
+  );
+  const ranked = t?.rows.filter((r) => r.status === 'ranked') ?? [];
+  if (!t || !ranked.some((r) => r.label === a.label) || !ranked.some((r) => r.label === b.label)) return null;
+  const fit = (t.model ? tableModel(ranked, t.baseline) : null) ?? tableModel(ranked, b.label);
+  if (!fit) return null;
+  const c = compare(fit.fit, a.label, b.label);
+  const n = Math.min(...fit.fit.rows.filter((r) => r.name === a.label || r.name === b.label).map((r) => r.n));
+  return {
+    figure: c.ratio,
+    interval: c.ci,
+    kind: 'ci95',
+    n,
+    paired: true,
+    df: c.df,
+    estimator: `table model: requests per server CPU-second, interleaved rounds, per ${fit.summary.unit === 'process' ? 'server process' : 'round'} (analysis/table-model.ts fitTwoWay)`,
+  };
 }
 
 /**
@@ -225,12 +271,12 @@ function modelMdd(pair: Pair, opts: EvaluateOptions): { mdd: number; reference: 
 
 function notMeasured(claim: Claim, profile: string, fewer: Pair | null): ClaimResult {
   const note = fewer
-    ? `run ${fewer.run.meta.runId} has ${cellTrialCount(fewer.a)} and ${cellTrialCount(fewer.b)} trials; a verdict needs ${MIN_CI_TRIALS} each`
+    ? `run ${fewer.run.meta.runId} has ${claimRounds(fewer.a)} and ${claimRounds(fewer.b)} rounds; a verdict needs ${MIN_CI_TRIALS} each`
     : (claim.whenMissing ?? `no run has both ${claim.a} and ${claim.b} on ${claim.scenario} in the ${profile} profile`);
   return {
     ...empty(claim, profile),
     runId: fewer?.run.meta.runId ?? null,
-    trials: fewer ? { a: cellTrialCount(fewer.a), b: cellTrialCount(fewer.b) } : null,
+    trials: fewer ? { a: claimRounds(fewer.a), b: claimRounds(fewer.b) } : null,
     note,
   };
 }
@@ -263,7 +309,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   const { pair, fewer } = findPair(claim, profile, runs);
   if (!pair) return notMeasured(claim, profile, fewer);
   const { run, a, b } = pair;
-  const trials = { a: cellTrialCount(a), b: cellTrialCount(b) };
+  const trials = { a: claimRounds(a), b: claimRounds(b) };
   const override = [...new Set([a, b].map(shapeOverride).filter((x): x is string => x !== null))].join('; ') || null;
   const base = { ...empty(claim, profile), runId: run.meta.runId, trials, override, provisional: override !== null };
   const failed = [a, b].map((c) => [c.label, cellFailure(c)] as const).filter(([, f]) => f);
@@ -271,7 +317,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   // A client-bound k6 pair with wrk's server-bound figures beside it is judged on those.
   const native = nativePair(a, b);
   const [ja, jb] = native ? [native.a, native.b] : [a, b];
-  const { r, ours, iv, band } = claimBand(claim, ja, jb);
+  const { r, ours, iv, band } = claimBand(claim, ja, jb, native ? null : modelRatio(claim, pair, opts));
   const clientBound = [ja, jb].filter((c) => c.resources?.clientBound).map((c) => c.label);
   const sourceTool = native ? toolLine(claim, a, b) : null;
   const model = native ? null : modelMdd(pair, opts);
@@ -284,7 +330,7 @@ function judge(claim: Claim, profile: string, runs: RunSnapshot[], opts: Evaluat
   );
   const fmt = (v: number) => formatComparison(claim.compare, v);
   const note = [
-    `${fmt(ours)} (95% interval ${fmt(band[0])} … ${fmt(band[1])}, ${r.n} paired rounds)`,
+    `${fmt(ours)} (95% interval ${fmt(band[0])} … ${fmt(band[1])}, ${r.n} ${r.estimator.startsWith('table model') ? (r.estimator.includes('server process') ? 'server processes of interleaved rounds, requests per CPU-second' : 'interleaved rounds, requests per CPU-second') : 'paired rounds'})`,
     sourceTool ? sourceToolText(claim.compare, sourceTool) : '',
     clientBound.length ? `client-bound (lower bound): ${clientBound.join(', ')}` : '',
     sourceLoadText(claim, clientBound.length === 0),

@@ -5,14 +5,31 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { getProfile, measuredSeconds } from '../../harness/core/profiles.ts';
+import { getProfile, interleaveOf, measuredSeconds } from '../../harness/core/profiles.ts';
+import { groupPlan } from '../../harness/scheduler/group-plan.ts';
+import type { CellSpec } from '../../harness/scheduler/plan.ts';
 import { ESTIMATE } from '../../harness/scheduler/progress.ts';
 import { fmtDuration } from '../../harness/core/format.ts';
 import { readCells, runCli, tmpDir } from '../helpers.ts';
 
-/** Expected ms of `cells` cells of one profile in groups of one scenario each (server start, warm-up, rounds × windows). */
+/**
+ * Expected ms of `cells` cells of one profile in groups of one scenario each (server start,
+ * warm-up, rounds × windows); a profile with interleaved rounds by scheduler/group-plan.ts
+ * `groupPlan` (its rounds, restarts and re-warm-ups).
+ */
 function expectedMs(profile: string, cellsPerScenario: number[], rounds: number): number {
   const p = getProfile(profile);
+  if (interleaveOf(p))
+    return cellsPerScenario.reduce(
+      (s, n) =>
+        s +
+        groupPlan(
+          Array.from({ length: n }, () => ({ profile: p }) as CellSpec),
+          rounds,
+          'bench',
+        ).ms,
+      0,
+    );
   const warm = p.warmupS * 1000 + (p.warmupS > 0 ? ESTIMATE.windowOverhead : 0);
   const window = measuredSeconds(p) * 1000 + ESTIMATE.windowOverhead;
   return cellsPerScenario.reduce((s, n) => s + n * (ESTIMATE.server + warm + rounds * window), 0);
@@ -30,7 +47,10 @@ test('claims --dry-run: one bench run per source shape, ≥ 5 rounds, every cell
     out,
     /command: just bench nestjs-fastify-undici nestjs-express-axios nestjs-fastify-axios --profile k6-ramp --scenario fanout --rounds 5 --no-baseline\n/,
   );
-  assert.match(out, /stress: 14 cells × 5 rounds × 12 s windows/);
+  assert.match(
+    out,
+    /stress: 14 cells × 5 solo rounds × 12 s windows, then 8 interleaved rounds of 2 s in one server process per cell/,
+  );
   assert.doesNotMatch(out, /cell: node-http/, 'no scenario baseline unless --with-baselines');
   // Hasura: not measured, with the command.
   assert.match(
@@ -40,10 +60,11 @@ test('claims --dry-run: one bench run per source shape, ≥ 5 rounds, every cell
   const total =
     expectedMs('k6-ramp', [6], 5) +
     expectedMs('k6-vus', [2], 5) +
-    expectedMs('pipelined', [2, 2, 2, 2], 5) +
+    expectedMs('pipelined', [2, 2, 2, 2], 2) +
     expectedMs('stress', [2, 2, 2, 2, 2, 2, 2], 5);
   assert.match(out, new RegExp(`Expected duration: ${fmtDuration(total)} `));
-  assert.ok(total > 45 * 60_000 && total <= 60 * 60_000, `within the hour: ${total} ms`);
+  // k6-ramp 35 min, stress 20 min (its 60 s per cell, as the source, and the interleaved rounds), pipelined 11 min (8 server processes per cell).
+  assert.ok(total > 45 * 60_000 && total <= 70 * 60_000, `within 70 min: ${total} ms`);
 });
 
 test("claims --claim / --source narrow the plan; --with-baselines adds the scenarios' baselines", async () => {
@@ -55,12 +76,15 @@ test("claims --claim / --source narrow the plan; --with-baselines adds the scena
   assert.doesNotMatch(one.stdout, /k6-ramp|hasura/);
   const src = await runCli(['claims', '--dry-run', '--source', 'nexus/express/fastify report', '--with-baselines']);
   assert.equal(src.code, 0, src.stderr);
-  assert.match(src.stdout, /1\. pipelined: 12 cells × 5 rounds × 2 s windows/);
+  assert.match(
+    src.stdout,
+    /1\. pipelined: 12 cells × 2 solo rounds × 2 s windows, then 16 interleaved rounds of 1 s in 8 server processes per cell/,
+  );
   assert.match(src.stdout, /claims: s003-json, s003-echo, s003-users, s003-post\n/);
   assert.match(src.stdout, /cell: node-http · json/);
-  assert.match(src.stdout, /--rounds 5 --no-variants\n/);
+  assert.match(src.stdout, /--rounds 2 --no-variants\n/);
   assert.doesNotMatch(src.stdout, /^2\./m);
-  assert.match(src.stdout, new RegExp(`Expected duration: ${fmtDuration(expectedMs('pipelined', [3, 3, 3, 3], 5))} `));
+  assert.match(src.stdout, new RegExp(`Expected duration: ${fmtDuration(expectedMs('pipelined', [3, 3, 3, 3], 2))} `));
 });
 
 test('claims: bad input is exit 2 with what was wrong', async () => {
@@ -77,7 +101,7 @@ test('claims: bad input is exit 2 with what was wrong', async () => {
   }
 });
 
-test('claims --claim s003-json --duration 1: a real run in the pipelined shape, 5 rounds, its verdict printed as provisional', async () => {
+test('claims --claim s003-json --duration 1: a real run in the pipelined shape, interleaved rounds in 8 processes, its verdict printed as provisional', async () => {
   const results = tmpDir('claims');
   const r = await runCli(['claims', '--claim', 's003-json', '--duration', '1', '--seed', '1'], {
     BENCH_RESULTS_DIR: results,
@@ -91,7 +115,9 @@ test('claims --claim s003-json --duration 1: a real run in the pipelined shape, 
     'fastify json pipelined',
   ]);
   for (const c of cells) {
-    assert.equal(c.stats.trials, 5);
+    assert.equal(c.stats.trials, 2);
+    assert.equal(c.stats.paired?.efficiency.length, 16);
+    assert.equal(new Set(c.stats.paired?.instances).size, 8);
     assert.equal(c.load.profile.pipelining, 10);
     assert.equal(c.load.profile.durationS, 1);
   }
@@ -99,7 +125,7 @@ test('claims --claim s003-json --duration 1: a real run in the pipelined shape, 
   assert.match(
     r.stdout,
     new RegExp(
-      `s003-json \\(pipelined\\): (confirmed|refuted|inconclusive[^;]*) \\(provisional: 5 × 1 s, source 5 × 2 s\\) — ours .*; run ${run}`,
+      `s003-json \\(pipelined\\): (confirmed|refuted|inconclusive[^;]*) \\(provisional: 2 × 1 s, source 2 × 2 s\\) — ours .*8 server processes of interleaved rounds.*; run ${run}`,
     ),
   );
 });

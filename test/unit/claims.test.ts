@@ -286,7 +286,7 @@ test('not measured: missing cell, other load shape, other runs, fewer than 5 tri
     ]),
   )[0];
   assert.equal(few!.verdict, 'not measured');
-  assert.match(few!.note, /has 3 and 3 trials; a verdict needs 5 each/);
+  assert.match(few!.note, /has 3 and 3 rounds; a verdict needs 5 each/);
   assert.equal(few!.command, 'just bench fastify express --scenario json --profile pipelined --rounds 5');
   // The older run with 5 trials is used over a newer one with 3.
   const both = evaluateClaims(
@@ -442,9 +442,9 @@ test('verdict rules on fixture cells: confirmed, refuted, client-bound, provisio
   const prov = one([json('fastify', 35_000, { load: short }), json('express', 10_000, { load: short })]);
   assert.equal(prov.verdict, 'confirmed');
   assert.equal(prov.provisional, true);
-  assert.equal(prov.override, '5 × 1 s, source 5 × 2 s');
-  assert.equal(verdictText(prov), 'confirmed (provisional: 5 × 1 s, source 5 × 2 s)');
-  assert.match(renderClaims([prov]).join('\n'), /\*\*confirmed \(provisional: 5 × 1 s, source 5 × 2 s\)\*\*/);
+  assert.equal(prov.override, '5 × 1 s, source 2 × 2 s');
+  assert.equal(verdictText(prov), 'confirmed (provisional: 5 × 1 s, source 2 × 2 s)');
+  assert.match(renderClaims([prov]).join('\n'), /\*\*confirmed \(provisional: 5 × 1 s, source 2 × 2 s\)\*\*/);
   // Other VUs than the k6 profile's: provisional too.
   const vus = makeCell({
     label: 'x',
@@ -585,14 +585,14 @@ test('the report row names the run once, the decision range, and "provisional" w
   const render = (cs: CellResult[]) =>
     row(EXPORTERS.md.render(snapshotOfCells(cs, [{ name: 'json', title: 'JSON' }]), {}));
   const few = render(cells('r-few', 3));
-  assert.match(few, /not measured\*\*: run r-few has 3 and 3 trials; a verdict needs 5 each; 3 and 3 trials/);
+  assert.match(few, /not measured\*\*: run r-few has 3 and 3 rounds; a verdict needs 5 each; 3 and 3 trials/);
   assert.equal(few.split('r-few').length - 1, 1, few);
   const ok = render(cells('r-ok', 5));
   assert.match(ok, /\| 3\.08× … 4\.16× \(the source's 3\.62× ± 15% on the ratio\) \| pipelined \| 3\.50× \(95% CI /);
   assert.match(ok, /\*\*confirmed\*\*: run r-ok; 5 and 5 trials/);
   assert.equal(ok.split('r-ok').length - 1, 1, ok);
   const short = render(cells('r-short', 5, { durationS: 1, profile: { ...getProfile('pipelined'), durationS: 1 } }));
-  assert.match(short, /\*\*confirmed \(provisional: 5 × 1 s, source 5 × 2 s\)\*\*: run r-short/);
+  assert.match(short, /\*\*confirmed \(provisional: 5 × 1 s, source 2 × 2 s\)\*\*: run r-short/);
 });
 
 test('the terminal report ends with the claims verdict counts, provisional ones counted', () => {
@@ -634,4 +634,31 @@ test("a source whose load generator shared the servers' machine: the verdict say
     () => loadClaims(file),
     (e: Error) => e instanceof UserError && /s003-json: 'sourceLoad' must be/.test(e.message),
   );
+});
+
+test('an interleaved pair is judged on the table model (requests per CPU-second per server process), not its noisy solo windows', () => {
+  // Solo windows seconds apart differ by ±30% (the host's drift); the interleaved rounds see the
+  // same drift in every cell of a round, so it cancels: fastify ÷ express = 3.5 in every process.
+  const drift = [1, 0.7, 1.3, 0.8, 1.2, 0.9, 1.1, 1, 0.75, 1.25, 0.85, 1.15, 1, 0.95, 1.05, 1];
+  const inst = drift.map((_, i) => 1 + (i >> 1));
+  const cell = (label: string, eff: number, wobbleSeed: number) => {
+    const c = json(label, eff, { trials: [eff * 1.3, eff * 0.7] });
+    const efficiency = drift.map((d, i) => eff * d * (1 + 0.01 * Math.sin(i * wobbleSeed)));
+    return {
+      ...c,
+      stats: { ...c.stats!, paired: { rounds: drift.map((_, i) => i + 1), efficiency, instances: inst } },
+    };
+  };
+  const [r] = evaluateClaims([fastify], snap([cell('fastify', 35_000, 1), cell('express', 10_000, 2)]));
+  assert.equal(r!.verdict, 'confirmed');
+  assert.deepEqual(r!.trials, { a: 16, b: 16 }, 'the rounds the figure rests on');
+  assert.equal(r!.ratio!.n, 8, 'units: the 8 server processes');
+  assert.match(r!.ratio!.estimator, /^table model: requests per server CPU-second/);
+  assert.ok(r!.band![1] / r!.band![0] < 1.05, `a narrow band: ${r!.band}`);
+  assert.match(r!.note, /8 server processes of interleaved rounds, requests per CPU-second/);
+  // The same cells without their interleaved rounds: 2 solo windows are too few for a verdict.
+  const solo = (c: CellResult) => ({ ...c, stats: { ...c.stats!, paired: undefined } });
+  const [s] = evaluateClaims([fastify], snap([solo(cell('fastify', 35_000, 1)), solo(cell('express', 10_000, 2))]));
+  assert.equal(s!.verdict, 'not measured');
+  assert.match(s!.note, /has 2 and 2 rounds; a verdict needs 5 each/);
 });

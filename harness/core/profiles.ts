@@ -138,6 +138,17 @@ export interface InterleaveShape {
    * "Process instances"). `rounds` should be a multiple of it.
    */
   instances?: number;
+  /**
+   * Restart every server before the first block too (default false): every process behind the
+   * interleaved rounds then has the same history (started, checked, warmed alone for the warm-up
+   * and the solo windows' seconds in one stretch), and the first process serves the solo windows
+   * only (its number 1; the interleaved ones are 2 … instances + 1). In a quiet 10-contender
+   * `pipelined` run whose first process also served the rounds, that process (warmed by its solo
+   * windows with idle gaps between them) carried 58% of the table's residual sum of squares over 8
+   * processes, and most rows rose from its first round to its second (docs/measurements.md, "The
+   * `pipelined` profile").
+   */
+  restartFirst?: boolean;
 }
 
 /**
@@ -263,7 +274,7 @@ export const PROFILES: Profile[] = [
     name: 'pipelined',
     driver: 'native',
     description:
-      "100 connections, pipelining 10 (wrk; autocannon, the source's tool, in the fidelity check), 2 s warm-up per server, 2 solo 2 s windows per cell (requests/s, latency), then 16 interleaved rounds of 1 s per cell in 100 ms slices, in 8 server processes per cell (ranks and ratios)",
+      "100 connections, pipelining 10 (wrk; autocannon, the source's tool, in the fidelity check), 2 s warm-up per server, 2 solo 2 s windows per cell (requests/s, latency), then 16 interleaved rounds of 1 s per cell in 100 ms slices, in 8 fresh server processes per cell (ranks and ratios)",
     source: 'Nexus/Express/Fastify report',
     connections: 100,
     pipelining: 10,
@@ -272,7 +283,7 @@ export const PROFILES: Profile[] = [
     timeoutS: 10,
     rounds: 2,
     fidelityS: 3,
-    interleave: { rounds: 16, activeS: 1, sliceMs: 100, instances: 8 },
+    interleave: { rounds: 16, activeS: 1, sliceMs: 100, instances: 8, restartFirst: true },
   },
   {
     name: 'standard',

@@ -27,7 +27,7 @@ export function claimsRule(): string {
   return [
     "Each claim is judged in its source's own load shape (the profile column): pipelined for the Nexus/Express/Fastify report, k6-ramp for the nestjs-undici-performance report, k6-vus for the NestJS/LoopBack/Nhost comparison, stress for the PostGraphile template perf runner.",
     "The decision range is printed with each claim and says where it comes from: the source's own spread, or its one figure ± a stated tolerance on the ratio.",
-    'Only cells of one run with at least 5 trials each are used; the band is the 95% interval of the ratio a/b, paired by round (variation between trials, not jitter within one window).',
+    "Only cells of one run with at least 5 rounds each are used; the band is the 95% interval of the ratio a/b: for a requests/s claim whose cells ran in interleaved rounds (pipelined, stress), the table model's ratio of requests per server CPU-second (each server saturating its one core; the host's drift cancels within a round), else the solo requests/s paired by round (variation between rounds, not jitter within one window).",
     "Latency claims are judged through Little's law: at the same closed-loop concurrency, mean latency a/b equals requests/s b/a.",
     'One rule, so that the same band gets the same verdict whatever the range:',
     'refuted: the whole band lies outside the range;',

@@ -13,8 +13,8 @@
  *   tolerance on the ratio (`range.from = 'tolerance'`; the range is then computed here).
  * - Only cells of ONE run with ≥ 5 rounds each are used (the latest run that has both); the
  *   band is the 95% interval of the ratio a/b: for a requests/s claim whose cells ran in
- *   interleaved rounds (the `pipelined` profile), the table model's (`modelRatio`: requests per
- *   server CPU-second, per server process); else the solo requests/s ratio paired by round
+ *   interleaved rounds (`pipelined`, `stress`), the table model's (`modelRatio`: requests per
+ *   server CPU-second, per server process or round); else the solo requests/s ratio paired by round
  *   (analysis/stats.ts `ratio`): variation between rounds, not within-run jitter. `ours` is the ratio's figure, in the
  *   claim's units (ratio, increase a/b − 1, reduction 1 − a/b). Latency claims are judged through
  *   Little's law: in a closed-loop profile at the same concurrency, mean latency a/b = requests/s b/a.
@@ -57,6 +57,7 @@ import { compare } from '../analysis/table-model.ts';
 import { cellFailure, cellTrialCount, MIN_CI_TRIALS, type RatioEstimate } from '../analysis/stats.ts';
 import { fmtPct } from '../core/format.ts';
 import { nativePair } from './native-figure.ts';
+import { serverBelowBusy } from '../lifecycle/sampler.ts';
 import type { Claim, ClaimResult, EvaluateOptions } from './claim-types.ts';
 import { formatComparison, toleranceRange } from './claim-units.ts';
 import { bandVerdict, clientBoundVerdict, resolutionVerdict } from './claim-verdict.ts';
@@ -206,11 +207,14 @@ function findPair(claim: Claim, profile: string, runs: RunSnapshot[]): { pair: P
  * to one core and saturated in the claims' closed-loop shapes, so a server's requests per
  * CPU-second is its requests/s on that core, and host drift cancels within a round (solo windows
  * seconds apart differ by 5–20% here: scheduler/interleave.ts). Null otherwise (latency claims,
- * solo rounds only, no model).
+ * solo rounds only, a server below SERVER_BUSY_PCT of its core in its solo window, no model).
  */
 function modelRatio(claim: Claim, pair: Pair, opts: EvaluateOptions): RatioEstimate | null {
   const { a, b, run } = pair;
   if (claim.metric !== 'rps' || !pairedRounds(a) || !pairedRounds(b)) return null;
+  // A server below SERVER_BUSY_PCT of its core in its solo window waits (for the database, the
+  // client): its requests per CPU-second is not its requests/s, so the claim keeps the solo ratio.
+  if (serverBelowBusy(a.resources) || serverBelowBusy(b.resources)) return null;
   const t = buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios }).find(
     (x) =>
       x.key.scenario === a.scenario &&

@@ -37,8 +37,8 @@ export function groupPlan(
   if (mode === 'verify') return { ms: n * ESTIMATE.server, windows: 0, parts: { server } };
   const il = interleaves ? interleaveOf(p) : null;
   const paired = il && n > 1 ? il.rounds : 0;
-  // Each later server process: every server started and checked again, then warmed alone.
-  const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - 1 : 0;
+  // Each later server process (each one with `restartFirst`): every server started and checked again, then warmed alone.
+  const restarts = il && paired ? Math.ceil(il.rounds / roundsPerInstance(il)) - (il.restartFirst ? 0 : 1) : 0;
   const parts: Partial<Record<PhaseKind, PlannedPhases>> = {
     server,
     ...(p.warmupS > 0 ? { warmup: { n, ms: p.warmupS * 1000 + ESTIMATE.windowOverhead } } : {}),

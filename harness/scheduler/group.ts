@@ -308,10 +308,12 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
     return;
   }
   const per = roundsPerInstance(il);
+  // With `restartFirst` the first process serves the solo windows only: the interleaved ones are 2, 3 …
+  const first = il.restartFirst ? 2 : 1;
   for (let r = 1; r <= il.rounds; r++) {
     if (ctx.signal.aborted) return;
-    const instance = Math.floor((r - 1) / per) + 1;
-    if (r > 1 && (r - 1) % per === 0 && ops.alive().length >= 2) {
+    const instance = Math.floor((r - 1) / per) + first;
+    if ((r > 1 || il.restartFirst) && (r - 1) % per === 0 && ops.alive().length >= 2) {
       await restartAll(ctx, ops, instance, r);
       if (ctx.signal.aborted) return;
       await warmRestarted(ctx, ops, restartWarmupS(p, ctx.rounds), instance, r);

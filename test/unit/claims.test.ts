@@ -641,8 +641,8 @@ test('an interleaved pair is judged on the table model (requests per CPU-second 
   // same drift in every cell of a round, so it cancels: fastify ÷ express = 3.5 in every process.
   const drift = [1, 0.7, 1.3, 0.8, 1.2, 0.9, 1.1, 1, 0.75, 1.25, 0.85, 1.15, 1, 0.95, 1.05, 1];
   const inst = drift.map((_, i) => 1 + (i >> 1));
-  const cell = (label: string, eff: number, wobbleSeed: number) => {
-    const c = json(label, eff, { trials: [eff * 1.3, eff * 0.7] });
+  const cell = (label: string, eff: number, wobbleSeed: number, serverPct = 98) => {
+    const c = json(label, eff, { trials: [eff * 1.3, eff * 0.7], resources: { server: { cpuPctAvg: serverPct } } });
     const efficiency = drift.map((d, i) => eff * d * (1 + 0.01 * Math.sin(i * wobbleSeed)));
     return {
       ...c,
@@ -656,6 +656,11 @@ test('an interleaved pair is judged on the table model (requests per CPU-second 
   assert.match(r!.ratio!.estimator, /^table model: requests per server CPU-second/);
   assert.ok(r!.band![1] / r!.band![0] < 1.05, `a narrow band: ${r!.band}`);
   assert.match(r!.note, /8 server processes of interleaved rounds, requests per CPU-second/);
+  // A server that waited (below 85% of its core in its solo window): its requests per CPU-second is
+  // not its requests/s, so the claim keeps the solo requests/s ratio.
+  const [w] = evaluateClaims([fastify], snap([cell('fastify', 35_000, 1, 50), cell('express', 10_000, 2)]));
+  assert.doesNotMatch(w!.ratio!.estimator, /^table model/);
+  assert.equal(w!.ratio!.n, 2);
   // The same cells without their interleaved rounds: 2 solo windows are too few for a verdict.
   const solo = (c: CellResult) => ({ ...c, stats: { ...c.stats!, paired: undefined } });
   const [s] = evaluateClaims([fastify], snap([solo(cell('fastify', 35_000, 1)), solo(cell('express', 10_000, 2))]));

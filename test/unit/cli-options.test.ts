@@ -293,8 +293,12 @@ test('bench --url: no --rounds is no CLI default; the run takes the profile defa
   assert.equal(defaultRounds(quick, true), 2);
   assert.equal(defaultRounds(quick, false), 8);
   assert.equal(defaultRounds(getProfile('ab'), false), 25);
+  // pipelined: 2 solo rounds, then 16 interleaved ones; stress: 5, then 8.
+  assert.equal(defaultRounds(getProfile('pipelined'), true), 2);
+  assert.equal(defaultRounds(getProfile('pipelined'), false), 18);
+  assert.equal(defaultRounds(getProfile('stress'), false), 13);
   // No interleaved rounds to fold in: k6, capacity and the solo-only profiles are unchanged.
-  for (const name of ['smoke', 'pipelined', 'capacity', 'k6-vus', 'k6-rate', 'quick-k6']) {
+  for (const name of ['smoke', 'standard', 'capacity', 'k6-vus', 'k6-rate', 'quick-k6']) {
     const p = getProfile(name);
     assert.equal(defaultRounds(p, false), p.rounds, name);
     assert.equal(defaultRounds(p, true), p.rounds, name);

@@ -979,6 +979,36 @@ test('server processes: the interleaved rounds run in blocks, each server restar
   assert.ok(Math.abs(ratio - 0.5) < 0.02, `b: ${ratio}`);
 });
 
+test('restartFirst: every server restarted and warmed alone before the first block too; the interleaved processes are 2 … instances + 1', async () => {
+  const w = world({ 'node-http': { cpuPerRequestUs: 100 }, b: { cpuPerRequestUs: 200 } });
+  const il = { rounds: 6, activeS: 1, sliceMs: 100, instances: 3, restartFirst: true };
+  const shape = { ...PAIRED, interleave: il } as Profile;
+  const cells = planCells([manifest('node-http'), manifest('b')], [json], shape, [NODE]);
+  const o = options(w, cells);
+  const s = await runPlan(o);
+  const run = readRunAt(s.runDir);
+  assert.equal(w.starts.filter((x) => x.label === 'node-http').length, 4, 'the solo process, then 3 fresh ones');
+  const inst = run.trials.filter((t) => t.contender === 'node-http' && t.paired).map((t) => t.paired.instance);
+  assert.deepEqual(inst, [2, 2, 3, 3, 4, 4]);
+  const warm = w.windows.filter((x) => x.warmup && x.label.startsWith('node-http')).map((x) => x.durationS);
+  assert.deepEqual(warm, [1, 3, 3, 3], 'the first warm-up, then 3 s alone before each of the 3 blocks');
+  const [t] = buildTables([{ meta: run.meta, cells: run.cells }], {});
+  assert.equal(t?.model?.rounds, 3, 'the model’s units: the three interleaved processes');
+  // The plan counts the extra restart: 3 restarts of each server, not 2.
+  assert.equal(groupPlan(cells, 2, 'bench').parts.restart?.n, 3 * 2);
+  const plain = groupPlan(
+    planCells(
+      [manifest('node-http'), manifest('b')],
+      [json],
+      { ...PAIRED, interleave: { ...il, restartFirst: false } } as Profile,
+      [NODE],
+    ),
+    2,
+    'bench',
+  );
+  assert.equal(plain.parts.restart?.n, 2 * 2);
+});
+
 test('a restarted server that dies in its solo warm-up writes a crashed trial for the next round and leaves the rounds', async () => {
   const w = world({
     'node-http': { cpuPerRequestUs: 100 },

@@ -199,6 +199,19 @@ function findPair(claim: Claim, profile: string, runs: RunSnapshot[]): { pair: P
   return { pair, fewer };
 }
 
+/** The table of the pair's run (scenario, profile, driver, Node major) that holds both cells; undefined when none does. */
+function pairTable({ a, b, run }: Pair, opts: EvaluateOptions) {
+  return buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios }).find(
+    (x) =>
+      x.key.scenario === a.scenario &&
+      x.key.profile === a.profile &&
+      x.key.driver === a.driver &&
+      x.key.nodeMajor === a.node.major &&
+      x.rows.some((r) => r.cell === a || r.label === a.label) &&
+      x.rows.some((r) => r.cell === b || r.label === b.label),
+  );
+}
+
 /**
  * A requests/s claim's ratio a/b from the table model of the pair's run when both cells ran in
  * interleaved rounds (analysis/tables.ts `tableModel`: the two-way model of requests per server
@@ -210,18 +223,12 @@ function findPair(claim: Claim, profile: string, runs: RunSnapshot[]): { pair: P
  * solo rounds only, a server below SERVER_BUSY_PCT of its core in its solo window, no model).
  */
 function modelRatio(claim: Claim, pair: Pair, opts: EvaluateOptions): RatioEstimate | null {
-  const { a, b, run } = pair;
+  const { a, b } = pair;
   if (claim.metric !== 'rps' || !pairedRounds(a) || !pairedRounds(b)) return null;
   // A server below SERVER_BUSY_PCT of its core in its solo window waits (for the database, the
   // client): its requests per CPU-second is not its requests/s, so the claim keeps the solo ratio.
   if (serverBelowBusy(a.resources) || serverBelowBusy(b.resources)) return null;
-  const t = buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios }).find(
-    (x) =>
-      x.key.scenario === a.scenario &&
-      x.key.profile === a.profile &&
-      x.key.driver === a.driver &&
-      x.key.nodeMajor === a.node.major,
-  );
+  const t = pairTable(pair, opts);
   const ranked = t?.rows.filter((r) => r.status === 'ranked') ?? [];
   if (!t || !ranked.some((r) => r.label === a.label) || !ranked.some((r) => r.label === b.label)) return null;
   const fit = (t.model ? tableModel(ranked, t.baseline) : null) ?? tableModel(ranked, b.label);
@@ -248,16 +255,8 @@ function modelRatio(claim: Claim, pair: Pair, opts: EvaluateOptions): RatioEstim
  * (fewer than 2 ranked rows, no common rounds).
  */
 function modelMdd(pair: Pair, opts: EvaluateOptions): { mdd: number; reference: string | null } | null {
-  const { a, b, run } = pair;
-  const t = buildTables([run], { runId: run.meta.runId, scenarios: opts.scenarios }).find(
-    (x) =>
-      x.key.scenario === a.scenario &&
-      x.key.profile === a.profile &&
-      x.key.driver === a.driver &&
-      x.key.nodeMajor === a.node.major &&
-      x.rows.some((r) => r.cell === a || r.label === a.label) &&
-      x.rows.some((r) => r.cell === b || r.label === b.label),
-  );
+  const { a, b } = pair;
+  const t = pairTable(pair, opts);
   if (!t) return null;
   if (t.model) {
     const vsBaseline = t.baseline === a.label || t.baseline === b.label;

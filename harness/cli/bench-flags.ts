@@ -104,6 +104,12 @@ export const BENCH_FLAGS = [
     field: 'sliceMs',
   }),
   flag({
+    flags: '--paired-rounds <n>',
+    help: 'override the number of interleaved rounds per cell (quick: 6; the same shape, more data)',
+    schema: OVERRIDES.shape.pairedRounds,
+    field: 'pairedRounds',
+  }),
+  flag({
     flags: '--vus <n>',
     help: 'k6 profiles: VUs (k6-vus default 1000)',
     schema: OVERRIDES.shape.vus,

@@ -1,5 +1,5 @@
 /**
- * The profile overrides from raw strings (`--driver`, `--duration`, `--warmup`, `--slice`,
+ * The profile overrides from raw strings (`--driver`, `--duration`, `--warmup`, `--slice`, `--paired-rounds`,
  * `--vus`, `--rate`, `--slo-p99`), typed and range-checked for core/profiles.ts `withOverrides`,
  * which fits them to the profile. Used by cli/options.ts (bench, bench-all, why) and by
  * compose/k8s/k6-job.ts.
@@ -33,6 +33,7 @@ export const OVERRIDES = z.object({
   duration: numeric(DURATION),
   warmup: numeric(WARMUP),
   slice: numeric([range('--slice', 10, 5000, true, 'a whole number of ms')]),
+  pairedRounds: numeric([range('--paired-rounds', 2, 200, true, 'a whole number of interleaved rounds')]),
   vus: numeric([positive('--vus'), [isInt, (v) => `--vus is a whole number of VUs, at least 1; got '${v}'`]]),
   rate: numeric([positive('--rate')]),
   sloP99: numeric([
@@ -42,7 +43,7 @@ export const OVERRIDES = z.object({
 });
 
 /**
- * `--driver`, `--duration`, `--warmup`, `--slice`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
+ * `--driver`, `--duration`, `--warmup`, `--slice`, `--paired-rounds`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
  * core/profiles.ts `withOverrides`. Throws UserError naming the first bad option.
  */
 export function parseProfileOverrides(raw: {
@@ -50,6 +51,7 @@ export function parseProfileOverrides(raw: {
   duration?: string;
   warmup?: string;
   slice?: string;
+  pairedRounds?: string;
   vus?: string;
   rate?: string;
   sloP99?: string;
@@ -64,6 +66,7 @@ export function overridesOf(o: z.output<typeof OVERRIDES>): ProfileOverrides {
     durationS: o.duration,
     warmupS: o.warmup,
     sliceMs: o.slice,
+    pairedRounds: o.pairedRounds,
     vus: o.vus,
     rate: o.rate,
     sloP99Ms: o.sloP99,

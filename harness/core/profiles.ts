@@ -445,6 +445,8 @@ export interface ProfileOverrides {
   warmupS?: number;
   /** `--slice`: the interleaved rounds' slice, ms. */
   sliceMs?: number;
+  /** `--paired-rounds`: the number of interleaved rounds per cell (more rounds, the same shape). */
+  pairedRounds?: number;
   /** `--vus`: k6 VUs. */
   vus?: number;
   /** `--rate`: k6-rate's arrival rate, requests/s. */
@@ -456,7 +458,7 @@ export interface ProfileOverrides {
 /**
  * Applies the CLI's overrides to a profile: `driver` replaces a connection profile's driver,
  * `durationS` its window, `warmupS` every profile's warm-up per server process, `sliceMs` the
- * interleaved rounds' slice, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
+ * interleaved rounds' slice, `pairedRounds` their number, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
  * objective. The values come checked (cli/options.ts); this checks that each fits the profile's
  * driver or executor, and throws UserError naming the flag when one does not.
  */
@@ -479,6 +481,14 @@ export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
     const il = interleaveOf(out);
     if (!il) throw new UserError(`--slice applies to the profiles with interleaved rounds (quick, ab), not ${p.name}`);
     out = { ...out, interleave: { ...il, sliceMs: o.sliceMs } } as Profile;
+  }
+  if (o.pairedRounds !== undefined) {
+    const il = interleaveOf(out);
+    if (!il)
+      throw new UserError(
+        `--paired-rounds applies to the profiles with interleaved rounds (quick, pipelined, stress, ab), not ${p.name}`,
+      );
+    out = { ...out, interleave: { ...il, rounds: o.pairedRounds } } as Profile;
   }
   if (o.vus !== undefined) {
     if (out.driver !== 'k6' || out.executor === 'ramping-vus')

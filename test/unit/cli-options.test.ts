@@ -211,6 +211,19 @@ test('selftest, ab, claims, reference and compare: their numbers', () => {
     /^--slice applies to the profiles with interleaved rounds/,
     'slice on k6',
   );
+  refusesAll(
+    '--paired-rounds',
+    ['1', '201', '2.5'],
+    (v) => parseBenchOptions({ ...BENCH_RAW, pairedRounds: v }),
+    /must be a whole number of interleaved rounds from 2 to 200/,
+  );
+  const stress16 = interleaveOf(withOverrides(getProfile('stress'), { pairedRounds: 16 }));
+  assert.deepEqual([stress16?.rounds, stress16?.sliceMs], [16, 100], '--paired-rounds keeps the slice');
+  refuses(
+    () => withOverrides(getProfile('k6-ramp'), { pairedRounds: 16 }),
+    /^--paired-rounds applies to the profiles with interleaved rounds/,
+    'paired rounds on k6',
+  );
   assert.equal(parseBenchOptions({ ...BENCH_RAW, warmup: '20' }).warmupS, 20, 'bench --warmup');
   const ref = (k: string) => (v: string) => referenceDesign({ [k]: v });
   refusesAll('--warmup', ['-1', '601', ...NOT_NUMBERS], ref('warmup'), /must be a number from 0 to 600/);

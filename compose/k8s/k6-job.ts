@@ -27,8 +27,8 @@ import {
 import { k6Executor, k6Expectation } from '../../harness/drivers/k6.ts';
 import { loadManifest } from '../../harness/core/manifest.ts';
 import { httpUrl } from '../../harness/core/option-values.ts';
-import { getProfile, withOverrides } from '../../harness/core/profiles.ts';
-import { parseProfileOverrides } from '../../harness/core/profile-overrides.ts';
+import { getProfile } from '../../harness/core/profiles.ts';
+import { parseProfileOverrides, withOverrides } from '../../harness/core/profile-overrides.ts';
 import { SAMPLE_EVERY } from '../../harness/scheduler/jobs.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,12 +1,13 @@
 /**
  * The profile overrides from raw strings (`--driver`, `--duration`, `--warmup`, `--slice`, `--paired-rounds`,
- * `--vus`, `--rate`, `--slo-p99`), typed and range-checked for core/profiles.ts `withOverrides`,
+ * `--vus`, `--rate`, `--slo-p99`), typed and range-checked for `withOverrides` (below),
  * which fits them to the profile. Used by cli/options.ts (bench, bench-all, why) and by
  * compose/k8s/k6-job.ts.
  */
 import { z } from 'zod';
 import { defined, isInt, numeric, parseWith, positive, range, type Rule } from './option-values.ts';
-import { CONNECTION_DRIVERS, type ConnectionDriver, type ProfileOverrides } from './profiles.ts';
+import { UserError } from './errors.ts';
+import { CONNECTION_DRIVERS, type ConnectionDriver, interleaveOf, type Profile } from './profiles.ts';
 
 /** `--duration`: a positive whole number of seconds (wrk's -d and autocannon's duration are whole seconds). */
 export const DURATION: readonly Rule[] = [
@@ -19,7 +20,7 @@ export const DURATION: readonly Rule[] = [
 /** `--warmup`: whole seconds from 0 to 600 per server process (the drivers time windows in seconds). */
 export const WARMUP: readonly Rule[] = [range('--warmup', 0, 600, true, 'a whole number of seconds')];
 
-/** The raw fields of the profile overrides, each typed and range-checked (core/profiles.ts `withOverrides` fits them to the profile). */
+/** The raw fields of the profile overrides, each typed and range-checked (`withOverrides` (below) fits them to the profile). */
 export const OVERRIDES = z.object({
   driver: z
     .string()
@@ -44,7 +45,7 @@ export const OVERRIDES = z.object({
 
 /**
  * `--driver`, `--duration`, `--warmup`, `--slice`, `--paired-rounds`, `--vus`, `--rate` and `--slo-p99` from raw strings, typed for
- * core/profiles.ts `withOverrides`. Throws UserError naming the first bad option.
+ * `withOverrides` (below). Throws UserError naming the first bad option.
  */
 export function parseProfileOverrides(raw: {
   driver?: string;
@@ -71,4 +72,73 @@ export function overridesOf(o: z.output<typeof OVERRIDES>): ProfileOverrides {
     rate: o.rate,
     sloP99Ms: o.sloP99,
   });
+}
+
+/** The CLI's overrides of a profile, typed (cli/options.ts parses and range-checks them). */
+export interface ProfileOverrides {
+  /** `--driver`: a connection profile's load driver. */
+  driver?: ConnectionDriver;
+  /** `--duration`: one window, whole seconds. */
+  durationS?: number;
+  /** `--warmup`: the warm-up of each server process, whole seconds ≥ 0. */
+  warmupS?: number;
+  /** `--slice`: the interleaved rounds' slice, ms. */
+  sliceMs?: number;
+  /** `--paired-rounds`: the number of interleaved rounds per cell (more rounds, the same shape). */
+  pairedRounds?: number;
+  /** `--vus`: k6 VUs. */
+  vus?: number;
+  /** `--rate`: k6-rate's arrival rate, requests/s. */
+  rate?: number;
+  /** `--slo-p99`: the capacity profile's p99 objective, ms. */
+  sloP99Ms?: number;
+}
+
+/**
+ * Applies the CLI's overrides to a profile: `driver` replaces a connection profile's driver,
+ * `durationS` its window, `warmupS` every profile's warm-up per server process, `sliceMs` the
+ * interleaved rounds' slice, `pairedRounds` their number, `vus` and `rate` a k6 profile's, `sloP99Ms` the capacity search's
+ * objective. The values come checked (cli/options.ts); this checks that each fits the profile's
+ * driver or executor, and throws UserError naming the flag when one does not.
+ */
+export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
+  let out: Profile = { ...p };
+  if (o.driver !== undefined) {
+    if (out.driver === 'k6')
+      throw new UserError(
+        `--driver applies to the connection profiles, not ${p.name} (a k6 profile: its driver is k6)`,
+      );
+    out = { ...out, driver: o.driver };
+  }
+  if (o.durationS !== undefined) {
+    if (p.driver === 'k6' && p.stages)
+      throw new UserError(`--duration does not apply to ${p.name} (ramping stages are fixed)`);
+    out = { ...out, durationS: o.durationS } as Profile;
+  }
+  if (o.warmupS !== undefined) out = { ...out, warmupS: o.warmupS } as Profile;
+  if (o.sliceMs !== undefined || o.pairedRounds !== undefined) {
+    const il = interleaveOf(out);
+    const flag = o.sliceMs !== undefined ? '--slice' : '--paired-rounds';
+    if (!il) throw new UserError(`${flag} applies to the profiles with interleaved rounds (quick, ab), not ${p.name}`);
+    out = {
+      ...out,
+      interleave: { ...il, sliceMs: o.sliceMs ?? il.sliceMs, rounds: o.pairedRounds ?? il.rounds },
+    } as Profile;
+  }
+  if (o.vus !== undefined) {
+    if (out.driver !== 'k6' || out.executor === 'ramping-vus')
+      throw new UserError(`--vus applies to the k6 profiles k6-vus, k6-rate and quick-k6, not ${p.name}`);
+    out = { ...out, vus: o.vus };
+  }
+  if (o.rate !== undefined) {
+    if (out.driver !== 'k6' || out.executor !== 'constant-arrival-rate')
+      throw new UserError(`--rate applies to k6-rate only, not ${p.name}`);
+    out = { ...out, rate: o.rate };
+  }
+  if (o.sloP99Ms !== undefined) {
+    if (out.driver === 'k6' || !out.capacity)
+      throw new UserError(`--slo-p99 applies to the capacity profile only, not ${p.name} (try --profile capacity)`);
+    out = { ...out, capacity: { ...out.capacity, sloP99Ms: o.sloP99Ms } };
+  }
+  return out;
 }

@@ -20,27 +20,13 @@ import { baseResult, cellIdOf, lostServices } from './jobs.ts';
 import { cellLabel, type CellSpec } from './plan.ts';
 import { ESTIMATE } from './progress.ts';
 import { runNativeCheck } from './native-check.ts';
-import { roundOrders, shuffle } from './rounds.ts';
-import { mulberry32 } from '../core/prng.ts';
+import { restartOrder, roundOrders } from './rounds.ts';
 import { liveServer, StartFailure, type Entry, type GroupContext, type OpenLoopChoice } from './scheduler-types.ts';
+import type { GroupOps } from './scheduler-types.ts';
 import { escapedOf, loopbackBreach, runWindow, verifyEntry } from './window.ts';
 
 export type { GroupContext, ResultSink } from './scheduler-types.ts';
 export { groupPlan, type PlannedPhases, partsMs, restartWarmupS, roundsPerInstance } from './group-plan.ts';
-
-/** The shared per-group operations on entries (their server, final result and overhead). */
-interface GroupOps {
-  /** Entries with a running server and no final result yet. */
-  alive: () => Entry[];
-  /** Start/verify/teardown overhead of an entry, ms (null for an external target). */
-  overhead: (e: Entry) => CellResult['overheadMs'];
-  /** Sets the entry's final result: its base result with `patch`, stamped now. */
-  finish: (e: Entry, patch: Partial<CellResult>) => void;
-  /** Stops the entry's server (if running), recording its teardown ms, then caps its log. */
-  stop: (e: Entry) => Promise<void>;
-  /** The tail of the entry's server log ('' for an external target). */
-  tail: (e: Entry) => string;
-}
 
 /** One Entry per cell of the group, with its cell id, label, base result and log file. */
 function makeEntries(cells: CellSpec[], ctx: GroupContext, ext: boolean): Entry[] {
@@ -323,18 +309,6 @@ async function runInterleaved(entries: Entry[], ctx: GroupContext, ops: GroupOps
     }
     if (!(await runInterleavedRound(entries, ctx, r, il, ops.stop, ops.tail, { instance }))) return;
   }
-}
-
-/**
- * The order in which the live servers are restarted and warmed as server process `instance`: a
- * seeded shuffle per process block (seed + 7919·group + 15,485,863·instance), so that the idle
- * time between a server's warm-up and the next round (up to servers × the re-warm-up) is not tied
- * to a cell's place in the plan. In a fixed order the cells later in it ran faster, 0.2% per place
- * (r = 0.54 over the 50 identical copies of self-test 0882's five tables), a bias a model on
- * per-process means cannot see; shuffled, it is noise in every process mean, inside the intervals.
- */
-export function restartOrder(live: readonly Entry[], ctx: Pick<GroupContext, 'seed' | 'groupIndex'>, instance: number) {
-  return shuffle(live, mulberry32((ctx.seed + 7919 * ctx.groupIndex + 15_485_863 * instance) >>> 0));
 }
 
 /**

@@ -219,3 +219,17 @@ export interface Entry {
   /** A k6 cell's server-bound figure from wrk (scheduler/native-check.ts), written into its cell file. */
   native?: NativeCheck;
 }
+
+/** The shared per-group operations on entries (their server, final result and overhead). */
+export interface GroupOps {
+  /** Entries with a running server and no final result yet. */
+  alive: () => Entry[];
+  /** Start/verify/teardown overhead of an entry, ms (null for an external target). */
+  overhead: (e: Entry) => CellResult['overheadMs'];
+  /** Sets the entry's final result: its base result with `patch`, stamped now. */
+  finish: (e: Entry, patch: Partial<CellResult>) => void;
+  /** Stops the entry's server (if running), recording its teardown ms, then caps its log. */
+  stop: (e: Entry) => Promise<void>;
+  /** The tail of the entry's server log ('' for an external target). */
+  tail: (e: Entry) => string;
+}

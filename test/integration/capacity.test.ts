@@ -10,8 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { cellFailure } from '../../harness/analysis/stats.ts';
-import { getProfile, withOverrides, type CapacityShape } from '../../harness/core/profiles.ts';
-import { parseProfileOverrides } from '../../harness/core/profile-overrides.ts';
+import { getProfile, type CapacityShape } from '../../harness/core/profiles.ts';
+import { parseProfileOverrides, withOverrides } from '../../harness/core/profile-overrides.ts';
 import { decideRate, exploreRate, judgeStep, searchCapacity } from '../../harness/scheduler/capacity-search.ts';
 import {
   priorStart,

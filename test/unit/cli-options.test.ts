@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { UserError } from '../../harness/core/errors.ts';
-import { defaultRounds, getProfile, interleaveOf, withOverrides } from '../../harness/core/profiles.ts';
+import { defaultRounds, getProfile, interleaveOf } from '../../harness/core/profiles.ts';
 import { EXIT } from '../../harness/core/exit-codes.ts';
 import { acquireRunLock } from '../../harness/lifecycle/lock.ts';
 import {
@@ -22,7 +22,7 @@ import {
   referenceDesign,
 } from '../../harness/cli/options.ts';
 import { parsePort } from '../../harness/cli/option-rules.ts';
-import { parseProfileOverrides } from '../../harness/core/profile-overrides.ts';
+import { parseProfileOverrides, withOverrides } from '../../harness/core/profile-overrides.ts';
 import { runCli, tmpDir } from '../helpers.ts';
 
 /** Commander's raw values of `bench` with no option given (its defaults, as strings). */

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { type NativeDriverDeps, ensureNativeDriver } from '../../harness/drivers/tools.ts';
-import { getProfile, withOverrides } from '../../harness/core/profiles.ts';
-import { parseProfileOverrides } from '../../harness/core/profile-overrides.ts';
+import { getProfile } from '../../harness/core/profiles.ts';
+import { parseProfileOverrides, withOverrides } from '../../harness/core/profile-overrides.ts';
 import { UserError } from '../../harness/core/errors.ts';
 import { ROOT, tmpDir } from '../helpers.ts';
 

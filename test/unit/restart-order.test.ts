@@ -1,9 +1,9 @@
-// The restart and re-warm-up order of each later server process (scheduler/group.ts
+// The restart and re-warm-up order of each later server process (scheduler/rounds.ts
 // `restartOrder`): a seeded permutation per process block, so a cell's place in the plan does not
 // fix its idle time before the next round.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { restartOrder } from '../../harness/scheduler/group.ts';
+import { restartOrder } from '../../harness/scheduler/rounds.ts';
 import type { Entry } from '../../harness/scheduler/scheduler-types.ts';
 
 const entries = Array.from({ length: 16 }, (_, i) => ({ id: `cell-${i + 1}` }) as unknown as Entry);
@@ -30,6 +30,7 @@ test("restartOrder: each process block and group has its own order, and no place
   // Mean place over many seeds: about the middle for every cell (no cell kept early or late).
   const sum = new Map<string, number>();
   for (let seed = 0; seed < 400; seed++)
-    ids(restartOrder(entries, { seed, groupIndex: 0 }, 2)).forEach((id, i) => sum.set(id, (sum.get(id) ?? 0) + i));
+    for (const [i, id] of ids(restartOrder(entries, { seed, groupIndex: 0 }, 2)).entries())
+      sum.set(id, (sum.get(id) ?? 0) + i);
   for (const [id, s] of sum) assert.ok(Math.abs(s / 400 - 7.5) < 1.2, `${id}: mean place ${s / 400}`);
 });

@@ -13,6 +13,7 @@
  * (stdout) and errors (stderr). `--json`: NDJSON progress events on stdout, ending with run-end
  * (also when the command fails); the final table then goes to stderr (none with --quiet too).
  */
+import path from 'node:path';
 import { terminalSafe } from '../core/terminal-text.ts';
 import { loadManifests, type Manifest } from '../core/manifest.ts';
 import { loadScenarios, type Scenario } from '../contract/scenarios.ts';
@@ -41,6 +42,7 @@ import { leaderboardCommand } from './report.ts';
 import type { ReportView } from '../report/view.ts';
 import { fmtDuration } from '../core/format.ts';
 import { terminalSettings } from '../report/exporters/terminal.ts';
+import { wrap } from '../report/term-layout.ts';
 import type { Globals } from './command-kit.ts';
 import type { BenchOpts } from './options.ts';
 
@@ -160,7 +162,13 @@ export async function bench(
         { run: summary.runId, referenceRun: true, ...terminalSettings(stream, process.env) },
         log,
         (v, files) => {
-          closing = closingLine(summary, v, files.html, performance.now() - t0);
+          closing = closingLine(
+            summary,
+            v,
+            files.html,
+            performance.now() - t0,
+            terminalSettings(stream, process.env).width,
+          );
         },
       );
       stream.write(`\n${text}${closing}`);
@@ -184,17 +192,21 @@ export async function bench(
 }
 
 /**
- * The bake-off's last line: this run, its cells and wall time, its machine, its resolution (the
- * median minimum detectable difference between two rows) and where its report is, e.g. "This run:
- * 2026-…-d078, 92 cells in 30m30s on Intel Xeon …; resolution 7.4%; its report: …/leaderboard.html."
+ * The bake-off's last lines: this run, its cells and wall time, its machine, its resolution (the
+ * median minimum detectable difference between two rows) and where its report is (relative to the
+ * working directory when inside it), wrapped to `width` columns, e.g. "This run: 2026-…-d078, 92
+ * cells in 30m30s on Intel Xeon …; resolution 7.4%; its report: results/reports/…/leaderboard.html."
  */
-export function closingLine(summary: RunSummary, v: ReportView, html: string, wallMs: number): string {
+export function closingLine(summary: RunSummary, v: ReportView, html: string, wallMs: number, width: number): string {
   const host = v.runs[0]?.machine.split(';')[0] ?? 'this machine';
   const mdd =
     v.medianMdd !== null && v.medianMdd !== undefined
       ? `resolution ${(100 * v.medianMdd).toFixed(v.medianMdd < 0.1 ? 1 : 0)}%`
       : 'no table model';
-  return `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${html}.\n`;
+  const rel = path.relative(process.cwd(), html);
+  const where = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : html;
+  const text = `This run: ${summary.runId}, ${summary.cells.length} cells in ${fmtDuration(wallMs)} on ${host}; ${mdd}; its report: ${where}.`;
+  return `${wrap(text, width, '', '  ').join('\n')}\n`;
 }
 
 /** What bench() will run: the effective profile, the scenarios, the cells (baselines added). */

@@ -141,8 +141,9 @@ test("`bench --leaderboard` (what `just bake-off` runs): its own run's report an
     'the reference run is in no table',
   );
   // The closing line: this run, its time, its machine, its median MDD (none in smoke) and its report.
+  // (wrapped to the terminal's width: continuation lines are indented)
   assert.match(
-    r.stdout,
+    r.stdout.replace(/\n {2}/g, ' '),
     new RegExp(`This run: ${mine}, 2 cells in \\d+m\\d+s on [^;]+; [^;]+; its report: ${dir}/leaderboard\\.html`),
   );
 });

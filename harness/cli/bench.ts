@@ -154,23 +154,13 @@ export async function bench(
       // The command prints its own answer (ab's verdict, claims' verdicts): no overview that could contradict it.
     } else if (opts.leaderboard) {
       // `just bake-off`: this run's own report (results/reports/<run-id>/) and its overview, printed
-      // once, with the older reference run beside it; then the run's answer in one closing line.
+      // once, with the older reference run beside it; then the run's answer in its closing lines.
       const log = (l: string) => process.stderr.write(`${l}\n`);
       let closing = '';
-      const text = leaderboardCommand(
-        g,
-        { run: summary.runId, referenceRun: true, ...terminalSettings(stream, process.env) },
-        log,
-        (v, files) => {
-          closing = closingLine(
-            summary,
-            v,
-            files.html,
-            performance.now() - t0,
-            terminalSettings(stream, process.env).width,
-          );
-        },
-      );
+      const term = terminalSettings(stream, process.env);
+      const text = leaderboardCommand(g, { run: summary.runId, referenceRun: true, ...term }, log, (v, files) => {
+        closing = closingLine(summary, v, files.html, performance.now() - t0, term.width);
+      });
       stream.write(`\n${text}${closing}`);
     } else {
       const table = `\n${renderTerminal(

@@ -119,7 +119,10 @@ export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
   if (o.sliceMs !== undefined || o.pairedRounds !== undefined) {
     const il = interleaveOf(out);
     const flag = o.sliceMs !== undefined ? '--slice' : '--paired-rounds';
-    if (!il) throw new UserError(`${flag} applies to the profiles with interleaved rounds (quick, ab), not ${p.name}`);
+    if (!il)
+      throw new UserError(
+        `${flag} applies to the profiles with interleaved rounds (quick, pipelined, stress, ab), not ${p.name}`,
+      );
     out = {
       ...out,
       interleave: { ...il, sliceMs: o.sliceMs ?? il.sliceMs, rounds: o.pairedRounds ?? il.rounds },

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { defined, isInt, numeric, parseWith, positive, range, type Rule } from './option-values.ts';
 import { UserError } from './errors.ts';
-import { CONNECTION_DRIVERS, type ConnectionDriver, interleaveOf, type Profile } from './profiles.ts';
+import { CONNECTION_DRIVERS, type ConnectionDriver, interleaveOf, PROFILES, type Profile } from './profiles.ts';
 
 /** `--duration`: a positive whole number of seconds (wrk's -d and autocannon's duration are whole seconds). */
 export const DURATION: readonly Rule[] = [
@@ -119,10 +119,12 @@ export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
   if (o.sliceMs !== undefined || o.pairedRounds !== undefined) {
     const il = interleaveOf(out);
     const flag = o.sliceMs !== undefined ? '--slice' : '--paired-rounds';
-    if (!il)
+    if (!il) {
+      const names = PROFILES.filter((x) => interleaveOf(x)).map((x) => x.name);
       throw new UserError(
-        `${flag} applies to the profiles with interleaved rounds (quick, pipelined, stress, ab), not ${p.name}`,
+        `${flag} applies to the profiles with interleaved rounds (${names.join(', ')}), not ${p.name}`,
       );
+    }
     out = {
       ...out,
       interleave: { ...il, sliceMs: o.sliceMs ?? il.sliceMs, rounds: o.pairedRounds ?? il.rounds },

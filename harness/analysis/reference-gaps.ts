@@ -38,7 +38,7 @@ import type { RankedTable } from './tables.ts';
 
 /**
  * The targets of a design against the reference: each row's gap `level` interval inside ±`margin`
- * (ratio 1/(1 + margin) … 1 + margin), median |gap| ≤ `medianBias`, max ≤ `maxBias`, judged on
+ * (ratio 1 − margin … 1 + margin, the terms |gap| prints in), median |gap| ≤ `medianBias`, max ≤ `maxBias`, judged on
  * the mean of ≥ `runs` bake-offs.
  */
 export const REFERENCE_TARGETS = { margin: 0.1, level: 0.9, medianBias: 0.05, maxBias: 0.1, runs: 3 } as const;
@@ -193,11 +193,15 @@ export function gapVariance(
   return { v, df: den > 0 ? v ** 2 / den : Number.POSITIVE_INFINITY };
 }
 
-/** The gap's REFERENCE_TARGETS.level interval as a ratio, and whether it lies inside ±margin. */
+/**
+ * The gap's REFERENCE_TARGETS.level interval as a ratio, and whether it lies inside ±margin in the
+ * terms the gap prints in (bake-off ÷ reference − 1): strictly between 1 − margin and 1 + margin.
+ */
 export function gapInterval(gap: number, v: number, df: number): { ci: [number, number]; within: boolean } {
   const h = tq(1 - (1 - REFERENCE_TARGETS.level) / 2, df) * Math.sqrt(v);
-  const m = Math.log(1 + REFERENCE_TARGETS.margin);
-  return { ci: [Math.exp(gap - h), Math.exp(gap + h)], within: gap - h > -m && gap + h < m };
+  const ci: [number, number] = [Math.exp(gap - h), Math.exp(gap + h)];
+  const m = REFERENCE_TARGETS.margin;
+  return { ci, within: ci[0] > 1 - m && ci[1] < 1 + m };
 }
 
 /** The three targets over rows' biases and equivalence verdicts (null without rows). */

@@ -108,12 +108,29 @@ export interface ReferenceCompareOpts {
   /** One or more bake-off runs (their mean is compared). */
   run: string[];
   unit?: string;
+  /** Only these scenarios' rows (the targets and the floor then read those rows alone). */
+  scenario?: string[];
 }
 
 /** The ranked rows of a bake-off run as ratios to their table's baseline with their 95% CI and model split (analysis/reference-gaps.ts `bakeoffRatiosOf`). */
 export function bakeoffRatios(resultsDir: string, runId: string): BakeoffRatio[] {
   const run = readRun(resultsDir, runId, 'run', true);
   return bakeoffRatiosOf(buildTables([{ meta: run.meta, cells: run.cells }], { runId }));
+}
+
+/**
+ * `rows` kept to the scenarios `wanted` (all when absent). Throws UserError naming the run's
+ * scenarios when a wanted one has no row in run `runId`.
+ */
+export function onlyScenarios(rows: BakeoffRatio[], wanted: string[] | undefined, runId: string): BakeoffRatio[] {
+  if (!wanted?.length) return rows;
+  const have = [...new Set(rows.map((r) => r.scenario))];
+  const missing = wanted.filter((s) => !have.includes(s));
+  if (missing.length)
+    throw new UserError(
+      `--scenario ${missing.join(', ')}: run ${runId} has no ranked row of ${missing.length > 1 ? 'these scenarios' : 'that scenario'}; its scenarios: ${have.join(', ')}`,
+    );
+  return rows.filter((r) => wanted.includes(r.scenario));
 }
 
 /** `reference-compare`: prints the bake-off runs' rows (their mean) against the reference, the test and the targets; returns the exit code. */
@@ -125,7 +142,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   );
   const merged = mergeReferences(refs);
   const check = compareRuns(
-    o.run.map((id) => bakeoffRatios(g.resultsDir, id)),
+    o.run.map((id) => onlyScenarios(bakeoffRatios(g.resultsDir, id), o.scenario, id)),
     merged.ratios,
     unit,
   );
@@ -222,6 +239,11 @@ export function registerReferenceCompare(program: Command, ctx: CliContext): voi
       '--unit <unit>',
       "the reference's ratio compared: rps (requests/s) or efficiency (requests per CPU-second)",
       'rps',
+    )
+    .option(
+      '-s, --scenario <names>',
+      "only these scenarios' rows, comma-separated or repeated: the test, the targets and the floor read them alone",
+      list,
     )
     .action((opts: ReferenceCompareOpts) => {
       process.exitCode = referenceCompare(ctx.globals(), opts);

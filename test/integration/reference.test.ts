@@ -351,6 +351,14 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
   assert.match(cmp.stdout, /^json · hono: bake-off \d\.\d{3} vs reference \d\.\d{3}: gap [+−]\d+\.\d% \(90% CI /m);
   assert.match(cmp.stdout, /^accuracy: [01] of 1 rows within ±10% of the steady-state reference `[^`]+`; /m);
   assert.match(cmp.stdout, /^Accuracy against the steady-state reference .* GLS T = /m);
+  // --scenario keeps that scenario's rows; a scenario the run has no row of is a clear error.
+  const some = ['--results-dir', results, 'reference-compare', '--reference', rec.runId, '--run', 'ra'];
+  const only = await runCli([...some, '--scenario', 'json']);
+  assert.equal(only.code, 0, only.stderr);
+  assert.equal(only.stdout, cmp.stdout);
+  const other = await runCli([...some, '--scenario', 'users']);
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, /--scenario users: run ra has no ranked row of that scenario; its scenarios: json/);
   // Bad input: exit 2, never a stack.
   const bad = await runCli(['--results-dir', results, 'reference', 'no-such-stack']);
   assert.equal(bad.code, 2);

@@ -38,8 +38,8 @@ import type { RankedTable } from './tables.ts';
 
 /**
  * The targets of a design against the reference: each row's gap `level` interval inside ±`margin`
- * (ratio 1 − margin … 1 + margin, the terms |gap| prints in), median |gap| ≤ `medianBias`, max ≤ `maxBias`, judged on
- * the mean of ≥ `runs` bake-offs.
+ * (ratio 1 − margin … 1 + margin, the terms |gap| prints in), median |gap| ≤ `medianBias`,
+ * max ≤ `maxBias`, judged on the mean of ≥ `runs` bake-offs.
  */
 export const REFERENCE_TARGETS = { margin: 0.1, level: 0.9, medianBias: 0.05, maxBias: 0.1, runs: 3 } as const;
 

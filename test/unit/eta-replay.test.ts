@@ -4,7 +4,8 @@
 // first group on, every ETA (at each phase's start and halfway through it) must be within ±15% of
 // the time that was really left.
 //
-// d078 predates meta.json `timings`, so its phases are derived from its trial and cell files:
+// d078 predates meta.json `timings`, so its phases are derived from its trials and cells (stored
+// compacted, read through the store):
 // - a server's start + contract check + burst: its cell's overheadMs.start + verify;
 // - the solo windows: the gaps between consecutive solo trials' finishedAt (the first window of a
 //   group: the median gap);
@@ -23,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getProfile } from '../../harness/core/profiles.ts';
 import { groupPlan } from '../../harness/scheduler/group.ts';
+import { readCellDir } from '../../harness/store/result-files.ts';
 import type { CellSpec } from '../../harness/scheduler/plan.ts';
 import { ESTIMATE, type PhaseKind, Progress, type RunTimings } from '../../harness/scheduler/progress.ts';
 import { fidelityPlanMs } from '../../harness/scheduler/run-fidelity.ts';
@@ -64,10 +66,12 @@ const at = (iso: string) => Date.parse(iso);
  */
 function derivePhases(dir: string): { timings: RunTimings; firstGroupEnd: number } {
   const meta = readJson(path.join(dir, 'meta.json'));
-  const trials: TrialFile[] = fs
-    .readdirSync(path.join(dir, 'trials'))
-    .map((f) => readJson(path.join(dir, 'trials', f)));
-  const cells: CellFile[] = fs.readdirSync(path.join(dir, 'cells')).map((f) => readJson(path.join(dir, 'cells', f)));
+  // Through the store's reader, which reads the run's compacted cells and trials (store/compact.ts).
+  const acc = { skipped: [] as string[], warnings: [] as string[] };
+  const trials = readCellDir(path.join(dir, 'trials'), acc) as unknown as TrialFile[];
+  const cells = readCellDir(path.join(dir, 'cells'), acc) as unknown as CellFile[];
+  assert.deepEqual(acc.warnings, [], 'every cell and trial of the run reads');
+  assert.ok(trials.length > 0 && cells.length > 0, `${dir}: no trials or cells`);
   const profile = getProfile(meta.profile);
   const rounds: number = meta.trials.count;
   const scenarios = [...new Set(trials.map((t) => t.scenario))].sort(

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { getProfile } from '../../harness/core/profiles.ts';
 import { groupPlan } from '../../harness/scheduler/group.ts';
 import { readCellDir } from '../../harness/store/result-files.ts';
+import { readTrials } from '../../harness/store/runs.ts';
 import type { CellSpec } from '../../harness/scheduler/plan.ts';
 import { ESTIMATE, type PhaseKind, Progress, type RunTimings } from '../../harness/scheduler/progress.ts';
 import { fidelityPlanMs } from '../../harness/scheduler/run-fidelity.ts';
@@ -67,8 +68,9 @@ const at = (iso: string) => Date.parse(iso);
 function derivePhases(dir: string): { timings: RunTimings; firstGroupEnd: number } {
   const meta = readJson(path.join(dir, 'meta.json'));
   // Through the store's reader, which reads the run's compacted cells and trials (store/compact.ts).
-  const acc = { skipped: [] as string[], warnings: [] as string[] };
-  const trials = readCellDir(path.join(dir, 'trials'), acc) as unknown as TrialFile[];
+  const read = readTrials(dir);
+  const acc = { skipped: [] as string[], warnings: read.warnings };
+  const trials = read.trials as unknown as TrialFile[];
   const cells = readCellDir(path.join(dir, 'cells'), acc) as unknown as CellFile[];
   assert.deepEqual(acc.warnings, [], 'every cell and trial of the run reads');
   assert.ok(trials.length > 0 && cells.length > 0, `${dir}: no trials or cells`);

@@ -103,24 +103,24 @@ async function main(): Promise<void> {
   try {
     for (const s of servers) await ready(s);
     for (const s of servers) wrk(s, WARM_S);
-    const rows = new Map(servers.map((s) => [s.name, [] as { rps: number; mb: number }[]]));
     for (let r = 1; r <= Number(values.rounds); r++) {
       const line: string[] = [];
       for (const s of servers) {
         const from = trace(s).length;
         const rps = wrk(s, WINDOW_S);
         const mb = nurseryMb(s, from);
-        rows.get(s.name)?.push({ rps, mb });
         line.push(`${s.name} ${Math.round(rps)} (${mb.toFixed(1)} MB)`);
       }
       console.log(`round ${r}: ${line.join(' · ')}`);
     }
     for (const s of servers) {
-      const other = trace(s)
-        .filter((l) => /ms: Mark-Compact/.test(l))
-        .map((l) => /(\d+) ms: (Mark-Compact( \(reduce\))?)/.exec(l));
+      const other = [
+        ...trace(s)
+          .join('\n')
+          .matchAll(/(\d+) ms: (Mark-Compact( \(reduce\))?)/g),
+      ];
       console.log(
-        `${s.name}: non-scavenge GCs ${other.map((m) => `${m?.[2]} at ${Math.round(Number(m?.[1]) / 1000)} s`).join(', ')}`,
+        `${s.name}: non-scavenge GCs ${other.map((m) => `${m[2]} at ${Math.round(Number(m[1]) / 1000)} s`).join(', ')}`,
       );
     }
   } finally {

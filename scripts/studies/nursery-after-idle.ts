@@ -12,7 +12,7 @@
  * used part), so a window that ran with a shrunken nursery shows. Also lists the non-scavenge
  * GCs ("Mark-Compact (reduce)" is V8's memory reducer).
  *
- * Run: `node scripts/studies/nursery-after-idle.ts [--rounds 8] [--flags "--min-semi-space-size=16
+ * Run: `node scripts/studies/nursery-after-idle.ts [--rounds 8] [--flags="--min-semi-space-size=16
  * --max-semi-space-size=16"] node-http hono nestjs-fastify-axios` (needs wrk and built contenders;
  * a contender whose manifest does not start with `node <file>` is refused). Throws on a server
  * that does not answer GET /ping within 10 s.

@@ -1,0 +1,194 @@
+/**
+ * Study: what does being paused cost a server per request? The interleaved rounds
+ * (scheduler/interleave.ts) keep every server but one paused and resume each for 100 ms slices, so
+ * in a 14-server table a server runs about 1 s in 14. This study takes one server alone and
+ * compares its requests per CPU-second under continuous load with the same under that duty cycle.
+ * Writes nothing under results/; prints one line per window and the ratio per pair.
+ *
+ * Design: one process per contender in turn, on CPU 1 (`taskset`), started with `--trace-gc` (and
+ * any extra V8 flags given), warmed `WARM_S` s by wrk (1 thread, 100 connections, CPU 0, GET
+ * /json); then `pairs` pairs of windows: C, a continuous `C_S` s window; D, a duty-cycled window
+ * of `--cycles` cycles of `--on` ms running and `--off` ms stopped (SIGSTOP/SIGCONT, wrk kept
+ * running; wrk is stopped by SIGINT while the server is stopped, so its count holds only answered
+ * requests). Per window: requests (wrk's count), the server's CPU-seconds (`/proc/<pid>/stat`
+ * utime + stime), requests per CPU-second, and scavenges per 1,000 requests (the trace's lines,
+ * by their ms stamps, which a stopped process's clock keeps counting).
+ *
+ * Run: `node scripts/studies/pause-duty-cycle.ts [--pairs 3] [--on 100] [--off 1300] [--cycles 30]
+ * [--flags=--no-memory-reducer] node-http hono nestjs-fastify-undici` (needs wrk and built
+ * contenders; a contender whose manifest does not start with `node <file>` is
+ * refused). Throws on a server that does not answer GET /ping within 10 s.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CONTENDERS_DIR } from '../../harness/core/paths.ts';
+
+const WARM_S = 20;
+const C_S = 4;
+const TICK = 100;
+
+interface Server {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  pid: number;
+  /** When the process started (performance.now(), ms): the trace's ms stamps count from about then. */
+  t0: number;
+  /** The file the server's stdout (the GC trace) goes to. */
+  traceFile: string;
+}
+
+function start(name: string, port: number, flags: string[]): Server {
+  const dir = path.join(CONTENDERS_DIR, name);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'contender.json'), 'utf8')) as { start: string[] };
+  if (manifest.start[0] !== 'node' || manifest.start.length !== 2)
+    throw new Error(`${name}: its start is not "node <file>", so V8 flags cannot be added`);
+  const env = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    NODE_ENV: 'production',
+    UPSTREAM_URL: 'http://127.0.0.1:9',
+  };
+  const traceFile = path.join(os.tmpdir(), `pause-duty-cycle-${name}-${process.pid}.log`);
+  const out = fs.openSync(traceFile, 'w');
+  const t0 = performance.now();
+  const child = spawn('taskset', ['-c', '1', process.execPath, '--trace-gc', ...flags, manifest.start[1] ?? ''], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', out, 'inherit'],
+  });
+  fs.closeSync(out);
+  if (child.pid === undefined) throw new Error(`${name}: taskset did not start`);
+  return { name, port, child, pid: child.pid, t0, traceFile };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function ready(s: Server): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${s.port}/ping`)).ok) return;
+    } catch {}
+    await sleep(200);
+  }
+  throw new Error(`${s.name} did not answer GET /ping on port ${s.port} within 10 s`);
+}
+
+/** The server's CPU-seconds so far (user + system; taskset exec'd node, so the pid is node's). */
+function cpuS(s: Server): number {
+  const f = fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(')').pop()?.trim().split(' ') ?? [];
+  return (Number(f[11]) + Number(f[12])) / TICK;
+}
+
+const wrkArgs = (s: Server, seconds: number) => [
+  '-c',
+  '0',
+  'wrk',
+  '-t1',
+  '-c100',
+  `-d${seconds}s`,
+  '--timeout',
+  '10s',
+  `http://127.0.0.1:${s.port}/json`,
+];
+const requestsOf = (out: string) => Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+
+/** A duty-cycled window: wrk runs throughout; the server runs `on` ms in every `on + off`; requests answered. */
+async function dutyWindow(s: Server, on: number, off: number, cycles: number): Promise<number> {
+  process.kill(s.pid, 'SIGSTOP');
+  const w = spawn('taskset', wrkArgs(s, Math.ceil((cycles * (on + off)) / 1000) + 5), {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  w.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const ended = new Promise((r) => w.on('close', r));
+  await sleep(300);
+  for (let i = 0; i < cycles; i++) {
+    process.kill(s.pid, 'SIGCONT');
+    await sleep(on);
+    process.kill(s.pid, 'SIGSTOP');
+    await sleep(off);
+  }
+  w.kill('SIGINT');
+  await ended;
+  process.kill(s.pid, 'SIGCONT');
+  await sleep(200);
+  return requestsOf(out);
+}
+
+/** Scavenges in the trace between two performance.now() times. */
+function scavenges(s: Server, from: number, to: number): number {
+  return fs
+    .readFileSync(s.traceFile, 'utf8')
+    .split('\n')
+    .map((l) => /\s(\d+) ms: Scavenge/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => Number(m[1]) + s.t0)
+    .filter((t) => t >= from && t < to).length;
+}
+
+async function study(
+  name: string,
+  port: number,
+  flags: string[],
+  o: { pairs: number; on: number; off: number; cycles: number },
+) {
+  const s = start(name, port, flags);
+  try {
+    await ready(s);
+    spawnSync('taskset', wrkArgs(s, WARM_S));
+    const ratios: number[] = [];
+    for (let p = 1; p <= o.pairs; p++) {
+      const eff: number[] = [];
+      for (const kind of ['C', 'D'] as const) {
+        const a = performance.now();
+        const c0 = cpuS(s);
+        const n =
+          kind === 'C'
+            ? requestsOf(spawnSync('taskset', wrkArgs(s, C_S), { encoding: 'utf8' }).stdout)
+            : await dutyWindow(s, o.on, o.off, o.cycles);
+        const cpu = cpuS(s) - c0;
+        const sc = scavenges(s, a, performance.now());
+        eff.push(n / cpu);
+        console.log(
+          `${name} pair ${p} ${kind}: ${n} requests, ${cpu.toFixed(2)} CPU-s, ${Math.round(n / cpu)} requests per CPU-second, ${((sc / n) * 1000).toFixed(2)} scavenges per 1,000 requests`,
+        );
+      }
+      ratios.push((eff[1] ?? Number.NaN) / (eff[0] ?? Number.NaN));
+    }
+    console.log(`${name}: duty-cycled ÷ continuous ${ratios.map((r) => r.toFixed(3)).join(', ')}`);
+  } finally {
+    s.child.kill('SIGCONT');
+    s.child.kill();
+    fs.rmSync(s.traceFile, { force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    options: {
+      pairs: { type: 'string', default: '3' },
+      on: { type: 'string', default: '100' },
+      off: { type: 'string', default: '1300' },
+      cycles: { type: 'string', default: '30' },
+      flags: { type: 'string', default: '' },
+    },
+    allowPositionals: true,
+  });
+  const flags = values.flags.split(' ').filter(Boolean);
+  const o = {
+    pairs: Number(values.pairs),
+    on: Number(values.on),
+    off: Number(values.off),
+    cycles: Number(values.cycles),
+  };
+  for (const [i, name] of positionals.entries()) await study(name, 41_100 + i, flags, o);
+}
+
+await main();

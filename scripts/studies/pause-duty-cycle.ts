@@ -7,23 +7,25 @@
  *
  * Design: one process per contender in turn, on CPU 1 (`taskset`), started with `--trace-gc` (and
  * any extra V8 flags given), warmed `WARM_S` s by wrk (1 thread, 100 connections, CPU 0, GET
- * /json); then `pairs` pairs of windows: C, a continuous `C_S` s window; D, a duty-cycled window
- * of `--cycles` cycles of `--on` ms running and `--off` ms stopped (SIGSTOP/SIGCONT, wrk kept
- * running; wrk is stopped by SIGINT while the server is stopped, so its count holds only answered
- * requests). Per window: requests (wrk's count), the server's CPU-seconds (`/proc/<pid>/stat`
- * utime + stime), requests per CPU-second, and scavenges per 1,000 requests (the trace's lines,
- * by their ms stamps, which a stopped process's clock keeps counting).
+ * /json); then `pairs` pairs of windows in the order CD, DC, CD … (a linear drift cancels over
+ * two pairs): C, a continuous `C_S` s window; D, a duty-cycled window of `--cycles` cycles of
+ * `--on` ms running and `--off` ms stopped (SIGSTOP/SIGCONT, wrk kept running; wrk is stopped by
+ * SIGINT while the server is stopped, so its count holds only answered requests). Per window:
+ * requests (wrk's count), the server's CPU-seconds (`/proc/<pid>/stat` utime + stime), requests
+ * per CPU-second, and scavenges per 1,000 requests (the trace's lines, by their ms stamps, which a
+ * stopped process's clock keeps counting); per contender the ratio D ÷ C per pair and their
+ * geometric mean with a 95% CI.
  *
- * Run: `node scripts/studies/pause-duty-cycle.ts [--pairs 3] [--on 100] [--off 1300] [--cycles 30]
+ * Run: `node scripts/studies/pause-duty-cycle.ts [--pairs 8] [--on 100] [--off 1300] [--cycles 15]
  * [--flags=--no-memory-reducer] node-http hono nestjs-fastify-undici` (needs wrk and built
- * contenders; a contender whose manifest does not start with `node <file>` is
- * refused). Throws on a server that does not answer GET /ping within 10 s.
+ * contenders; a contender whose manifest does not start with `node <file>` is refused). Throws on a server that does not answer GET /ping within 10 s.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { tQuantile } from '../../harness/analysis/stats.ts';
 import { CONTENDERS_DIR } from '../../harness/core/paths.ts';
 
 const WARM_S = 20;
@@ -133,6 +135,17 @@ function scavenges(s: Server, from: number, to: number): number {
     .filter((t) => t >= from && t < to).length;
 }
 
+/** The geometric mean of the pairs' ratios with its 95% CI (t on n − 1 df over the log ratios). */
+function summary(ratios: number[]): string {
+  const logs = ratios.map(Math.log);
+  const n = logs.length;
+  const mean = logs.reduce((a, b) => a + b, 0) / n;
+  if (n < 2) return `mean ${Math.exp(mean).toFixed(3)}`;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const h = (tQuantile(0.975, n - 1) * sd) / Math.sqrt(n);
+  return `mean ${Math.exp(mean).toFixed(3)} (95% CI ${Math.exp(mean - h).toFixed(3)}–${Math.exp(mean + h).toFixed(3)}, ${n} pairs)`;
+}
+
 async function study(
   name: string,
   port: number,
@@ -145,8 +158,8 @@ async function study(
     spawnSync('taskset', wrkArgs(s, WARM_S));
     const ratios: number[] = [];
     for (let p = 1; p <= o.pairs; p++) {
-      const eff: number[] = [];
-      for (const kind of ['C', 'D'] as const) {
+      const eff = { C: Number.NaN, D: Number.NaN };
+      for (const kind of p % 2 ? (['C', 'D'] as const) : (['D', 'C'] as const)) {
         const a = performance.now();
         const c0 = cpuS(s);
         const n =
@@ -155,14 +168,14 @@ async function study(
             : await dutyWindow(s, o.on, o.off, o.cycles);
         const cpu = cpuS(s) - c0;
         const sc = scavenges(s, a, performance.now());
-        eff.push(n / cpu);
+        eff[kind] = n / cpu;
         console.log(
           `${name} pair ${p} ${kind}: ${n} requests, ${cpu.toFixed(2)} CPU-s, ${Math.round(n / cpu)} requests per CPU-second, ${((sc / n) * 1000).toFixed(2)} scavenges per 1,000 requests`,
         );
       }
-      ratios.push((eff[1] ?? Number.NaN) / (eff[0] ?? Number.NaN));
+      ratios.push(eff.D / eff.C);
     }
-    console.log(`${name}: duty-cycled ÷ continuous ${ratios.map((r) => r.toFixed(3)).join(', ')}`);
+    console.log(`${name}: duty-cycled ÷ continuous ${ratios.map((r) => r.toFixed(3)).join(', ')}; ${summary(ratios)}`);
   } finally {
     s.child.kill('SIGCONT');
     s.child.kill();
@@ -173,10 +186,10 @@ async function study(
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     options: {
-      pairs: { type: 'string', default: '3' },
+      pairs: { type: 'string', default: '8' },
       on: { type: 'string', default: '100' },
       off: { type: 'string', default: '1300' },
-      cycles: { type: 'string', default: '30' },
+      cycles: { type: 'string', default: '15' },
       flags: { type: 'string', default: '' },
     },
     allowPositionals: true,

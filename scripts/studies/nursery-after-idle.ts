@@ -17,59 +17,16 @@
  * a contender whose manifest does not start with `node <file>` is refused). Throws on a server
  * that does not answer GET /ping within 10 s.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONTENDERS_DIR } from '../../harness/core/paths.ts';
+import { ready, startTraced, type TracedServer } from './traced-server.ts';
 
 const WARM_S = 20;
 const WINDOW_S = 5;
 
-interface Server {
-  name: string;
-  port: number;
-  child: ChildProcess;
-  /** The file the server's stdout (the GC trace) goes to: a file, not a pipe, because wrk runs synchronously here. */
-  traceFile: string;
-}
-
-function start(name: string, port: number, flags: string[]): Server {
-  const dir = path.join(CONTENDERS_DIR, name);
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'contender.json'), 'utf8')) as { start: string[] };
-  if (manifest.start[0] !== 'node' || manifest.start.length !== 2)
-    throw new Error(`${name}: its start is not "node <file>", so V8 flags cannot be added`);
-  const env = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    NODE_ENV: 'production',
-    UPSTREAM_URL: 'http://127.0.0.1:9',
-  };
-  const traceFile = path.join(os.tmpdir(), `nursery-after-idle-${name}-${process.pid}.log`);
-  const out = fs.openSync(traceFile, 'w');
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--trace-gc', ...flags, manifest.start[1] ?? ''], {
-    cwd: dir,
-    env,
-    stdio: ['ignore', out, 'inherit'],
-  });
-  fs.closeSync(out);
-  return { name, port, child, traceFile };
-}
-
-async function ready(s: Server): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${s.port}/ping`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${s.name} did not answer GET /ping on port ${s.port} within 10 s`);
-}
-
 /** One wrk window of `seconds` on CPU 0; requests/s. */
-function wrk(s: Server, seconds: number): number {
+function wrk(s: TracedServer, seconds: number): number {
   const out = spawnSync(
     'taskset',
     ['-c', '0', 'wrk', '-t1', '-c100', `-d${seconds}s`, `http://127.0.0.1:${s.port}/json`],
@@ -80,10 +37,10 @@ function wrk(s: Server, seconds: number): number {
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(out.stdout)?.[1] ?? Number.NaN);
 }
 
-const trace = (s: Server): string[] => fs.readFileSync(s.traceFile, 'utf8').split('\n');
+const trace = (s: TracedServer): string[] => fs.readFileSync(s.traceFile, 'utf8').split('\n');
 
 /** The median MB freed per scavenge in the trace lines from `from` on. */
-function nurseryMb(s: Server, from: number): number {
+function nurseryMb(s: TracedServer, from: number): number {
   const freed = trace(s)
     .slice(from)
     .map((l) => /Scavenge ([\d.]+) \([\d.]+\) -> ([\d.]+)/.exec(l))
@@ -99,7 +56,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
   });
   const flags = values.flags.split(' ').filter(Boolean);
-  const servers = positionals.map((n, i) => start(n, 41_000 + i, flags));
+  const servers = positionals.map((n, i) => startTraced('nursery-after-idle', n, 41_000 + i, flags));
   try {
     for (const s of servers) await ready(s);
     for (const s of servers) wrk(s, WARM_S);

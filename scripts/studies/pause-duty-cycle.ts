@@ -20,73 +20,25 @@
  * [--flags=--no-memory-reducer] node-http hono nestjs-fastify-undici` (needs wrk and built
  * contenders; a contender whose manifest does not start with `node <file>` is refused). Throws on a server that does not answer GET /ping within 10 s.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { tQuantile } from '../../harness/analysis/stats.ts';
-import { CONTENDERS_DIR } from '../../harness/core/paths.ts';
+import { ready, startTraced, type TracedServer } from './traced-server.ts';
 
 const WARM_S = 20;
 const C_S = 4;
 const TICK = 100;
 
-interface Server {
-  name: string;
-  port: number;
-  child: ChildProcess;
-  pid: number;
-  /** When the process started (performance.now(), ms): the trace's ms stamps count from about then. */
-  t0: number;
-  /** The file the server's stdout (the GC trace) goes to. */
-  traceFile: string;
-}
-
-function start(name: string, port: number, flags: string[]): Server {
-  const dir = path.join(CONTENDERS_DIR, name);
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'contender.json'), 'utf8')) as { start: string[] };
-  if (manifest.start[0] !== 'node' || manifest.start.length !== 2)
-    throw new Error(`${name}: its start is not "node <file>", so V8 flags cannot be added`);
-  const env = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    NODE_ENV: 'production',
-    UPSTREAM_URL: 'http://127.0.0.1:9',
-  };
-  const traceFile = path.join(os.tmpdir(), `pause-duty-cycle-${name}-${process.pid}.log`);
-  const out = fs.openSync(traceFile, 'w');
-  const t0 = performance.now();
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--trace-gc', ...flags, manifest.start[1] ?? ''], {
-    cwd: dir,
-    env,
-    stdio: ['ignore', out, 'inherit'],
-  });
-  fs.closeSync(out);
-  if (child.pid === undefined) throw new Error(`${name}: taskset did not start`);
-  return { name, port, child, pid: child.pid, t0, traceFile };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function ready(s: Server): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${s.port}/ping`)).ok) return;
-    } catch {}
-    await sleep(200);
-  }
-  throw new Error(`${s.name} did not answer GET /ping on port ${s.port} within 10 s`);
-}
-
 /** The server's CPU-seconds so far (user + system; taskset exec'd node, so the pid is node's). */
-function cpuS(s: Server): number {
+function cpuS(s: TracedServer): number {
   const f = fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(')').pop()?.trim().split(' ') ?? [];
   return (Number(f[11]) + Number(f[12])) / TICK;
 }
 
-const wrkArgs = (s: Server, seconds: number) => [
+const wrkArgs = (s: TracedServer, seconds: number) => [
   '-c',
   '0',
   'wrk',
@@ -100,7 +52,7 @@ const wrkArgs = (s: Server, seconds: number) => [
 const requestsOf = (out: string) => Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
 
 /** A duty-cycled window: wrk runs throughout; the server runs `on` ms in every `on + off`; requests answered. */
-async function dutyWindow(s: Server, on: number, off: number, cycles: number): Promise<number> {
+async function dutyWindow(s: TracedServer, on: number, off: number, cycles: number): Promise<number> {
   process.kill(s.pid, 'SIGSTOP');
   const w = spawn('taskset', wrkArgs(s, Math.ceil((cycles * (on + off)) / 1000) + 5), {
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -125,7 +77,7 @@ async function dutyWindow(s: Server, on: number, off: number, cycles: number): P
 }
 
 /** Scavenges in the trace between two performance.now() times. */
-function scavenges(s: Server, from: number, to: number): number {
+function scavenges(s: TracedServer, from: number, to: number): number {
   return fs
     .readFileSync(s.traceFile, 'utf8')
     .split('\n')
@@ -152,7 +104,7 @@ async function study(
   flags: string[],
   o: { pairs: number; on: number; off: number; cycles: number },
 ) {
-  const s = start(name, port, flags);
+  const s = startTraced('pause-duty-cycle', name, port, flags);
   try {
     await ready(s);
     spawnSync('taskset', wrkArgs(s, WARM_S));

@@ -1,7 +1,8 @@
 /**
  * The bake-off against the steady-state reference (analysis/reference-stats.ts): per row the log gap
  *     g_i = ln(bake-off ratio_i) − ln(reference ratio_i)
- * (each a ratio to the scenario's baseline; over K bake-offs the mean of their logs), its standard
+ * (each a ratio to the scenario's baseline; over K bake-offs the mean of their logs; paired,
+ * `comparePaired`, the mean of each bake-off's gap against a reference of its own hours), its standard
  * error, its 90% interval and the targets a design must meet. The test of whether the gaps are
  * beyond both sides' noise is reference-test.ts; what an unbiased design reads, reference-floor.ts.
  *
@@ -225,35 +226,68 @@ export function compareRuns(
   ref: ReferenceRatio[],
   unit: 'rps' | 'efficiency' = 'rps',
 ): ReferenceCheck {
+  return comparePaired(
+    runs,
+    runs.map(() => ref),
+    unit,
+  );
+}
+
+/**
+ * Each bake-off run against its own reference (`refs[k]` for `runs[k]`; a reference of the same
+ * hours, since a steady-state ratio can move between hours by more than its interval): per row
+ *     g = (1/K) Σ_k [ln(bake-off ratio_k) − ln(reference ratio_k)],
+ * the mean of the K paired gaps; the row's `reference` is the geometric mean of its K references.
+ * Runs that share a reference (the same `record`, or the same array when a ratio names no record)
+ * share its noise: its terms are one source with coefficient −(its runs)/K, so K runs against one
+ * reference read exactly as `compareRuns`. A row is compared when every run and its reference have
+ * it. Throws Error when `refs` and `runs` differ in length.
+ */
+export function comparePaired(
+  runs: BakeoffRatio[][],
+  refs: ReferenceRatio[][],
+  unit: 'rps' | 'efficiency' = 'rps',
+): ReferenceCheck {
+  if (refs.length !== runs.length)
+    throw new Error(`comparePaired: ${runs.length} runs but ${refs.length} references (one per run)`);
   const K = runs.length;
+  const arrays = [...new Set(refs)];
   const rows: GapRow[] = [];
   for (const r of runs[0] ?? []) {
     const same = (x: { scenario: string; baseline: string }) => x.scenario === r.scenario && x.baseline === r.baseline;
-    const x = ref.find((q) => q.contender === r.label && same(q));
-    const fig: ReferenceFigure | null | undefined = unit === 'rps' ? x?.rps : x?.efficiency;
+    const xs = refs.map((ref) => ref.find((q) => q.contender === r.label && same(q)));
+    const figs = xs.map((x): ReferenceFigure | null | undefined => (unit === 'rps' ? x?.rps : x?.efficiency));
     const mine = runs.map((rs) => rs.find((q) => q.label === r.label && same(q)));
-    if (!x || !fig || !(fig.figure > 0) || !mine.every((q) => q !== undefined && q.ratio > 0)) continue;
+    if (!figs.every((f) => f && f.figure > 0) || !mine.every((q) => q !== undefined && q.ratio > 0)) continue;
     const ofRuns = mine as BakeoffRatio[];
+    const ofRefs = figs as ReferenceFigure[];
     const logMean = ofRuns.reduce((a, q) => a + Math.log(q.ratio), 0) / K;
-    const gap = logMean - Math.log(fig.figure);
+    const refLogMean = ofRefs.reduce((a, f) => a + Math.log(f.figure), 0) / K;
+    const gap = logMean - refLogMean;
     const splits = ofRuns.map(splitOf);
-    const refSplit = splitOf(fig);
+    const refSplits = ofRefs.map(splitOf);
+    // Ratios of different records share no baseline mean: their terms are separate sources.
+    const side = (k: number) => {
+      const rec = xs[k]?.record;
+      const a = arrays.indexOf(refs[k] as ReferenceRatio[]);
+      return rec ? `r:${rec}` : a === 0 ? 'r' : `r${a + 1}`;
+    };
     const terms =
-      refSplit && splits.every((s) => s !== null)
-        ? [
+      refSplits.every((s) => s !== null) && splits.every((s) => s !== null)
+        ? mergeTerms([
             ...splits.flatMap((s, k) => sideTerms(s as SeSplit, `b${k + 1}`, r, 1 / K)),
-            // Ratios of different records share no baseline mean: their terms are separate sources.
-            ...sideTerms(refSplit, x.record ? `r:${x.record}` : 'r', r, -1),
-          ]
+            ...refSplits.flatMap((s, k) => sideTerms(s as SeSplit, side(k), r, -1 / K)),
+          ])
         : null;
     const gv = terms ? gapVariance(terms) : null;
     const iv = gv ? gapInterval(gap, gv.v, gv.df) : null;
+    const records = [...new Set(xs.map((x) => x?.record).filter((x) => x !== undefined))];
     rows.push({
       label: r.label,
       scenario: r.scenario,
       baseline: r.baseline,
       bakeoff: Math.exp(logMean),
-      reference: fig.figure,
+      reference: Math.exp(refLogMean),
       gap,
       bias: Math.abs(Math.exp(gap) - 1),
       se: gv ? Math.sqrt(gv.v) : null,
@@ -262,7 +296,7 @@ export function compareRuns(
       within: iv?.within ?? null,
       z: gv && gv.v > 0 ? gap / Math.sqrt(gv.v) : null,
       terms,
-      ...(x.record ? { record: x.record } : {}),
+      ...(records.length ? { record: records.join(', ') } : {}),
     });
   }
   const biases = rows.map((c) => c.bias);
@@ -275,6 +309,16 @@ export function compareRuns(
     within: rows.filter((c) => c.within).length,
     targets: targetsOf(rows),
   };
+}
+
+/** Terms of one source summed into one (coefficients added): one random variable, counted once in a gap's variance. */
+function mergeTerms(terms: GapTerm[]): GapTerm[] {
+  const by = new Map<string, GapTerm>();
+  for (const t of terms) {
+    const had = by.get(t.source);
+    by.set(t.source, had ? { ...had, coef: had.coef + t.coef } : { ...t });
+  }
+  return [...by.values()];
 }
 
 /** One bake-off run's rows against the reference (`compareRuns` of one run). */

@@ -14,7 +14,9 @@
  * tables (the mean of their logs when several), the gap bake-off ratio ÷ reference ratio − 1 with
  * its 90% CI (analysis/reference-gaps.ts), then the accuracy conclusion and its arithmetic: the
  * bias test with the shared baseline's correlation, the targets and what an unbiased design reads
- * (analysis/reference-floor.ts). Exit 0: the targets are printed, never enforced by the exit code.
+ * (analysis/reference-floor.ts). With `--paired`, run k is read against reference k alone (a record
+ * of its own hours) and the gaps are averaged (analysis/reference-gaps.ts `comparePaired`); a count
+ * that differs is a UserError. Exit 0: the targets are printed, never enforced by the exit code.
  *
  * Only 127.0.0.1/::1 (lifecycle/server.ts). Nothing is left running (scheduler/steady-reference.ts).
  */
@@ -28,7 +30,7 @@ import {
   noBiasReading,
   recordsLabel,
 } from '../analysis/reference-floor.ts';
-import { type BakeoffRatio, bakeoffRatiosOf, compareRuns } from '../analysis/reference-gaps.ts';
+import { type BakeoffRatio, bakeoffRatiosOf, comparePaired, compareRuns } from '../analysis/reference-gaps.ts';
 import { buildTables } from '../analysis/tables.ts';
 import { mergeReferences, poolText } from '../analysis/reference-merge.ts';
 import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
@@ -110,6 +112,8 @@ export interface ReferenceCompareOpts {
   unit?: string;
   /** Only these scenarios' rows (the targets and the floor then read those rows alone). */
   scenario?: string[];
+  /** Run k against reference k alone (as many references as runs): the mean of the paired gaps. */
+  paired?: boolean;
 }
 
 /** The ranked rows of a bake-off run as ratios to their table's baseline with their 95% CI and model split (analysis/reference-gaps.ts `bakeoffRatiosOf`). */
@@ -140,12 +144,19 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   const refs = o.reference.map((r) =>
     readReference(fs.existsSync(r) ? r : path.join(g.resultsDir, 'reference', `${r}.json`)),
   );
+  if (o.paired && refs.length !== o.run.length)
+    throw new UserError(
+      `--paired: ${o.run.length} run(s) but ${refs.length} reference(s); give one reference per run, in the same order (a reference may repeat)`,
+    );
   const merged = mergeReferences(refs);
-  const check = compareRuns(
-    o.run.map((id) => onlyScenarios(bakeoffRatios(g.resultsDir, id), o.scenario, id)),
-    merged.ratios,
-    unit,
-  );
+  const rowsOf = o.run.map((id) => onlyScenarios(bakeoffRatios(g.resultsDir, id), o.scenario, id));
+  const check = o.paired
+    ? comparePaired(
+        rowsOf,
+        refs.map((r) => mergeReferences([r]).ratios),
+        unit,
+      )
+    : compareRuns(rowsOf, merged.ratios, unit);
   const pct = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(100 * x).toFixed(1)}%`;
   const lines = check.rows.map(
     (r) =>
@@ -164,8 +175,12 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
         `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
       );
   }
-  for (const p of merged.pools) lines.unshift(`note: ${poolText(p)}`);
-  const id = recordsLabel(merged.ids);
+  if (o.paired)
+    lines.unshift(
+      `paired: each run against its own reference (the mean of ${o.run.length} paired gaps): ${o.run.map((id, k) => `${id} ↔ ${refs[k]?.runId}`).join(', ')}`,
+    );
+  else for (const p of merged.pools) lines.unshift(`note: ${poolText(p)}`);
+  const id = recordsLabel(o.paired ? [...new Set(refs.map((r) => r.runId))] : merged.ids);
   if (!check.rows.length)
     lines.push(
       `no row of run ${o.run.join(', ')} has a reference ratio in ${merged.ids.length ? id : o.reference.join(', ')}`,
@@ -244,6 +259,10 @@ export function registerReferenceCompare(program: Command, ctx: CliContext): voi
       '-s, --scenario <names>',
       "only these scenarios' rows, comma-separated or repeated: the test, the targets and the floor read them alone",
       list,
+    )
+    .option(
+      '--paired',
+      'one reference per run, in the same order: each run against its own (a record of the same hours), and the mean of the paired gaps',
     )
     .action((opts: ReferenceCompareOpts) => {
       process.exitCode = referenceCompare(ctx.globals(), opts);

@@ -356,6 +356,18 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
   const only = await runCli([...some, '--scenario', 'json']);
   assert.equal(only.code, 0, only.stderr);
   assert.equal(only.stdout, cmp.stdout);
+  // --paired: one reference per run; the run against its own reads as above; a count that differs is a clear error.
+  const paired = await runCli([...some, '--paired']);
+  assert.equal(paired.code, 0, paired.stderr);
+  assert.match(
+    paired.stdout,
+    new RegExp(`^paired: each run against its own reference \\(the mean of 1 paired gaps\\): ra ↔ ${rec.runId}$`, 'm'),
+  );
+  const rowOf = (out: string) => out.split('\n').find((l) => l.startsWith('json · hono'));
+  assert.equal(rowOf(paired.stdout), rowOf(cmp.stdout));
+  const uneven = await runCli([...some, '--run', 'ra', '--paired']);
+  assert.equal(uneven.code, 2);
+  assert.match(uneven.stderr, /--paired: 2 run\(s\) but 1 reference\(s\); give one reference per run/);
   const other = await runCli([...some, '--scenario', 'users']);
   assert.equal(other.code, 2);
   assert.match(other.stderr, /--scenario users: run ra has no ranked row of that scenario; its scenarios: json/);

@@ -12,6 +12,7 @@ import { accuracyDetails, accuracyLine, noBiasReading } from '../../harness/anal
 import {
   type BakeoffRatio,
   bakeoffRatiosOf,
+  comparePaired,
   compareRuns,
   compareWithReference,
   gapInterval,
@@ -245,6 +246,80 @@ test('the targets and the floor: what an unbiased design passes at a given preci
     rows: check.rows.map((r) => ({ ...r, terms: r.terms?.map((t) => ({ ...t, v: t.v / 100 })) ?? null })),
   };
   assert.ok((noBiasReading(tight, 500)?.pass ?? 0) > 0.95);
+});
+
+test('paired: each bake-off against the reference of its own hour; one shared reference reads as compareRuns', () => {
+  const rand = mulberry32(31);
+  // K runs against one reference, paired or not: the same gaps, SEs and df.
+  const runs = [0, 1, 2].map(() => simulatedBakeoff(rand));
+  const ref = simulatedReference(rand, 6);
+  const a = compareRuns(runs, ref);
+  const b = comparePaired(runs, [ref, ref, ref]);
+  assert.equal(b.rows.length, 14);
+  for (const [i, r] of a.rows.entries()) {
+    const q = b.rows[i] ?? assert.fail('row');
+    assert.ok(Math.abs(r.gap - q.gap) < 1e-12 && Math.abs((r.se ?? 0) - (q.se ?? 0)) < 1e-12, `${r.label}`);
+    assert.ok(Math.abs((r.df ?? 0) - (q.df ?? 0)) < 1e-6 && r.within === q.within);
+  }
+  // Hand arithmetic on intervals alone (SE = log half-width ÷ t(0.975, df)): the mean of the paired
+  // log gaps, each pair's variances over K²; two runs on one record share its noise (coefficient 2/3).
+  const bake = (ratio: number, se: number): BakeoffRatio[] => [
+    {
+      label: 'a',
+      scenario: 'json',
+      baseline: 'node-http',
+      ratio,
+      ci95: [ratio * Math.exp(-tQuantile(0.975, 20) * se), ratio * Math.exp(tQuantile(0.975, 20) * se)],
+      df: 20,
+    },
+  ];
+  const refOf = (record: string, figure: number, se: number): ReferenceRatio[] => [
+    {
+      contender: 'a',
+      scenario: 'json',
+      baseline: 'node-http',
+      rps: {
+        figure,
+        ci95: [figure * Math.exp(-tQuantile(0.975, 21) * se), figure * Math.exp(tQuantile(0.975, 21) * se)],
+        n: 8,
+        df: 21,
+      },
+      efficiency: null,
+      record,
+    },
+  ];
+  const two = comparePaired([bake(0.8, 0.03), bake(0.7, 0.04)], [refOf('A', 0.84, 0.02), refOf('B', 0.72, 0.025)]);
+  const g = two.rows[0] ?? assert.fail('no row');
+  assert.ok(Math.abs(g.gap - (Math.log(0.8 / 0.84) + Math.log(0.7 / 0.72)) / 2) < 1e-12, `${g.gap}`);
+  assert.ok(Math.abs((g.se ?? 0) - Math.sqrt(0.03 ** 2 + 0.04 ** 2 + 0.02 ** 2 + 0.025 ** 2) / 2) < 1e-9, `${g.se}`);
+  assert.ok(Math.abs(g.reference - Math.sqrt(0.84 * 0.72)) < 1e-12 && g.record === 'A, B');
+  const three = comparePaired(
+    [bake(0.8, 0.03), bake(0.8, 0.03), bake(0.7, 0.03)],
+    [refOf('A', 0.84, 0.02), refOf('A', 0.84, 0.02), refOf('B', 0.72, 0.02)],
+  ).rows[0];
+  const want = Math.sqrt((3 * 0.03 ** 2 + 4 * 0.02 ** 2 + 0.02 ** 2) / 9);
+  assert.ok(Math.abs((three?.se ?? 0) - want) < 1e-9, `${three?.se} vs ${want}`);
+  assert.throws(() => comparePaired([bake(0.8, 0.03)], []), /1 runs but 0 references/);
+  // The steady state moves between hours (here 5% per hour, as json ratios did on 2026-11-30): paired
+  // with their own hours' references, 3 unbiased bake-offs' 90% intervals cover 0 in about 90% of
+  // checks; against one reference of another hour, far fewer.
+  let paired = 0;
+  let other = 0;
+  const N = 1500;
+  for (let i = 0; i < N; i++) {
+    const hour = () => 0.05 * normal(rand);
+    const hs = [hour(), hour(), hour()];
+    const rs = hs.map((h) => bake(0.8 * Math.exp(h + 0.03 * normal(rand)), 0.03));
+    const own = hs.map((h, k) => refOf(`h${k}`, 0.8 * Math.exp(h + 0.02 * normal(rand)), 0.02));
+    const covers = (c: ReturnType<typeof comparePaired>) => {
+      const ci = c.rows[0]?.ci ?? assert.fail('no interval');
+      return ci[0] < 1 && ci[1] > 1;
+    };
+    if (covers(comparePaired(rs, own))) paired++;
+    if (covers(compareRuns(rs, refOf('h4', 0.8 * Math.exp(hour() + 0.02 * normal(rand)), 0.02)))) other++;
+  }
+  assert.ok(paired / N > 0.87 && paired / N < 0.95, `paired coverage ${paired / N}`);
+  assert.ok(other / N < 0.7, `another hour's reference: coverage ${other / N}`);
 });
 
 test('±10% in the terms the gap prints in: a 90% interval 0.905–1.02 is inside, 0.895–1.02 and 0.95–1.101 are not', () => {

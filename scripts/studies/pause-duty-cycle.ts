@@ -12,8 +12,8 @@
  * `--on` ms running and `--off` ms stopped (SIGSTOP/SIGCONT, wrk kept running; wrk is stopped by
  * SIGINT while the server is stopped, so its count holds only answered requests). Per window:
  * requests (wrk's count), the server's CPU-seconds (`/proc/<pid>/stat` utime + stime), requests
- * per CPU-second, and scavenges per 1,000 requests (the trace's lines, by their ms stamps, which a
- * stopped process's clock keeps counting); per contender the ratio D ÷ C per pair and their
+ * per CPU-second, and per 1,000 requests the scavenges, mark-compacts and their main-thread pause
+ * in ms (the trace's lines, by their ms stamps, which a stopped process's clock keeps counting); per contender the ratio D ÷ C per pair and their
  * geometric mean with a 95% CI.
  *
  * Run: `node scripts/studies/pause-duty-cycle.ts [--pairs 8] [--on 100] [--off 1300] [--cycles 15]
@@ -76,15 +76,27 @@ async function dutyWindow(s: TracedServer, on: number, off: number, cycles: numb
   return requestsOf(out);
 }
 
-/** Scavenges in the trace between two performance.now() times. */
-function scavenges(s: TracedServer, from: number, to: number): number {
-  return fs
-    .readFileSync(s.traceFile, 'utf8')
-    .split('\n')
-    .map((l) => /\s(\d+) ms: Scavenge/.exec(l))
-    .filter((m) => m !== null)
-    .map((m) => Number(m[1]) + s.t0)
-    .filter((t) => t >= from && t < to).length;
+/**
+ * The trace's collections between two performance.now() times: scavenges, mark-compacts (any
+ * "Mark-Compact" line, the memory reducer's included) and their main-thread pause in ms (the first
+ * figure of "a / b ms").
+ */
+function collections(
+  s: TracedServer,
+  from: number,
+  to: number,
+): { scavenges: number; markCompacts: number; ms: number } {
+  const out = { scavenges: 0, markCompacts: 0, ms: 0 };
+  for (const l of fs.readFileSync(s.traceFile, 'utf8').split('\n')) {
+    const m = /\s(\d+) ms: (Scavenge|Mark-Compact)\b.*?, ([\d.]+) \/ [\d.]+ ms/.exec(l);
+    if (!m) continue;
+    const t = Number(m[1]) + s.t0;
+    if (t < from || t >= to) continue;
+    if (m[2] === 'Scavenge') out.scavenges++;
+    else out.markCompacts++;
+    out.ms += Number(m[3]);
+  }
+  return out;
 }
 
 /** The geometric mean of the pairs' ratios with its 95% CI (t on n − 1 df over the log ratios). */
@@ -119,10 +131,10 @@ async function study(
             ? requestsOf(spawnSync('taskset', wrkArgs(s, C_S), { encoding: 'utf8' }).stdout)
             : await dutyWindow(s, o.on, o.off, o.cycles);
         const cpu = cpuS(s) - c0;
-        const sc = scavenges(s, a, performance.now());
+        const gc = collections(s, a, performance.now());
         eff[kind] = n / cpu;
         console.log(
-          `${name} pair ${p} ${kind}: ${n} requests, ${cpu.toFixed(2)} CPU-s, ${Math.round(n / cpu)} requests per CPU-second, ${((sc / n) * 1000).toFixed(2)} scavenges per 1,000 requests`,
+          `${name} pair ${p} ${kind}: ${n} requests, ${cpu.toFixed(2)} CPU-s, ${Math.round(n / cpu)} requests per CPU-second, per 1,000 requests ${((gc.scavenges / n) * 1000).toFixed(2)} scavenges, ${((gc.markCompacts / n) * 1000).toFixed(3)} mark-compacts, ${((gc.ms / n) * 1000).toFixed(2)} ms of GC pause`,
         );
       }
       ratios.push(eff.D / eff.C);

@@ -162,7 +162,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
     (r) =>
       `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}${refs.length > 1 ? ` (${r.record})` : ''}: gap ${pct(Math.exp(r.gap) - 1)}${r.ci ? ` (90% CI ${pct(r.ci[0] - 1)} … ${pct(r.ci[1] - 1)}${r.within ? ', inside ±10%' : ''})` : ' (no interval)'}`,
   );
-  for (const ref of refs) {
+  for (const ref of new Map(refs.map((r) => [r.runId, r])).values()) {
     const left = merged.leftOut[ref.runId];
     if (ref.quiet?.disturbed)
       lines.unshift(

@@ -149,11 +149,13 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
       `--paired: ${o.run.length} run(s) but ${refs.length} reference(s); give one reference per run, in the same order (a reference may repeat)`,
     );
   const merged = mergeReferences(refs);
+  const unique = [...new Map(refs.map((r) => [r.runId, r])).values()];
   const rowsOf = o.run.map((id) => onlyScenarios(bakeoffRatios(g.resultsDir, id), o.scenario, id));
+  const own = new Map(o.paired ? unique.map((r) => [r.runId, mergeReferences([r]).ratios]) : []);
   const check = o.paired
     ? comparePaired(
         rowsOf,
-        refs.map((r) => mergeReferences([r]).ratios),
+        refs.map((r) => own.get(r.runId) ?? []),
         unit,
       )
     : compareRuns(rowsOf, merged.ratios, unit);
@@ -162,7 +164,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
     (r) =>
       `${r.scenario} · ${r.label}: bake-off ${r.bakeoff.toFixed(3)} vs reference ${r.reference.toFixed(3)}${refs.length > 1 ? ` (${r.record})` : ''}: gap ${pct(Math.exp(r.gap) - 1)}${r.ci ? ` (90% CI ${pct(r.ci[0] - 1)} … ${pct(r.ci[1] - 1)}${r.within ? ', inside ±10%' : ''})` : ' (no interval)'}`,
   );
-  for (const ref of new Map(refs.map((r) => [r.runId, r])).values()) {
+  for (const ref of unique) {
     const left = merged.leftOut[ref.runId];
     if (ref.quiet?.disturbed)
       lines.unshift(
@@ -180,7 +182,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
       `paired: each run against its own reference (the mean of ${o.run.length} paired gaps): ${o.run.map((id, k) => `${id} ↔ ${refs[k]?.runId}`).join(', ')}`,
     );
   else for (const p of merged.pools) lines.unshift(`note: ${poolText(p)}`);
-  const id = recordsLabel(o.paired ? [...new Set(refs.map((r) => r.runId))] : merged.ids);
+  const id = recordsLabel(o.paired ? unique.map((r) => r.runId) : merged.ids);
   if (!check.rows.length)
     lines.push(
       `no row of run ${o.run.join(', ')} has a reference ratio in ${merged.ids.length ? id : o.reference.join(', ')}`,

@@ -1,13 +1,16 @@
 /**
- * A contender's server for the GC studies (nursery-after-idle.ts, pause-duty-cycle.ts): one
- * process pinned to CPU 1 (`taskset`), started with `--trace-gc` and extra V8 flags, its stdout
- * (the GC trace) in a temp file; and a wait for GET /ping. Only for contenders whose manifest
- * starts with `node <file>`; anything else throws, since V8 flags cannot be added.
+ * A contender's server for the studies (nursery-after-idle.ts, pause-duty-cycle.ts,
+ * table-backdrop.ts, verify-before-load.ts): one process pinned to CPU 1 (`taskset`), started
+ * with `--trace-gc` and extra V8 flags, its stdout (the GC trace) in a temp file; and a wait for
+ * GET /ping. Only for contenders whose manifest starts with `node <file>`; anything else throws,
+ * since V8 flags cannot be added. Also what those studies share: wrk's command line and count, a
+ * process's CPU-seconds, and the summary of paired ratios.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { tQuantile } from '../../harness/analysis/stats.ts';
 import { CONTENDERS_DIR } from '../../harness/core/paths.ts';
 
 export interface TracedServer {
@@ -57,4 +60,44 @@ export async function ready(s: TracedServer): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${s.name} did not answer GET /ping on port ${s.port} within 10 s`);
+}
+
+/** taskset's arguments for wrk on CPU 0 (1 thread, 100 connections, 10 s timeout) against GET /json on `port` for `seconds`. */
+export const wrkArgs = (port: number, seconds: number): string[] => [
+  '-c',
+  '0',
+  'wrk',
+  '-t1',
+  '-c100',
+  `-d${seconds}s`,
+  '--timeout',
+  '10s',
+  `http://127.0.0.1:${port}/json`,
+];
+
+/** The requests wrk's summary counts ("N requests in"), NaN when absent. */
+export const requestsOf = (out: string): number => Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+
+/** The clock ticks per second of /proc's CPU times. */
+const TICK = 100;
+
+/** The fields after the command of a `/proc/.../stat` file. */
+export const statFields = (file: string): string[] =>
+  fs.readFileSync(file, 'utf8').split(')').pop()?.trim().split(' ') ?? [];
+
+/** CPU-seconds so far of process `pid` (or of thread `pid`'s task file `file`): user and system. */
+export function procCpu(pid: number, file = `/proc/${pid}/stat`): { user: number; sys: number } {
+  const f = statFields(file);
+  return { user: Number(f[11]) / TICK, sys: Number(f[12]) / TICK };
+}
+
+/** The geometric mean of paired ratios with its 95% CI (t on n − 1 df over the log ratios), as text. */
+export function ratioSummary(ratios: number[]): string {
+  const logs = ratios.map(Math.log);
+  const n = logs.length;
+  const mean = logs.reduce((a, b) => a + b, 0) / n;
+  if (n < 2) return `mean ${Math.exp(mean).toFixed(3)}`;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const h = (tQuantile(0.975, n - 1) * sd) / Math.sqrt(n);
+  return `mean ${Math.exp(mean).toFixed(3)} (95% CI ${Math.exp(mean - h).toFixed(3)}–${Math.exp(mean + h).toFixed(3)}, ${n} pairs)`;
 }

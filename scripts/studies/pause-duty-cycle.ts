@@ -20,8 +20,9 @@
  * the core idle; `spin` runs a loop that touches no memory (the core stays busy, its caches stay
  * the server's); `mem` runs a loop over a 64 MiB array at random (the core stays busy and its
  * caches and TLB are the filler's when the server resumes), as the other servers of a table do.
- * With several fillers a pair becomes a block (C and one D per filler, in an order rotated per
- * block) and each D is divided by its block's C. Per window it also prints the server's user and
+ * With several arms (fillers × pauses) a pair becomes a block of C and one D per arm, each D
+ * divided by its block's C; the block's order is rotated per block when there are several
+ * fillers, else reversed every other block. Per window it also prints the server's user and
  * system CPU per 1,000 requests (ms) and its main thread's share of its CPU.
  *
  * Pauses (`--pauses signal,freezer`): how the server is stopped. `signal` sends SIGSTOP/SIGCONT;
@@ -46,7 +47,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The server's CPU so far, s: user, system, and its main thread's user + system (taskset exec'd node, so the pid is node's). */
 function cpu(s: TracedServer): { user: number; sys: number; main: number } {
-  const m = procCpu(s.pid, `/proc/${s.pid}/task/${s.pid}/stat`);
+  const m = procCpu(s.pid, s.pid);
   return { ...procCpu(s.pid), main: m.user + m.sys };
 }
 

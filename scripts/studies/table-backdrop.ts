@@ -22,17 +22,19 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { procCpu, ratioSummary, ready, requestsOf, startTraced, type TracedServer, wrkArgs } from './traced-server.ts';
+import {
+  cpuSeconds,
+  ratioSummary,
+  ready,
+  requestsOf,
+  startTraced,
+  type TracedServer,
+  wrkArgs,
+} from './traced-server.ts';
 
 const WARM_S = 20;
 const C_S = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The server's CPU-seconds so far (user + system). */
-function cpuS(s: TracedServer): number {
-  const c = procCpu(s.pid);
-  return c.user + c.sys;
-}
 
 /** Starts one waiting wrk per backdrop server (they end when killed, or after an hour). */
 async function startDrivers(backdrop: TracedServer[]): Promise<ChildProcess[]> {
@@ -68,9 +70,9 @@ async function study(name: string, port: number, backdrop: TracedServer[], pairs
           await stopDrivers(drivers);
           drivers = [];
         }
-        const c0 = cpuS(s);
+        const c0 = cpuSeconds(s.pid);
         const n = requestsOf(spawnSync('taskset', wrkArgs(s.port, C_S), { encoding: 'utf8' }).stdout);
-        const cpu = cpuS(s) - c0;
+        const cpu = cpuSeconds(s.pid) - c0;
         eff[kind] = n / cpu;
         console.log(
           `${name} pair ${p} ${kind}: ${n} requests, ${cpu.toFixed(2)} CPU-s, ${Math.round(n / cpu)} requests per CPU-second`,

@@ -81,14 +81,17 @@ export const requestsOf = (out: string): number => Number(/(\d+) requests in/.ex
 /** The clock ticks per second of /proc's CPU times. */
 const TICK = 100;
 
-/** The fields after the command of a `/proc/.../stat` file. */
-export const statFields = (file: string): string[] =>
-  fs.readFileSync(file, 'utf8').split(')').pop()?.trim().split(' ') ?? [];
-
-/** CPU-seconds so far of process `pid` (or of thread `pid`'s task file `file`): user and system. */
-export function procCpu(pid: number, file = `/proc/${pid}/stat`): { user: number; sys: number } {
-  const f = statFields(file);
+/** CPU-seconds so far of process `pid` (or of its thread `thread`), user and system, from /proc. */
+export function procCpu(pid: number, thread?: number): { user: number; sys: number } {
+  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const f = fs.readFileSync(file, 'utf8').split(')').pop()?.trim().split(' ') ?? [];
   return { user: Number(f[11]) / TICK, sys: Number(f[12]) / TICK };
+}
+
+/** CPU-seconds so far of process `pid`, user + system. */
+export function cpuSeconds(pid: number): number {
+  const c = procCpu(pid);
+  return c.user + c.sys;
 }
 
 /** The geometric mean of paired ratios with its 95% CI (t on n − 1 df over the log ratios), as text. */

@@ -26,7 +26,7 @@ import { burstCheck } from '../../harness/contract/burst.ts';
 import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../../harness/contract/scenarios.ts';
 import { ContractChecker, verifyScenario } from '../../harness/contract/verify.ts';
 import { SCENARIOS_DIR } from '../../harness/core/paths.ts';
-import { procCpu, ready, requestsOf, startTraced, wrkArgs } from './traced-server.ts';
+import { cpuSeconds, ready, requestsOf, startTraced, wrkArgs } from './traced-server.ts';
 
 const WARM_S = 5;
 const C_S = 4;
@@ -34,10 +34,6 @@ const WINDOWS = 2;
 
 const wrk = (port: number, seconds: number) =>
   spawnSync('taskset', wrkArgs(port, seconds), { encoding: 'utf8' }).stdout;
-const cpuS = (pid: number) => {
-  const c = procCpu(pid);
-  return c.user + c.sys;
-};
 
 /** Mean and variance of the logs. */
 function logStats(xs: number[]): { mean: number; v: number; n: number } {
@@ -74,10 +70,10 @@ async function main(): Promise<void> {
           if (v.level === 'fail' || !b.ok) throw new Error(`${name}: verification failed: ${v.reasons.join('; ')}`);
         }
         wrk(s.port, WARM_S);
-        const c0 = cpuS(s.pid);
+        const c0 = cpuSeconds(s.pid);
         let n = 0;
         for (let w = 0; w < WINDOWS; w++) n += requestsOf(wrk(s.port, C_S));
-        const eff = n / (cpuS(s.pid) - c0);
+        const eff = n / (cpuSeconds(s.pid) - c0);
         figs[kind].push(eff);
         console.log(`${name} process ${i + 1} ${kind}: ${Math.round(eff)} requests per CPU-second`);
       } finally {

@@ -38,7 +38,16 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { procCpu, ratioSummary, ready, requestsOf, startTraced, type TracedServer, wrkArgs } from './traced-server.ts';
+import {
+  collections,
+  procCpu,
+  ratioSummary,
+  ready,
+  requestsOf,
+  startTraced,
+  type TracedServer,
+  wrkArgs,
+} from './traced-server.ts';
 
 const WARM_S = 20;
 const C_S = 4;
@@ -126,29 +135,6 @@ async function dutyWindow(
   stop(false);
   await sleep(200);
   return requestsOf(out);
-}
-
-/**
- * The trace's collections between two performance.now() times: scavenges, mark-compacts (any
- * "Mark-Compact" line, the memory reducer's included) and their main-thread pause in ms (the first
- * figure of "a / b ms").
- */
-function collections(
-  s: TracedServer,
-  from: number,
-  to: number,
-): { scavenges: number; markCompacts: number; ms: number } {
-  const out = { scavenges: 0, markCompacts: 0, ms: 0 };
-  for (const l of fs.readFileSync(s.traceFile, 'utf8').split('\n')) {
-    const m = /\s(\d+) ms: (Scavenge|Mark-Compact)\b.*?, ([\d.]+) \/ [\d.]+ ms/.exec(l);
-    if (!m) continue;
-    const t = Number(m[1]) + s.t0;
-    if (t < from || t >= to) continue;
-    if (m[2] === 'Scavenge') out.scavenges++;
-    else out.markCompacts++;
-    out.ms += Number(m[3]);
-  }
-  return out;
 }
 
 async function study(

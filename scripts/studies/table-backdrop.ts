@@ -20,7 +20,6 @@
  * GET /ping within 10 s, or on a contender whose manifest does not start with `node <file>`.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   cpuSeconds,
@@ -28,6 +27,7 @@ import {
   ready,
   requestsOf,
   startTraced,
+  stopTraced,
   type TracedServer,
   wrkArgs,
 } from './traced-server.ts';
@@ -85,8 +85,7 @@ async function study(name: string, port: number, backdrop: TracedServer[], pairs
     );
   } finally {
     await stopDrivers(drivers);
-    s.child.kill();
-    fs.rmSync(s.traceFile, { force: true });
+    stopTraced(s);
   }
 }
 
@@ -105,11 +104,7 @@ async function main(): Promise<void> {
     }
     for (const [i, name] of positionals.entries()) await study(name, 41_100 + i, backdrop, Number(values.pairs));
   } finally {
-    for (const b of backdrop) {
-      b.child.kill('SIGCONT');
-      b.child.kill();
-      fs.rmSync(b.traceFile, { force: true });
-    }
+    for (const b of backdrop) stopTraced(b);
   }
 }
 

@@ -1,10 +1,11 @@
 /**
  * A contender's server for the studies (nursery-after-idle.ts, pause-duty-cycle.ts,
- * table-backdrop.ts, verify-before-load.ts): one process pinned to CPU 1 (`taskset`), started
- * with `--trace-gc` and extra V8 flags, its stdout (the GC trace) in a temp file; and a wait for
- * GET /ping. Only for contenders whose manifest starts with `node <file>`; anything else throws,
- * since V8 flags cannot be added. Also what those studies share: wrk's command line and count, a
- * process's CPU-seconds, and the summary of paired ratios.
+ * table-backdrop.ts, verify-before-load.ts, window-length.ts, round-replica.ts): one process
+ * pinned to CPU 1 (`taskset`), started with `--trace-gc` and extra V8 flags, its stdout (the GC
+ * trace) in a temp file; and a wait for GET /ping. Only for contenders whose manifest starts with
+ * `node <file>`; anything else throws, since V8 flags cannot be added. Also what those studies
+ * share: wrk's command line and count, a process's CPU-seconds, the collections in its GC trace,
+ * and the summary of paired ratios.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,6 +50,13 @@ export function startTraced(study: string, name: string, port: number, flags: st
   fs.closeSync(out);
   if (child.pid === undefined) throw new Error(`${name}: taskset did not start`);
   return { name, port, child, pid: child.pid, t0, traceFile };
+}
+
+/** Stops `s` (resumed first, in case it was stopped by SIGSTOP) and deletes its trace file. */
+export function stopTraced(s: TracedServer): void {
+  s.child.kill('SIGCONT');
+  s.child.kill();
+  fs.rmSync(s.traceFile, { force: true });
 }
 
 /** Resolves once GET /ping answers 2xx; throws after 10 s. */
@@ -103,4 +111,27 @@ export function ratioSummary(ratios: number[]): string {
   const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
   const h = (tQuantile(0.975, n - 1) * sd) / Math.sqrt(n);
   return `mean ${Math.exp(mean).toFixed(3)} (95% CI ${Math.exp(mean - h).toFixed(3)}–${Math.exp(mean + h).toFixed(3)}, ${n} pairs)`;
+}
+
+/**
+ * The trace's collections between two performance.now() times: scavenges, mark-compacts (any
+ * "Mark-Compact" line, the memory reducer's included) and their main-thread pause in ms (the first
+ * figure of "a / b ms").
+ */
+export function collections(
+  s: TracedServer,
+  from: number,
+  to: number,
+): { scavenges: number; markCompacts: number; ms: number } {
+  const out = { scavenges: 0, markCompacts: 0, ms: 0 };
+  for (const l of fs.readFileSync(s.traceFile, 'utf8').split('\n')) {
+    const m = /\s(\d+) ms: (Scavenge|Mark-Compact)\b.*?, ([\d.]+) \/ [\d.]+ ms/.exec(l);
+    if (!m) continue;
+    const t = Number(m[1]) + s.t0;
+    if (t < from || t >= to) continue;
+    if (m[2] === 'Scavenge') out.scavenges++;
+    else out.markCompacts++;
+    out.ms += Number(m[3]);
+  }
+  return out;
 }

@@ -20,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ready, startTraced, type TracedServer } from './traced-server.ts';
+import { ready, startTraced, stopTraced, type TracedServer } from './traced-server.ts';
 
 const WARM_S = 20;
 const WINDOW_S = 5;
@@ -81,10 +81,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const s of servers) {
-      s.child.kill();
-      fs.rmSync(s.traceFile, { force: true });
-    }
+    for (const s of servers) stopTraced(s);
   }
 }
 

@@ -34,6 +34,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { type ConnectionProfile, DEFAULT_PROFILE, getProfile } from '../../harness/core/profiles.ts';
 import { DRAIN_MS, sliceOrder } from '../../harness/scheduler/interleave.ts';
 import {
   collections,
@@ -44,12 +45,14 @@ import {
   startTraced,
   stopTraced,
   type TracedServer,
+  WRK_CONNECTIONS,
   wrkArgs,
 } from './traced-server.ts';
 
 const ROUNDS = 3;
-const SLICE_MS = 100;
-const IN_FLIGHT = 100;
+/** The default profile's slice, ms. */
+const SLICE_MS = (getProfile(DEFAULT_PROFILE) as ConnectionProfile).interleave?.sliceMs ?? 0;
+if (!(SLICE_MS > 0)) throw new Error('the default profile has no interleaved slices');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs wrk (`wrkArgs`) against `port` for `seconds`; resolves with its request count when it exits. */
@@ -88,7 +91,7 @@ async function round(servers: TracedServer[], seed: number): Promise<Map<TracedS
   }
   const counts = await Promise.all(drivers.map((d) => d.done));
   await sleep(DRAIN_MS);
-  return new Map(servers.map((s, i) => [s, (counts[i] ?? Number.NaN) + IN_FLIGHT]));
+  return new Map(servers.map((s, i) => [s, (counts[i] ?? Number.NaN) + WRK_CONNECTIONS]));
 }
 
 /** A target's figures in one arm: requests per CPU-second, and per 1,000 requests its user and system CPU, its collections and their pause (ms). */
@@ -140,7 +143,7 @@ async function continuousArm(targets: TracedServer[], longS: number): Promise<Ar
     let req = 0;
     for (let r = 0; r < (longS > 0 ? 1 : ROUNDS); r++) {
       const s = longS > 0 ? longS : 1;
-      req += requestsOf(spawnSync('taskset', wrkArgs(t.port, s), { encoding: 'utf8' }).stdout) + IN_FLIGHT;
+      req += requestsOf(spawnSync('taskset', wrkArgs(t.port, s), { encoding: 'utf8' }).stdout) + WRK_CONNECTIONS;
       await sleep(DRAIN_MS);
     }
     out.push(figures(t, m0, req));

@@ -70,13 +70,16 @@ export async function ready(s: TracedServer): Promise<void> {
   throw new Error(`${s.name} did not answer GET /ping on port ${s.port} within 10 s`);
 }
 
-/** taskset's arguments for wrk on CPU 0 (1 thread, 100 connections, 10 s timeout) against GET /json on `port` for `seconds`. */
+/** The connections of every study's wrk: also the requests in flight when it ends. */
+export const WRK_CONNECTIONS = 100;
+
+/** taskset's arguments for wrk on CPU 0 (1 thread, `WRK_CONNECTIONS` connections, 10 s timeout) against GET /json on `port` for `seconds`. */
 export const wrkArgs = (port: number, seconds: number): string[] => [
   '-c',
   '0',
   'wrk',
   '-t1',
-  '-c100',
+  `-c${WRK_CONNECTIONS}`,
   `-d${seconds}s`,
   '--timeout',
   '10s',

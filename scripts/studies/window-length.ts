@@ -23,11 +23,19 @@
  */
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, ratioSummary, ready, requestsOf, startTraced, stopTraced, wrkArgs } from './traced-server.ts';
+import {
+  cpuSeconds,
+  ratioSummary,
+  ready,
+  requestsOf,
+  startTraced,
+  stopTraced,
+  WRK_CONNECTIONS,
+  wrkArgs,
+} from './traced-server.ts';
 
 const WARM_S = 20;
 const GAP_MS = 300;
-const IN_FLIGHT = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One arm: `windows` wrk runs of `seconds` each; requests (with those in flight) and CPU while loaded and in the gaps. */
@@ -41,7 +49,7 @@ async function arm(pid: number, port: number, windows: number, seconds: number) 
     const c1 = cpuSeconds(pid);
     await sleep(GAP_MS);
     const c2 = cpuSeconds(pid);
-    requests += requestsOf(out) + IN_FLIGHT;
+    requests += requestsOf(out) + WRK_CONNECTIONS;
     loaded += c1 - c0;
     gaps += c2 - c1;
   }

@@ -5,7 +5,8 @@
  * none did; this study runs them together, with the round's start (every driver connecting at
  * once) and end (every server resumed at once, then a drain) as scheduler/interleave.ts has them.
  *
- * Design: the contenders named (the targets) and `--fillers` node-http processes, 14 servers by
+ * Design: the contenders named (the targets) and `--fillers` filler processes (node-http, or the
+ * comma-separated `--filler-contenders` in turn, e.g. the json table's own stacks), 14 servers by
  * default, all on CPU 1 (`taskset`), each warmed `--warm` s alone by wrk (1 thread, 100
  * connections, CPU 0, GET /json). Then `--pairs` pairs, in the order RC, CR, RC … (a linear drift
  * cancels over two pairs):
@@ -26,7 +27,8 @@
  * pause (ms, from the `--trace-gc` lines; in R a stop that lands inside a collection adds its
  * length to the pause, so R's GC ms are not CPU). Writes nothing under results/.
  *
- * Run: `taskset -c 0 node scripts/studies/round-replica.ts [--pairs 8] [--fillers 11] [--warm 10]
+ * Run: `taskset -c 0 node scripts/studies/round-replica.ts [--pairs 8] [--fillers 11]
+ * [--filler-contenders express,fastify,loopback4] [--warm 10]
  * [--continuous 10] [--flags '--min-semi-space-size=16 --max-semi-space-size=16']
  * node-http hono nestjs-fastify-undici` (the first target is the baseline; needs wrk and built
  * contenders). Throws on a server that does not answer GET /ping within 10 s, or on a contender
@@ -162,6 +164,7 @@ async function main(): Promise<void> {
     options: {
       pairs: { type: 'string', default: '8' },
       fillers: { type: 'string', default: '11' },
+      'filler-contenders': { type: 'string', default: 'node-http' },
       warm: { type: 'string', default: '10' },
       flags: { type: 'string', default: '' },
       continuous: { type: 'string', default: '0' },
@@ -173,8 +176,9 @@ async function main(): Promise<void> {
   try {
     const flags = values.flags.split(' ').filter(Boolean);
     for (const [i, name] of positionals.entries()) servers.push(startTraced('round-replica', name, 41_100 + i, flags));
+    const fillerNames = values['filler-contenders'].split(',').filter(Boolean);
     for (let i = 0; i < Number(values.fillers); i++)
-      servers.push(startTraced('round-replica', 'node-http', 41_200 + i, flags));
+      servers.push(startTraced('round-replica', fillerNames[i % fillerNames.length] ?? 'node-http', 41_200 + i, flags));
     for (const s of servers) await ready(s);
     for (const s of servers) spawnSync('taskset', wrkArgs(s.port, Number(values.warm)));
     const targets = servers.slice(0, positionals.length);

@@ -22,32 +22,26 @@
  * and built contenders). Throws on a server that does not answer GET /ping within 10 s, or on a
  * contender whose manifest does not start with `node <file>`.
  */
-import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import {
   cpuSeconds,
   ratioSummary,
   ready,
-  requestsOf,
+  runWrk,
   startTraced,
   stopTraced,
   type TracedServer,
   WRK_CONNECTIONS,
-  wrkArgs,
 } from './traced-server.ts';
 
 const PRELOAD_S = 2;
 
-/** Runs wrk against `port` for `seconds` and returns its request count. */
-const wrk = (port: number, seconds: number): number =>
-  requestsOf(spawnSync('taskset', wrkArgs(port, seconds), { encoding: 'utf8' }).stdout ?? '');
-
 /** One measured window of `t`: PRELOAD_S s of load, then `seconds` s; requests per CPU-second. */
 function window(t: TracedServer, seconds: number): number {
-  wrk(t.port, PRELOAD_S);
+  runWrk(t.port, PRELOAD_S);
   const c0 = cpuSeconds(t.pid);
-  const requests = wrk(t.port, seconds) + WRK_CONNECTIONS;
+  const requests = runWrk(t.port, seconds) + WRK_CONNECTIONS;
   return requests / (cpuSeconds(t.pid) - c0);
 }
 
@@ -56,7 +50,7 @@ async function startCompanions(names: string[]): Promise<TracedServer[]> {
   const out = names.map((n, i) => startTraced('lone-process', n, 41_310 + i, []));
   try {
     for (const s of out) await ready(s);
-    for (const s of out) wrk(s.port, 2);
+    for (const s of out) runWrk(s.port, 2);
   } catch (e) {
     await stopAll(out);
     throw e;
@@ -89,7 +83,7 @@ async function main(): Promise<void> {
     const ratios: number[] = [];
     try {
       await ready(t);
-      wrk(t.port, Number(values.warm));
+      runWrk(t.port, Number(values.warm));
       for (let p = 1; p <= Number(values.pairs); p++) {
         const fig: Record<'L' | 'K', number> = { L: Number.NaN, K: Number.NaN };
         for (const arm of p % 2 ? (['L', 'K'] as const) : (['K', 'L'] as const)) {

@@ -34,7 +34,7 @@
  * [--fillers none] [--pauses signal] [--flags=--no-memory-reducer] node-http hono nestjs-fastify-undici` (needs wrk and built
  * contenders; a contender whose manifest does not start with `node <file>` is refused). Throws on a server that does not answer GET /ping within 10 s.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -44,6 +44,7 @@ import {
   ratioSummary,
   ready,
   requestsOf,
+  runWrk,
   startTraced,
   type TracedServer,
   wrkArgs,
@@ -149,7 +150,7 @@ async function study(
   for (const f of fillers.values()) f?.kill('SIGSTOP');
   try {
     await ready(s);
-    spawnSync('taskset', wrkArgs(s.port, WARM_S));
+    runWrk(s.port, WARM_S);
     const ds = o.pauses.flatMap((pause) => o.fillers.map((filler) => ({ pause, filler, key: `${pause}, ${filler}` })));
     const ratios = new Map(ds.map((d) => [d.key, [] as number[]]));
     const kinds = ['C', ...ds.map((d) => d.key)];
@@ -172,7 +173,7 @@ async function study(
               fillers.get(d.filler) ?? null,
               d.pause === 'freezer' ? cgroup : null,
             )
-          : requestsOf(spawnSync('taskset', wrkArgs(s.port, C_S), { encoding: 'utf8' }).stdout);
+          : runWrk(s.port, C_S);
         const c1 = cpu(s);
         const g = cgroup ? ` (cgroup ${(cgroupCpuS(cgroup) - g0).toFixed(3)} CPU-s)` : '';
         const user = c1.user - c0.user;

@@ -34,7 +34,7 @@
  * contenders). Throws on a server that does not answer GET /ping within 10 s, or on a contender
  * whose manifest does not start with `node <file>`.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { type ConnectionProfile, DEFAULT_PROFILE, getProfile } from '../../harness/core/profiles.ts';
 import { DRAIN_MS, sliceOrder } from '../../harness/scheduler/interleave.ts';
@@ -44,6 +44,7 @@ import {
   ratioSummary,
   ready,
   requestsOf,
+  runWrk,
   startTraced,
   stopTraced,
   type TracedServer,
@@ -145,7 +146,7 @@ async function continuousArm(targets: TracedServer[], longS: number): Promise<Ar
     let req = 0;
     for (let r = 0; r < (longS > 0 ? 1 : ROUNDS); r++) {
       const s = longS > 0 ? longS : 1;
-      req += requestsOf(spawnSync('taskset', wrkArgs(t.port, s), { encoding: 'utf8' }).stdout) + WRK_CONNECTIONS;
+      req += runWrk(t.port, s) + WRK_CONNECTIONS;
       await sleep(DRAIN_MS);
     }
     out.push(figures(t, m0, req));
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < Number(values.fillers); i++)
       servers.push(startTraced('round-replica', fillerNames[i % fillerNames.length] ?? 'node-http', 41_200 + i, flags));
     for (const s of servers) await ready(s);
-    for (const s of servers) spawnSync('taskset', wrkArgs(s.port, Number(values.warm)));
+    for (const s of servers) runWrk(s.port, Number(values.warm));
     const targets = servers.slice(0, positionals.length);
     const quotients = targets.map(() => [] as number[]);
     for (let p = 1; p <= Number(values.pairs); p++) {

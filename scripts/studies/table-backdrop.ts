@@ -19,13 +19,13 @@
  * nestjs-fastify-undici` (needs wrk and built contenders). Throws on a server that does not answer
  * GET /ping within 10 s, or on a contender whose manifest does not start with `node <file>`.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import {
   cpuSeconds,
   ratioSummary,
   ready,
-  requestsOf,
+  runWrk,
   startTraced,
   stopTraced,
   type TracedServer,
@@ -60,7 +60,7 @@ async function study(name: string, port: number, backdrop: TracedServer[], pairs
   let drivers: ChildProcess[] = [];
   try {
     await ready(s);
-    spawnSync('taskset', wrkArgs(s.port, WARM_S));
+    runWrk(s.port, WARM_S);
     const ratios: number[] = [];
     for (let p = 1; p <= pairs; p++) {
       const eff = { A: Number.NaN, B: Number.NaN };
@@ -71,7 +71,7 @@ async function study(name: string, port: number, backdrop: TracedServer[], pairs
           drivers = [];
         }
         const c0 = cpuSeconds(s.pid);
-        const n = requestsOf(spawnSync('taskset', wrkArgs(s.port, C_S), { encoding: 'utf8' }).stdout);
+        const n = runWrk(s.port, C_S);
         const cpu = cpuSeconds(s.pid) - c0;
         eff[kind] = n / cpu;
         console.log(

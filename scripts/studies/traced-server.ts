@@ -7,7 +7,7 @@
  * share: wrk's command line and count, a process's CPU-seconds, the collections in its GC trace,
  * and the summary of paired ratios.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,6 +88,10 @@ export const wrkArgs = (port: number, seconds: number): string[] => [
 
 /** The requests wrk's summary counts ("N requests in"), NaN when absent. */
 export const requestsOf = (out: string): number => Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+
+/** Runs wrk (`wrkArgs`) against `port` for `seconds`, waits for it, and returns the requests it counted (NaN when its summary lacks them). */
+export const runWrk = (port: number, seconds: number): number =>
+  requestsOf(spawnSync('taskset', wrkArgs(port, seconds), { encoding: 'utf8' }).stdout ?? '');
 
 /** The clock ticks per second of /proc's CPU times. */
 const TICK = 100;

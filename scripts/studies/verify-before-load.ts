@@ -18,7 +18,6 @@
  * nestjs-fastify-undici` (needs wrk and built contenders). Throws on fewer than 4 processes, on a failed verification, on a
  * server that does not answer GET /ping within 10 s, or on a manifest not of the form `node <file>`.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { tQuantile } from '../../harness/analysis/stats.ts';
@@ -26,14 +25,11 @@ import { burstCheck } from '../../harness/contract/burst.ts';
 import { buildRequest, loadParams, loadScenarios, loadSharedSchemas } from '../../harness/contract/scenarios.ts';
 import { ContractChecker, verifyScenario } from '../../harness/contract/verify.ts';
 import { SCENARIOS_DIR } from '../../harness/core/paths.ts';
-import { cpuSeconds, ready, requestsOf, startTraced, wrkArgs } from './traced-server.ts';
+import { cpuSeconds, ready, runWrk, startTraced } from './traced-server.ts';
 
 const WARM_S = 5;
 const C_S = 4;
 const WINDOWS = 2;
-
-const wrk = (port: number, seconds: number) =>
-  spawnSync('taskset', wrkArgs(port, seconds), { encoding: 'utf8' }).stdout;
 
 /** Mean and variance of the logs. */
 function logStats(xs: number[]): { mean: number; v: number; n: number } {
@@ -69,10 +65,10 @@ async function main(): Promise<void> {
           const b = await burstCheck({ baseUrl, scenario, checker, request, params, connections: 100 });
           if (v.level === 'fail' || !b.ok) throw new Error(`${name}: verification failed: ${v.reasons.join('; ')}`);
         }
-        wrk(s.port, WARM_S);
+        runWrk(s.port, WARM_S);
         const c0 = cpuSeconds(s.pid);
         let n = 0;
-        for (let w = 0; w < WINDOWS; w++) n += requestsOf(wrk(s.port, C_S));
+        for (let w = 0; w < WINDOWS; w++) n += runWrk(s.port, C_S);
         const eff = n / (cpuSeconds(s.pid) - c0);
         figs[kind].push(eff);
         console.log(`${name} process ${i + 1} ${kind}: ${Math.round(eff)} requests per CPU-second`);

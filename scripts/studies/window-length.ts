@@ -21,18 +21,8 @@
  * nestjs-fastify-undici` (needs wrk and built contenders). Throws on a server that does not answer
  * GET /ping within 10 s, or on a contender whose manifest does not start with `node <file>`.
  */
-import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import {
-  cpuSeconds,
-  ratioSummary,
-  ready,
-  requestsOf,
-  startTraced,
-  stopTraced,
-  WRK_CONNECTIONS,
-  wrkArgs,
-} from './traced-server.ts';
+import { cpuSeconds, ratioSummary, ready, runWrk, startTraced, stopTraced, WRK_CONNECTIONS } from './traced-server.ts';
 
 const WARM_S = 20;
 const GAP_MS = 300;
@@ -45,11 +35,11 @@ async function arm(pid: number, port: number, windows: number, seconds: number) 
   let gaps = 0;
   for (let w = 0; w < windows; w++) {
     const c0 = cpuSeconds(pid);
-    const out = spawnSync('taskset', wrkArgs(port, seconds), { encoding: 'utf8' }).stdout;
+    const n = runWrk(port, seconds);
     const c1 = cpuSeconds(pid);
     await sleep(GAP_MS);
     const c2 = cpuSeconds(pid);
-    requests += requestsOf(out) + WRK_CONNECTIONS;
+    requests += n + WRK_CONNECTIONS;
     loaded += c1 - c0;
     gaps += c2 - c1;
   }
@@ -60,7 +50,7 @@ async function study(name: string, port: number, pairs: number, short: number): 
   const s = startTraced('window-length', name, port, []);
   try {
     await ready(s);
-    spawnSync('taskset', wrkArgs(s.port, WARM_S));
+    runWrk(s.port, WARM_S);
     const ratios: number[] = [];
     const gapMs = { S: 0, L: 0 };
     for (let p = 1; p <= pairs; p++) {

@@ -11,12 +11,15 @@
  * connections, CPU 0, GET /json). Then `--pairs` pairs, in the order RC, CR, RC … (a linear drift
  * cancels over two pairs):
  * - R: `ROUNDS` rounds. A round starts one wrk per server for `servers` × 1 s (wrk's -d), keeps
- *   every server but one stopped (SIGSTOP) and runs them in 100 ms slices in the harness's own
- *   seeded order (scheduler/interleave.ts `sliceOrder`) until the window ends or a wrk exits, then
- *   resumes every server at once, waits for every wrk and `DRAIN_MS` more.
+ *   every server but one stopped (SIGSTOP; with `--pause freeze`, its own cgroup v2 frozen through
+ *   `cgroup.freeze`, as the harness pauses a server where the unified tree is mounted) and runs
+ *   them in 100 ms slices in the harness's own seeded order (scheduler/interleave.ts
+ *   `sliceOrder`) until the window ends or a wrk exits, then resumes every server at once, waits
+ *   for every wrk and `DRAIN_MS` more.
  * - C: for each target in turn, `ROUNDS` continuous 1 s windows (a fresh wrk each, the other
  *   servers idle), each followed by `DRAIN_MS`; with `--continuous S`, one window of S seconds
- *   instead (the solo reference's windows are 10 s).
+ *   instead (the solo reference's windows are 10 s). With `--against sigstop` (and `--pause
+ *   freeze`), C is R again with the servers paused by SIGSTOP: the figure is then freeze ÷ SIGSTOP.
  * A target's requests per CPU-second in an arm is (wrk's count + the 100 requests in flight at
  * each wrk's end, credited as the harness does) ÷ its CPU-seconds over the arm (`/proc/<pid>/stat`,
  * read before the first window and after the last drain). Per pair it prints each target's ratio to
@@ -29,12 +32,15 @@
  *
  * Run: `taskset -c 0 node scripts/studies/round-replica.ts [--pairs 8] [--fillers 11]
  * [--filler-contenders express,fastify,loopback4] [--warm 10]
- * [--continuous 10] [--flags '--min-semi-space-size=16 --max-semi-space-size=16']
+ * [--continuous 10] [--pause sigstop|freeze] [--flags '--min-semi-space-size=16 --max-semi-space-size=16']
  * node-http hono nestjs-fastify-undici` (the first target is the baseline; needs wrk and built
- * contenders). Throws on a server that does not answer GET /ping within 10 s, or on a contender
- * whose manifest does not start with `node <file>`.
+ * contenders; `--pause freeze` needs root and a mounted cgroup v2 tree). Throws on a server that
+ * does not answer GET /ping within 10 s, on a contender whose manifest does not start with
+ * `node <file>`, or (freeze) on a cgroup it cannot create or join.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ConnectionProfile, DEFAULT_PROFILE, getProfile } from '../../harness/core/profiles.ts';
 import { DRAIN_MS, sliceOrder } from '../../harness/scheduler/interleave.ts';
@@ -58,6 +64,54 @@ const SLICE_MS = (getProfile(DEFAULT_PROFILE) as ConnectionProfile).interleave?.
 if (!(SLICE_MS > 0)) throw new Error('the default profile has no interleaved slices');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Pauses (`true`) or resumes (`false`) a server. */
+type Pauser = (s: TracedServer, on: boolean) => void;
+
+const bySignal: Pauser = (s, on) => process.kill(s.pid, on ? 'SIGSTOP' : 'SIGCONT');
+
+/** The mount point of the cgroup v2 tree (/proc/self/mountinfo), or null. */
+function unifiedMount(): string | null {
+  const line = fs
+    .readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .find((l) => l.split(' - ')[1]?.startsWith('cgroup2 '));
+  return line?.split(' ')[4] ?? null;
+}
+
+/**
+ * Moves each server into its own cgroup v2 folder under one study folder and returns a `Pauser`
+ * that freezes (`cgroup.freeze` 1) and thaws it, and a `cleanup` that thaws every folder and removes
+ * those left empty. Throws when no cgroup v2 tree is mounted or a folder cannot be made or joined.
+ */
+function freezer(servers: TracedServer[]): { pause: Pauser; cleanup: () => void } {
+  const root = unifiedMount();
+  if (!root) throw new Error('--pause freeze needs a mounted cgroup v2 tree; none is in /proc/self/mountinfo');
+  const base = path.join(root, `round-replica-${process.pid}`);
+  fs.mkdirSync(base);
+  const dirs = new Map<TracedServer, string>();
+  for (const [i, s] of servers.entries()) {
+    const dir = path.join(base, `s${i}`);
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(s.pid));
+    dirs.set(s, dir);
+  }
+  const pause: Pauser = (s, on) => fs.writeFileSync(path.join(dirs.get(s) ?? '', 'cgroup.freeze'), on ? '1' : '0');
+  const cleanup = () => {
+    for (const dir of dirs.values()) {
+      try {
+        fs.writeFileSync(path.join(dir, 'cgroup.freeze'), '0');
+      } catch {}
+    }
+    setTimeout(() => {
+      for (const dir of [...dirs.values(), base])
+        try {
+          fs.rmdirSync(dir);
+        } catch {}
+    }, 1000);
+  };
+  return { pause, cleanup };
+}
+
 /** Runs wrk (`wrkArgs`) against `port` for `seconds`; resolves with its request count when it exits. */
 function wrkAsync(port: number, seconds: number): { done: Promise<number>; child: ChildProcess } {
   const child = spawn('taskset', wrkArgs(port, seconds), { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -70,11 +124,11 @@ function wrkAsync(port: number, seconds: number): { done: Promise<number>; child
 }
 
 /** One round of every server (see the module's doc); returns each server's requests, with those in flight. */
-async function round(servers: TracedServer[], seed: number): Promise<Map<TracedServer, number>> {
+async function round(servers: TracedServer[], seed: number, pause: Pauser): Promise<Map<TracedServer, number>> {
   const windowS = servers.length;
   const order = sliceOrder(servers, Math.ceil((windowS * 1000) / SLICE_MS), seed);
   let active = order[0];
-  for (const s of servers) if (s !== active) process.kill(s.pid, 'SIGSTOP');
+  for (const s of servers) if (s !== active) pause(s, true);
   const drivers = servers.map((s) => wrkAsync(s.port, windowS));
   let ended = false;
   for (const d of drivers) void d.done.then(() => (ended = true));
@@ -83,14 +137,14 @@ async function round(servers: TracedServer[], seed: number): Promise<Map<TracedS
     for (const [i, s] of order.entries()) {
       if (ended || performance.now() >= endAt) break;
       if (i > 0 && s !== active) {
-        if (active) process.kill(active.pid, 'SIGSTOP');
-        process.kill(s.pid, 'SIGCONT');
+        if (active) pause(active, true);
+        pause(s, false);
         active = s;
       }
       await sleep(Math.max(0, Math.min(SLICE_MS, endAt - performance.now())));
     }
   } finally {
-    for (const s of servers) process.kill(s.pid, 'SIGCONT');
+    for (const s of servers) pause(s, false);
   }
   const counts = await Promise.all(drivers.map((d) => d.done));
   await sleep(DRAIN_MS);
@@ -128,11 +182,16 @@ function figures(t: TracedServer, m: ReturnType<typeof mark>, requests: number):
 }
 
 /** Each target's figures over `ROUNDS` rounds of all servers. */
-async function roundArm(servers: TracedServer[], targets: TracedServer[], seed: number): Promise<ArmFigures[]> {
+async function roundArm(
+  servers: TracedServer[],
+  targets: TracedServer[],
+  seed: number,
+  pause: Pauser,
+): Promise<ArmFigures[]> {
   const m0 = targets.map(mark);
   const req = targets.map(() => 0);
   for (let r = 0; r < ROUNDS; r++) {
-    const got = await round(servers, seed + r);
+    const got = await round(servers, seed + r, pause);
     for (const [i, t] of targets.entries()) req[i] = (req[i] ?? 0) + (got.get(t) ?? Number.NaN);
   }
   return targets.map((t, i) => figures(t, m0[i] ?? mark(t), req[i] ?? 0));
@@ -169,11 +228,18 @@ async function main(): Promise<void> {
       warm: { type: 'string', default: '10' },
       flags: { type: 'string', default: '' },
       continuous: { type: 'string', default: '0' },
+      pause: { type: 'string', default: 'sigstop' },
+      against: { type: 'string', default: 'continuous' },
     },
     allowPositionals: true,
   });
   if (positionals.length < 2) throw new Error('name at least two contenders: the baseline first');
+  if (values.pause !== 'sigstop' && values.pause !== 'freeze')
+    throw new Error(`--pause is sigstop or freeze, not ${values.pause}`);
+  if (values.against !== 'continuous' && !(values.against === 'sigstop' && values.pause === 'freeze'))
+    throw new Error(`--against is continuous, or sigstop with --pause freeze; not ${values.against}`);
   const servers: TracedServer[] = [];
+  let cleanup = () => {};
   try {
     const flags = values.flags.split(' ').filter(Boolean);
     for (const [i, name] of positionals.entries()) servers.push(startTraced('round-replica', name, 41_100 + i, flags));
@@ -182,15 +248,20 @@ async function main(): Promise<void> {
       servers.push(startTraced('round-replica', fillerNames[i % fillerNames.length] ?? 'node-http', 41_200 + i, flags));
     for (const s of servers) await ready(s);
     for (const s of servers) runWrk(s.port, Number(values.warm));
+    let pause = bySignal;
+    if (values.pause === 'freeze') ({ pause, cleanup } = freezer(servers));
     const targets = servers.slice(0, positionals.length);
+    const armNames = `R rounds paused by ${values.pause}, C ${values.against === 'sigstop' ? 'rounds paused by sigstop' : 'continuous windows'}`;
     const quotients = targets.map(() => [] as number[]);
     for (let p = 1; p <= Number(values.pairs); p++) {
       const arms: Record<'R' | 'C', ArmFigures[]> = { R: [], C: [] };
       for (const kind of p % 2 ? (['R', 'C'] as const) : (['C', 'R'] as const))
         arms[kind] =
           kind === 'R'
-            ? await roundArm(servers, targets, 1000 * p)
-            : await continuousArm(targets, Number(values.continuous));
+            ? await roundArm(servers, targets, 1000 * p, pause)
+            : values.against === 'sigstop'
+              ? await roundArm(servers, targets, 1000 * p, bySignal)
+              : await continuousArm(targets, Number(values.continuous));
       const eff = (k: 'R' | 'C', i: number) => arms[k][i]?.eff ?? Number.NaN;
       const line = targets.map((t, i) => {
         const rr = eff('R', i) / eff('R', 0);
@@ -198,14 +269,14 @@ async function main(): Promise<void> {
         quotients[i]?.push(rr / rc);
         return `${t.name} ${Math.round(eff('R', i))}/${Math.round(eff('C', i))} (ratio R ${rr.toFixed(3)}, C ${rc.toFixed(3)})`;
       });
-      console.log(`pair ${p}: requests per CPU-second, round/continuous: ${line.join('; ')}`);
+      console.log(`pair ${p}: requests per CPU-second, R/C (${armNames}): ${line.join('; ')}`);
       for (const [i, t] of targets.entries())
         console.log(`  ${t.name} per 1,000 requests: R ${diag(arms.R[i])}; C ${diag(arms.C[i])}`);
     }
     for (const [i, t] of targets.entries())
-      if (i > 0)
-        console.log(`${t.name}: ratio in rounds ÷ ratio in continuous windows: ${ratioSummary(quotients[i] ?? [])}`);
+      if (i > 0) console.log(`${t.name}: ratio in R ÷ ratio in C (${armNames}): ${ratioSummary(quotients[i] ?? [])}`);
   } finally {
+    cleanup();
     for (const s of servers) stopTraced(s);
   }
 }

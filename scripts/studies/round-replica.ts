@@ -43,6 +43,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ConnectionProfile, DEFAULT_PROFILE, getProfile } from '../../harness/core/profiles.ts';
+import { cgroupParent, removeCgroupDir, writeKnob } from '../../harness/lifecycle/cgroups.ts';
 import { DRAIN_MS, sliceOrder } from '../../harness/scheduler/interleave.ts';
 import {
   collections,
@@ -69,23 +70,16 @@ type Pauser = (s: TracedServer, on: boolean) => void;
 
 const bySignal: Pauser = (s, on) => process.kill(s.pid, on ? 'SIGSTOP' : 'SIGCONT');
 
-/** The mount point of the cgroup v2 tree (/proc/self/mountinfo), or null. */
-function unifiedMount(): string | null {
-  const line = fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .find((l) => l.split(' - ')[1]?.startsWith('cgroup2 '));
-  return line?.split(' ')[4] ?? null;
-}
-
 /**
- * Moves each server into its own cgroup v2 folder under one study folder and returns a `Pauser`
- * that freezes (`cgroup.freeze` 1) and thaws it, and a `cleanup` that thaws every folder and removes
- * those left empty. Throws when no cgroup v2 tree is mounted or a folder cannot be made or joined.
+ * Moves each server into its own cgroup v2 folder under one study folder beside this process's
+ * cgroup (lifecycle/cgroups.ts `cgroupParent`, where the harness puts its own) and returns a
+ * `Pauser` that freezes (`cgroup.freeze` 1) and thaws it, and a `cleanup` that thaws every folder
+ * and, a second later (the servers have exited), removes them. Throws when no cgroup v2 tree is
+ * mounted or a folder cannot be made or joined.
  */
 function freezer(servers: TracedServer[]): { pause: Pauser; cleanup: () => void } {
-  const root = unifiedMount();
-  if (!root) throw new Error('--pause freeze needs a mounted cgroup v2 tree; none is in /proc/self/mountinfo');
+  const root = cgroupParent();
+  if (!root) throw new Error('--pause freeze needs a mounted cgroup v2 tree (and BENCH_CGROUP not off or v1)');
   const base = path.join(root, `round-replica-${process.pid}`);
   fs.mkdirSync(base);
   const dirs = new Map<TracedServer, string>();
@@ -97,17 +91,8 @@ function freezer(servers: TracedServer[]): { pause: Pauser; cleanup: () => void 
   }
   const pause: Pauser = (s, on) => fs.writeFileSync(path.join(dirs.get(s) ?? '', 'cgroup.freeze'), on ? '1' : '0');
   const cleanup = () => {
-    for (const dir of dirs.values()) {
-      try {
-        fs.writeFileSync(path.join(dir, 'cgroup.freeze'), '0');
-      } catch {}
-    }
-    setTimeout(() => {
-      for (const dir of [...dirs.values(), base])
-        try {
-          fs.rmdirSync(dir);
-        } catch {}
-    }, 1000);
+    for (const dir of dirs.values()) writeKnob(dir, 'cgroup.freeze', '0');
+    setTimeout(() => removeCgroupDir(base), 1000);
   };
   return { pause, cleanup };
 }

@@ -8,13 +8,15 @@
  * run. The table's own model, ranks and figures leave the control out (tables.ts); this second fit
  * exists only for the control's line.
  *
- * `controlHistory` counts the judged controls of many runs on one CPU model: k of n differed, the
+ * `controlHistory` counts the judged controls of many runs on one machine (core/machine.ts
+ * `sameMachine`: CPU, kernel and cores): k of n differed, the
  * share with its Wilson 95% interval (stats.ts `wilsonInterval`). The controls of one run share
  * its hour on the machine, so the interval, which treats them as independent, is too narrow when
  * the noise comes in runs.
  */
 import type { CellResult } from '../store/results.ts';
 import { plural } from '../core/format.ts';
+import { type MachineFacts, sameMachine } from '../core/machine.ts';
 import { cellFailure, MIN_CI_TRIALS, wilsonInterval, cellTrialCount } from './stats.ts';
 import { compare, type Verdict } from './table-model.ts';
 import { buildTables, pairedRounds, type RankedTable, type RunSnapshot, tableModel, type TableRow } from './tables.ts';
@@ -27,8 +29,8 @@ export interface ControlCheck {
   runId: string;
   scenario: string;
   profile: string;
-  /** The CPU model of the table's machine. */
-  cpuModel: string;
+  /** The table's machine (its run's CPU, kernel and cores). */
+  machine: MachineFacts;
   /** The model's ratio, its 95% interval and verdict; null when the control could not be judged (`reason`). */
   ratio: number | null;
   ci: [number, number] | null;
@@ -56,7 +58,7 @@ export function controlCheck(t: RankedTable): ControlCheck | null {
     runId: t.runId,
     scenario: t.key.scenario,
     profile: t.key.profile,
-    cpuModel: t.key.machine.cpuModel,
+    machine: t.key.machine,
   };
   const none = (reason: string): ControlCheck => ({
     ...head,
@@ -81,9 +83,9 @@ export function controlCheck(t: RankedTable): ControlCheck | null {
   return { ...head, ratio: k.ratio, ci: k.ci, verdict: k.verdict, differs, reason: null };
 }
 
-/** The judged A/A controls of many runs on one CPU model: `differed` of `judged`, their share and its Wilson 95% interval. */
+/** The judged A/A controls of many runs on one machine: `differed` of `judged`, their share and its Wilson 95% interval. */
 export interface ControlHistory {
-  cpuModel: string;
+  machine: MachineFacts;
   /** Runs with at least one judged control. */
   runs: number;
   judged: number;
@@ -95,23 +97,23 @@ export interface ControlHistory {
 
 /**
  * The controls of `runs` (each run's tables, analysis/tables.ts `buildTables` with `runId`) on
- * `cpuModel`, counted: the judged ones (a verdict) and those that differed. `scenarios` gives each
+ * `machine` (core/machine.ts `sameMachine`), counted: the judged ones (a verdict) and those that differed. `scenarios` gives each
  * scenario's baseline (as buildTables). Zero counts and the interval [0, 1] when none was judged.
  */
 export function controlHistory(
   runs: readonly RunSnapshot[],
-  cpuModel: string,
+  machine: MachineFacts,
   scenarios: { name: string; baseline?: string }[] = [],
 ): ControlHistory {
   const checks = runs.flatMap((run) =>
     buildTables([run], { runId: run.meta.runId, scenarios })
       .map(controlCheck)
-      .filter((x): x is ControlCheck => x !== null && x.verdict !== null && x.cpuModel === cpuModel),
+      .filter((x): x is ControlCheck => x !== null && x.verdict !== null && sameMachine(x.machine, machine)),
   );
   const judged = checks.length;
   const differed = checks.filter((x) => x.differs).length;
   return {
-    cpuModel,
+    machine,
     runs: new Set(checks.map((x) => x.runId)).size,
     judged,
     differed,

@@ -5,7 +5,7 @@
  * processes behind it (`mergeReferences`).
  *
  * Pooling: rotation-design records of one scenario with the same contenders, baseline, design
- * (warm-up, windows, window seconds, connections), CPU model and Node.js version are one
+ * (warm-up, windows, window seconds, connections), machine (core/machine.ts `machineKey`) and Node.js version are one
  * randomized block experiment run on several days. Their blocks are fitted together by
  * reference-stats.ts `blockRatio` (each block keeps its own effect, so a day's host speed drops
  * out), with df = (C − 1)(B − 1) over all B blocks. They are pooled when the record × contender
@@ -19,6 +19,7 @@
  * experiments).
  */
 import fQuantile from '@stdlib/stats-base-dists-f-quantile';
+import { type MachineFacts, machineKey } from '../core/machine.ts';
 import { tQuantile } from './stats.ts';
 import {
   type ReferenceFigure,
@@ -39,10 +40,10 @@ import {
  */
 export const POOL_ALPHA = 0.5;
 
-/** A record as pooling reads it: a quiet source with its design, CPU model and Node.js version (absent: never pooled). */
+/** A record as pooling reads it: a quiet source with its design, machine and Node.js version (absent: never pooled). */
 export type PoolSource = ReferenceSource & {
   design?: { warmupS: number; windows: number; windowS: number; connections: number; order: string };
-  machine?: { cpuModel: string };
+  machine?: MachineFacts;
   node?: string;
 };
 
@@ -114,7 +115,7 @@ const shapeKey = (s: PoolSource, scenario: string, contenders: string[], baselin
     d.windows,
     d.windowS,
     d.connections,
-    s.machine.cpuModel,
+    machineKey(s.machine),
     s.node,
   ]);
 };
@@ -124,7 +125,7 @@ const shapeKey = (s: PoolSource, scenario: string, contenders: string[], baselin
  * one shape and scenario, the interaction test and the ratios read from all of them: blocks
  * pooled when F is below its critical value at `alpha` (default POOL_ALPHA), else `recordsMean` (`record`: `poolLabel` of the ids; `rps.n`:
  * the blocks of all records). Sources whose
- * processes lack blocks, design, CPU model or Node.js version are never pooled.
+ * processes lack blocks, design, machine or Node.js version are never pooled.
  */
 export function poolRecords(
   sources: readonly PoolSource[],

@@ -4,6 +4,7 @@
  * with their status, rank range, figure, ratio to the baseline and flags, the rows of other runs,
  * the summary data the report's sentence is written from, and the table model's summary.
  */
+import type { CpuIdentity } from '../core/machine.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import type { EstimatorGap } from './estimator-agreement.ts';
 import type { IntervalKind, RatioEstimate } from './stats.ts';
@@ -19,6 +20,9 @@ export interface RunSnapshot {
 export interface MachineKey {
   cpuModel: string;
   cores: number;
+  /** The run's kernel ("Linux 6.18.44-fc-v657") and CPU identity (core/machine.ts; absent in older runs): what `sameMachine` matches. */
+  os?: string;
+  cpu?: CpuIdentity;
   /** Full Node version of the cells, e.g. "v24.21.0". */
   nodeVersion: string;
   /** "AMD EPYC · 2 cores · Node v24.21.0". */

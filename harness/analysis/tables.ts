@@ -77,7 +77,11 @@ export function machineOf(meta: RunMeta, cell: CellResult): MachineKey {
   const cpuModel = meta.machine?.cpuModel ?? 'unknown';
   const cores = meta.machine?.cores ?? 0;
   const nodeVersion = cell.node.version;
-  return { cpuModel, cores, nodeVersion, label: `${cpuModel} · ${cores} cores · Node ${nodeVersion}` };
+  const facts = {
+    ...(meta.machine?.os ? { os: meta.machine.os } : {}),
+    ...(meta.machine?.cpu ? { cpu: meta.machine.cpu } : {}),
+  };
+  return { cpuModel, cores, ...facts, nodeVersion, label: `${cpuModel} · ${cores} cores · Node ${nodeVersion}` };
 }
 
 function groupId(c: CellResult, m: MachineKey): string {

@@ -35,12 +35,13 @@ import { buildTables } from '../analysis/tables.ts';
 import { mergeReferences, poolText } from '../analysis/reference-merge.ts';
 import { REFERENCE_DEFAULTS } from '../analysis/reference-stats.ts';
 import { UserError } from '../core/errors.ts';
+import { machineName, sameMachine } from '../core/machine.ts';
 import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
 import { referenceDeps } from '../scheduler/real-deps.ts';
 import { type ReferenceRunRecord, runReference } from '../scheduler/steady-reference.ts';
 import { readRun } from '../store/runs.ts';
-import { readReference } from '../store/reference-store.ts';
+import { type ReferenceRecord, readReference } from '../store/reference-store.ts';
 import { load } from './bench.ts';
 import { type CliContext, type Globals, helpFooter, SHORT_EXIT_HELP, takeMachine, waitOption } from './command-kit.ts';
 import { list, parseReferenceOptions, type ReferenceOpts } from './options.ts';
@@ -137,6 +138,24 @@ export function onlyScenarios(rows: BakeoffRatio[], wanted: string[] | undefined
   return rows.filter((r) => wanted.includes(r.scenario));
 }
 
+/**
+ * One note per reference record that ran on another machine than a bake-off run (core/machine.ts
+ * `sameMachine`): the comparison still prints, since the user named them, but says that a ratio to
+ * the baseline holds for its own machine only.
+ */
+function machineNotes(resultsDir: string, runs: string[], refs: ReferenceRecord[]): string[] {
+  const notes: string[] = [];
+  for (const id of runs) {
+    const here = readRun(resultsDir, id, 'run', true).meta.machine;
+    for (const r of refs)
+      if (!r.machine || !sameMachine(r.machine, here))
+        notes.push(
+          `note: reference ${r.runId} ran on another machine (${r.machine ? machineName(r.machine) : 'not recorded'}) than run ${id} (${machineName(here)}): a ratio to the baseline holds for its own machine only, so a gap may be the machines' difference`,
+        );
+  }
+  return notes;
+}
+
 /** `reference-compare`: prints the bake-off runs' rows (their mean) against the reference, the test and the targets; returns the exit code. */
 export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
   const unit = o.unit ?? 'rps';
@@ -177,6 +196,7 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
         `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
       );
   }
+  lines.unshift(...machineNotes(g.resultsDir, o.run, unique));
   if (o.paired)
     lines.unshift(
       `paired: each run against its own reference (the mean of ${o.run.length} paired gaps): ${o.run.map((id, k) => `${id} ↔ ${refs[k]?.runId}`).join(', ')}`,

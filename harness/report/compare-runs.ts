@@ -15,6 +15,7 @@
  *
  * The result is plain JSON (no cell objects), for `--format json|md` and the selftest.
  */
+import { sameMachine } from '../core/machine.ts';
 import type { CellResult, RunMeta } from '../store/results.ts';
 import { baselineOf } from '../analysis/tables.ts';
 import {
@@ -223,7 +224,7 @@ function compareImpl(oldRun: RunInput, newRun: RunInput, threshold: number, opts
     unmatched,
     counts,
     noChangeFraction: changes.length ? counts['no change'] / changes.length : 0,
-    machinesDiffer: Boolean(mo && mn && (mo.cpuModel !== mn.cpuModel || mo.cores !== mn.cores)),
+    machinesDiffer: Boolean(mo && mn && !sameMachine(mo, mn)),
   };
 }
 

@@ -6,6 +6,7 @@
  * never ranked together, and the run's overview, winners and exit code are its own.
  */
 import type { Estimate } from '../analysis/stats.ts';
+import { sameMachine } from '../core/machine.ts';
 import type { RunMeta } from '../store/results.ts';
 import type { MatrixView, ReferenceRunView } from './view.ts';
 
@@ -57,9 +58,9 @@ export function referenceOf(x: ReferenceInputs): ReferenceRunView | null {
   }
   if (!families.length) return null;
   const host = x.meta.machine.cpuModel;
-  const sameHost = x.yours !== undefined && x.yours.machine.cpuModel === host;
+  const sameHost = x.yours !== undefined && sameMachine(x.yours.machine, x.meta.machine);
   const day = x.meta.startedAt.slice(0, 10);
-  const where = sameHost ? 'a machine with this run’s CPU model' : 'another machine';
+  const where = sameHost ? 'a machine like this run’s' : 'another machine';
   return {
     runId: x.meta.runId,
     startedAt: x.meta.startedAt,

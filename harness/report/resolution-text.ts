@@ -7,6 +7,7 @@
  * at a 10% difference, its median minimum detectable difference, its main run id and its age —
  * or, with no record, how to get one.
  */
+import { type MachineFacts, machineName, sameMachine } from '../core/machine.ts';
 import type { SelftestSummary } from '../store/selftest-store.ts';
 
 /** A share 0–1 as a percentage: one decimal below 10%, else whole ("4.9%", "15%", "93%"). */
@@ -43,16 +44,18 @@ export const SELFTEST_NOT_RUN = 'self-test: not run (`npx just selftest`, ~35 mi
  * "self-test `RUN` (2 days old): 15% false differences between identical servers (95% CI
  * 10–20%, 225 pairs; target ≤ 5%), 93% power at a 10% difference (measured 12.4%), median
  * minimum detectable difference 10%" — the difference the planted copies really had in the run,
- * when the record has it; SELFTEST_NOT_RUN for null. `now` dates the age. `tableHosts`: the CPU
- * models of the tables beside it; when the self-test ran on none of them, the line says on which
- * host it ran ("… (2 days old, on another host than these tables: AMD EPYC 7B13)"), since this
- * VM's host, and its noise, changes between days.
+ * when the record has it; SELFTEST_NOT_RUN for null. `now` dates the age. `tableHosts`: the
+ * machines of the tables beside it; when the self-test ran on none of them (core/machine.ts
+ * `sameMachine`: CPU, kernel, cores, CPU identity), the line says on which machine it ran
+ * ("… (2 days old, on another machine than these tables: AMD EPYC 7B13 (…))"), since this VM's
+ * host, and its noise, changes between days.
  */
-export function selftestText(s: SelftestSummary | null, now: Date, tableHosts: string[] = []): string {
+export function selftestText(s: SelftestSummary | null, now: Date, tableHosts: MachineFacts[] = []): string {
   if (!s) return SELFTEST_NOT_RUN;
+  const here = s.machine;
   const elsewhere =
-    s.cpuModel && tableHosts.length && !tableHosts.includes(s.cpuModel)
-      ? `, on another host than these tables: ${s.cpuModel}`
+    here && tableHosts.length && !tableHosts.some((m) => sameMachine(m, here))
+      ? `, on another machine than these tables: ${machineName(here)}`
       : '';
   const fd = s.falseDifference;
   const k = fd.clustered;
@@ -75,12 +78,18 @@ export function selftestText(s: SelftestSummary | null, now: Date, tableHosts: s
 
 /**
  * The self-test in the confidence line, short: "4.0% false differences (target ≤ 5%), another
- * host, 2 days old" ("this host" when it ran on one of `tableHosts`' CPU models, nothing when
- * they are unknown); "not run (`npx just selftest`)" for null. `now` dates the age.
+ * machine, 2 days old" ("this machine" when it ran on one of `tableHosts`' machines, by
+ * core/machine.ts `sameMachine`; nothing when they are unknown); "not run (`npx just selftest`)"
+ * for null. `now` dates the age.
  */
-export function selftestShort(s: SelftestSummary | null, now: Date, tableHosts: string[] = []): string {
+export function selftestShort(s: SelftestSummary | null, now: Date, tableHosts: MachineFacts[] = []): string {
   if (!s) return 'not run (`npx just selftest`)';
+  const here = s.machine;
   const host =
-    s.cpuModel && tableHosts.length ? (tableHosts.includes(s.cpuModel) ? ', this host' : ', another host') : '';
+    here && tableHosts.length
+      ? tableHosts.some((m) => sameMachine(m, here))
+        ? ', this machine'
+        : ', another machine'
+      : '';
   return `${pctText(s.falseDifference.rate)} false differences (target ≤ 5%)${host}, ${ageText(now.getTime() - Date.parse(s.at))} old`;
 }

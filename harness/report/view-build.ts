@@ -194,7 +194,7 @@ function withoutControls<R extends { cells: CellResult[] }>(runs: R[]): R[] {
 
 /**
  * The A/A controls counted over the store's runs (`controlRuns`, else the snapshot's runs) on the
- * CPU model of the overview's first table (analysis/control-check.ts `controlHistory`); null
+ * machine (CPU, kernel, cores: core/machine.ts `sameMachine`) of the overview's first table (analysis/control-check.ts `controlHistory`); null
  * without a table.
  */
 function controlHistoryOf(
@@ -202,12 +202,12 @@ function controlHistoryOf(
   overview: RankedTable[],
   scenarios: { name: string; baseline?: string }[],
 ): ControlHistory | null {
-  const cpuModel = overview[0]?.key.machine.cpuModel;
-  if (cpuModel === undefined) return null;
+  const machine = overview[0]?.key.machine;
+  if (machine === undefined) return null;
   const runs = (snapshot.controlRuns ?? snapshot.runs)
     .filter((r) => r.cells.some(isControl))
     .map((r) => ({ meta: r.meta, cells: [...r.cells] }));
-  return controlHistory(runs, cpuModel, scenarios);
+  return controlHistory(runs, machine, scenarios);
 }
 
 /** A table whose own rows carry their why finding (why-view.ts `whyRowNotes`), keyed by label and scenario. */

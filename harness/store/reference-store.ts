@@ -9,6 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
 import { readValidated } from './result-files.ts';
+import { CpuIdentitySchema } from './schema.ts';
 import { writeReferenceRecord } from './runs.ts';
 
 const MeanSe = z.looseObject({ se: z.number().nonnegative(), df: z.number().positive(), pooled: z.boolean() });
@@ -50,7 +51,14 @@ const RecordSchema = z.looseObject({
       order: z.string(),
     })
     .optional(),
-  machine: z.looseObject({ cpuModel: z.string() }).optional(),
+  machine: z
+    .looseObject({
+      cpuModel: z.string(),
+      os: z.string().optional(),
+      cores: z.number().optional(),
+      cpu: CpuIdentitySchema.optional(),
+    })
+    .optional(),
   node: z.string().optional(),
   /** Every measured process (ratios are recomputed from them when a record lacks their df and split). */
   processes: z.array(Process).optional(),

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { type CpuIdentity, cpuIdentity } from '../core/machine.ts';
 import { pidAlive } from '../core/pid.ts';
 import type { CpuPlan } from '../lifecycle/cpu-plan.ts';
 import type { ResourceUse } from '../lifecycle/sampler.ts';
@@ -313,7 +314,8 @@ export interface RunMeta {
   };
   command: string[];
   profile: string;
-  machine: { cpuModel: string; cores: number; memoryBytes: number; os: string; arch: string };
+  /** `cpu`: the CPU identity that matches results to a machine (core/machine.ts); absent in older runs and off Linux. */
+  machine: { cpuModel: string; cores: number; memoryBytes: number; os: string; arch: string; cpu?: CpuIdentity };
   node: { version: string; execPath: string };
   git: { commit: string | null; dirty: boolean | null };
   cpuPlan: CpuPlan;
@@ -440,14 +442,16 @@ export function gitState(rootDir: string): { commit: string | null; dirty: boole
   }
 }
 
-/** Machine facts for the run metadata. */
+/** Machine facts for the run metadata and reference records, with the CPU identity (core/machine.ts `cpuIdentity`) when Linux reports one. */
 export function machineInfo(): RunMeta['machine'] {
   const cpus = os.cpus();
+  const cpu = cpuIdentity();
   return {
     cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
     cores: os.availableParallelism(),
     memoryBytes: os.totalmem(),
     os: `${os.type()} ${os.release()}`,
     arch: os.arch(),
+    ...(cpu ? { cpu } : {}),
   };
 }

@@ -97,6 +97,16 @@ export const CellFileSchema = z
     path: ['load'],
   });
 
+/** A machine's CPU identity (core/machine.ts `CpuIdentity`), in a run's meta.json and a reference record. */
+export const CpuIdentitySchema = z.looseObject({
+  vendor: z.string(),
+  family: z.number().int(),
+  model: z.number().int(),
+  stepping: z.number().int(),
+  microcode: z.string(),
+  mitigations: z.record(z.string(), z.string()),
+});
+
 /** A one-sentence driver check of a run (`fidelity`, or `driverCrossCheck` in older runs): readers use `summary`. */
 const DriverCheckSchema = z.looseObject({ status: z.string(), summary: z.string() });
 
@@ -113,7 +123,14 @@ export const MetaFileSchema = z.looseObject({
   state: z.enum(['running', 'complete', 'interrupted', 'abandoned']),
   command: z.array(z.string()),
   profile: z.string(),
-  machine: z.looseObject({ cpuModel: z.string(), cores: num, memoryBytes: num, os: z.string(), arch: z.string() }),
+  machine: z.looseObject({
+    cpuModel: z.string(),
+    cores: num,
+    memoryBytes: num,
+    os: z.string(),
+    arch: z.string(),
+    cpu: CpuIdentitySchema.optional(),
+  }),
   node: z.looseObject({ version: z.string() }),
   cpuPlan: z.looseObject({ pinned: z.boolean() }),
   harnessPid: z.number().int().positive().optional(),

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { MachineFacts } from '../core/machine.ts';
 import { readMetaFile, readValidated } from './result-files.ts';
 
 const Share = z.object({
@@ -71,8 +72,8 @@ export interface SelftestSummary {
   /** The slowdown the "10%" copies had as measured in the run (a share), when recorded. */
   measured10: number | null;
   medianMdd: number | null;
-  /** The CPU model its main run ran on (`selftest/runs/<main>/meta.json` machine.cpuModel), null when that file is missing. */
-  cpuModel: string | null;
+  /** The machine its main run ran on (`selftest/runs/<main>/meta.json` machine: CPU, kernel, cores, CPU identity), null when that file is missing. */
+  machine: MachineFacts | null;
 }
 
 /**
@@ -113,15 +114,15 @@ export function readNewestSelftest(resultsDir: string): { selftest: SelftestSumm
       power10: { rate: r.power10.rate, ci95: r.power10.ci95 ?? null, pairs: r.power10.pairs },
       measured10: r.measuredSlowdown?.slow10 ?? null,
       medianMdd: r.medianMddPair ?? null,
-      cpuModel: cpuModelOf(path.join(dir, 'runs', r.runs.main, 'meta.json')),
+      machine: machineOf(path.join(dir, 'runs', r.runs.main, 'meta.json')),
     };
   }
   return { selftest: best, warnings: acc.warnings };
 }
 
-/** `machine.cpuModel` of a run's meta.json (result-files.ts `readMetaFile`), or null when it is missing or bad (no warning: the line just names no host). */
-function cpuModelOf(metaFile: string): string | null {
-  return readMetaFile(metaFile, { skipped: [], warnings: [] })?.machine.cpuModel ?? null;
+/** `machine` of a run's meta.json (result-files.ts `readMetaFile`), or null when it is missing or bad (no warning: the line just names no host). */
+function machineOf(metaFile: string): MachineFacts | null {
+  return readMetaFile(metaFile, { skipped: [], warnings: [] })?.machine ?? null;
 }
 
 /** Whether a JSON file has a top-level `version` (unreadable or not JSON: true, so the reader warns). */

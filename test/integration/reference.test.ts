@@ -200,6 +200,7 @@ test('the how-sure line gains the accuracy conclusion when a record exists; its 
     runId: 'ref1',
     at: '2026-11-27T00:00:00Z',
     meetsMinimums: true,
+    machine: makeMeta().machine,
     ratios: [
       {
         contender: 'hono',
@@ -237,6 +238,61 @@ test('the how-sure line gains the accuracy conclusion when a record exists; its 
   );
   const without = buildView({ ...snap, references: [] } as ReportSnapshot, { now: new Date('2026-11-27T01:00:00Z') });
   assert.doesNotMatch(without.certainty, /reference `/);
+  // A record of another machine is not read: the same CPU name under another kernel, another CPU
+  // family, or a record without a CPU identity beside a run with one. The line says so and how to
+  // record one; the method names the machines.
+  const zen5 = {
+    vendor: 'AuthenticAMD',
+    family: 26,
+    model: 2,
+    stepping: 1,
+    microcode: '0x1',
+    mitigations: { spec_rstack_overflow: 'Vulnerable: Safe RET, no microcode' },
+  };
+  type Machine = ReturnType<typeof makeMeta>['machine'];
+  const runOn = (machine: Machine, refMachine: Machine | undefined) =>
+    buildView(
+      {
+        ...snap,
+        runs: [{ meta: makeMeta({ runId: 'ra', machine }), cells }],
+        references: [{ ...reference, machine: refMachine }],
+      } as unknown as ReportSnapshot,
+      { now: new Date('2026-11-27T01:00:00Z') },
+    );
+  const here = makeMeta().machine;
+  const elsewhere: [Machine, Machine | undefined][] = [
+    [here, { ...here, os: 'Linux 6.1' }],
+    [
+      { ...here, cpu: zen5 },
+      { ...here, cpu: { ...zen5, family: 25, model: 17 } },
+    ],
+    [
+      { ...here, cpu: zen5 },
+      { ...here, cpu: { ...zen5, mitigations: { spec_rstack_overflow: 'Mitigation: IBPB' } } },
+    ],
+    [{ ...here, cpu: zen5 }, here],
+    [here, undefined],
+  ];
+  for (const [mine, theirs] of elsewhere) {
+    const v2 = runOn(mine, theirs);
+    assert.match(
+      v2.certainty,
+      /accuracy: no steady-state reference of this machine yet \(`npx just reference node-http express fastify loopback4 --scenario json,users` records one\)/,
+      JSON.stringify(theirs),
+    );
+    assert.doesNotMatch(v2.certainty, /rows within/);
+    assert.ok(
+      v2.method.some((m) =>
+        /^Accuracy: the 1 steady-state reference record in results\/reference ran on other machines \(1 on (AMD EPYC|a machine it does not record)/.test(
+          m,
+        ),
+      ),
+      v2.method.join('\n'),
+    );
+  }
+  // The same identity is read, and a new microcode alone does not make another machine.
+  const same = runOn({ ...here, cpu: zen5 }, { ...here, cpu: { ...zen5, microcode: '0x2' } });
+  assert.match(same.certainty, /accuracy: [0-2] of 2 rows within ±10% of the steady-state reference `ref1`/);
 });
 
 test('`reference` in rotation blocks (short options): every contender per block, windows in rotation, ratios fitted over blocks', {
@@ -350,6 +406,14 @@ test('`reference` on two contenders (short options): ABBA processes, a record, a
   assert.equal(cmp.code, 0, cmp.stderr);
   assert.match(cmp.stdout, /^json · hono: bake-off \d\.\d{3} vs reference \d\.\d{3}: gap [+−]\d+\.\d% \(90% CI /m);
   assert.match(cmp.stdout, /^accuracy: [01] of 1 rows within ±10% of the steady-state reference `[^`]+`; /m);
+  // The record ran on this machine, the run's meta.json names a made-up one: the comparison says so.
+  assert.match(
+    cmp.stdout,
+    new RegExp(
+      `^note: reference ${rec.runId} ran on another machine \\(.+\\) than run ra \\(AMD EPYC \\(Linux 6\\.18; no CPU identity recorded\\)\\): a ratio`,
+      'm',
+    ),
+  );
   assert.match(cmp.stdout, /^Accuracy against the steady-state reference .* GLS T = /m);
   // --scenario keeps that scenario's rows; a scenario the run has no row of is a clear error.
   const some = ['--results-dir', results, 'reference-compare', '--reference', rec.runId, '--run', 'ra'];

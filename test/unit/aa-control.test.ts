@@ -174,12 +174,13 @@ test('the controls of many runs on one CPU model: k of n differed, with the Wils
     run([...base(), control(10_000, 9, 'r1')], 'r1'),
     run([...base(), control(12_000, 9, 'r2')], 'r2'),
     run([...base(), control(10_000, 5, 'r3')], 'r3'),
-    // Another CPU model: not counted.
+    // Another CPU model, or the same one under another kernel: another machine, not counted.
     run([...base(), control(12_000, 9, 'r4')], 'r4', { machine: { ...makeMeta().machine, cpuModel: 'Intel Xeon' } }),
+    run([...base(), control(12_000, 9, 'r6')], 'r6', { machine: { ...makeMeta().machine, os: 'Linux 9.9' } }),
     // No control: not counted.
     run(base(), 'r5'),
   ];
-  const h = controlHistory(runs, 'AMD EPYC');
+  const h = controlHistory(runs, makeMeta().machine);
   assert.equal(h.judged, 3);
   assert.equal(h.differed, 1);
   assert.equal(h.runs, 3);
@@ -202,10 +203,10 @@ test('the controls of many runs on one CPU model: k of n differed, with the Wils
   const v = buildView(one, { runId: 'r3' });
   assert.match(
     v.certainty,
-    /A\/A control: node-http ÷ node-http [\d.]+× \(95% CI [^)]*\), no false difference; over 3 runs on this CPU model: 1 of 3 controls differed, 33% \(95% CI 6\.1–80%, Wilson/,
+    /A\/A control: node-http ÷ node-http [\d.]+× \(95% CI [^)]*\), no false difference; over 3 runs on this machine: 1 of 3 controls differed, 33% \(95% CI 6\.1–80%, Wilson/,
   );
   // A run without a control (and no control on its CPU model anywhere): said once, no count.
   const none = buildView({ runs: [run(base(), 'r5')], scenarios: [] } as unknown as ReportSnapshot, { runId: 'r5' });
   assert.match(none.certainty, /no A\/A control in this run ·/);
-  assert.doesNotMatch(none.certainty, /over \d+ runs? on this CPU model/);
+  assert.doesNotMatch(none.certainty, /over \d+ runs? on this machine/);
 });

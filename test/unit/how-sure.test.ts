@@ -40,7 +40,7 @@ const SELF: SelftestSummary = {
   power10: { rate: 0.9333, ci95: [0.88, 0.97], pairs: 150 },
   measured10: null,
   medianMdd: 0.1013,
-  cpuModel: null,
+  machine: null,
 };
 
 test('selftest store: the newest version-2 record by `at`; first-design records skipped silently, a bad one with a warning', () => {
@@ -59,7 +59,7 @@ test('selftest store: the newest version-2 record by `at`; first-design records 
   assert.equal(r.selftest?.falseDifference.rate, 0.05);
   assert.deepEqual(r.selftest?.power10.ci95, [0.8808, 0.9676]);
   assert.equal(r.selftest?.medianMdd, 0.1013191418427617);
-  assert.equal(r.selftest?.cpuModel, null, 'no run folder: no host');
+  assert.equal(r.selftest?.machine, null, 'no run folder: no host');
   assert.equal(r.warnings.length, 3, r.warnings.join('\n'));
   assert.ok(r.warnings.some((w) => w.includes('e-garbage.json')));
   assert.ok(r.warnings.some((w) => w.includes('d-bad.json')));
@@ -80,12 +80,12 @@ test('the committed results: the how-sure line names the newest self-test record
   const mainMeta = JSON.parse(
     fs.readFileSync(path.join(ROOT, 'results', 'selftest', 'runs', newest.runs.main, 'meta.json'), 'utf8'),
   );
-  assert.equal(snapshot.selftest?.cpuModel, mainMeta.machine.cpuModel, 'the host of its main run');
+  assert.deepEqual(snapshot.selftest?.machine, mainMeta.machine, 'the machine of its main run');
   const v = buildView(snapshot, { now: new Date(Date.parse(newest.at) + 3 * 86_400_000) });
   // The overview's tables may come from another host than the self-test's run: the line then says so.
   assert.match(
     v.certainty,
-    new RegExp(`^self-test \`${newest.runs.main}\` \\(3 days old(, on another host than these tables: .+?)?\\): `),
+    new RegExp(`^self-test \`${newest.runs.main}\` \\(3 days old(, on another machine than these tables: .+?)?\\): `),
   );
   assert.match(v.certainty, / · these tables: median minimum detectable difference \d+(\.\d)?% between two rows/);
 });
@@ -127,13 +127,23 @@ test('the self-test text: rates, intervals, pairs, power, MDD and age; "not run"
     ),
     /upper end ≤ 8%: met\)/,
   );
-  // The host: named only when the tables beside it ran on another one (this VM's host changes by day).
-  const amd = { ...SELF, cpuModel: 'AMD EPYC 7B13' };
+  // The machine: named only when the tables beside it ran on another one (this VM's host changes by
+  // day): another CPU name, or the same name on another kernel or CPU family (core/machine.ts).
+  const epyc = { cpuModel: 'AMD EPYC 7B13', os: 'Linux 6.1', cores: 2 };
+  const amd = { ...SELF, machine: epyc };
   assert.match(
-    selftestText(amd, NOW, ['Intel(R) Xeon(R) Processor @ 2.90GHz']),
-    /^self-test `2026-11-22T04-23-05Z-1184` \(3 days old, on another host than these tables: AMD EPYC 7B13\): 15% false/,
+    selftestText(amd, NOW, [{ cpuModel: 'Intel(R) Xeon(R) Processor @ 2.90GHz', os: 'Linux 6.1', cores: 2 }]),
+    /^self-test `2026-11-22T04-23-05Z-1184` \(3 days old, on another machine than these tables: AMD EPYC 7B13 \(Linux 6\.1; no CPU identity recorded\)\): 15% false/,
   );
-  assert.match(selftestText(amd, NOW, ['AMD EPYC 7B13', 'Intel Xeon']), /^self-test `[^`]+` \(3 days old\): /);
+  assert.match(
+    selftestText(amd, NOW, [{ ...epyc, os: 'Linux 6.2' }]),
+    /on another machine than these tables/,
+    'another kernel',
+  );
+  assert.match(
+    selftestText(amd, NOW, [epyc, { cpuModel: 'Intel Xeon', os: 'Linux 6.1', cores: 2 }]),
+    /^self-test `[^`]+` \(3 days old\): /,
+  );
   assert.match(selftestText(amd, NOW), /^self-test `[^`]+` \(3 days old\): /, 'no tables: nothing to compare');
   assert.match(SELFTEST_NOT_RUN, /self-test: not run \(`npx just selftest`/);
   assert.deepEqual(

@@ -3,8 +3,9 @@
  * process of each table's baseline, measured beside the others and never ranked — against their
  * baseline ("A/A control: node-http ÷ node-http 1.01× (95% CI 0.98–1.04), no false difference",
  * or "A/A controls: 0 of 11 differed from their baseline …" for several tables), then the count
- * over every run in the store on the same CPU model with its Wilson 95% interval ("over 4 runs on
- * this CPU model: 2 of 40 controls differed, 5.0% (95% CI 1.4–17%)"). A run without a control says
+ * over every run in the store on the same machine (core/machine.ts `sameMachine`: CPU, kernel,
+ * cores) with its Wilson 95% interval ("over 4 runs on this machine: 2 of 40 controls differed,
+ * 5.0% (95% CI 1.4–17%)"). A run without a control says
  * so ("no A/A control in this run").
  */
 import { type ControlCheck, type ControlHistory, controlCheck } from '../../analysis/control-check.ts';
@@ -21,10 +22,10 @@ function ratioText(x: ControlCheck): string {
 /** "a false difference (faster)" or "no false difference". */
 const outcome = (x: ControlCheck) => (x.differs ? `a false difference (${x.verdict})` : 'no false difference');
 
-/** The count over runs: "over 4 runs on this CPU model: 2 of 40 controls differed, 5.0% (95% CI 1.4–17%, Wilson)"; '' when none was judged. */
+/** The count over runs: "over 4 runs on this machine: 2 of 40 controls differed, 5.0% (95% CI 1.4–17%, Wilson)"; '' when none was judged. */
 export function historyText(h: ControlHistory | null): string {
   if (!h?.judged) return '';
-  return `over ${h.runs} run${h.runs === 1 ? '' : 's'} on this CPU model: ${h.differed} of ${h.judged} control${h.judged === 1 ? '' : 's'} differed, ${pctText(h.rate)} (95% CI ${ciText(h.ci)}, Wilson; a run's controls share its hour, so it is too narrow when noise comes in runs)`;
+  return `over ${h.runs} run${h.runs === 1 ? '' : 's'} on this machine: ${h.differed} of ${h.judged} control${h.judged === 1 ? '' : 's'} differed, ${pctText(h.rate)} (95% CI ${ciText(h.ci)}, Wilson; a run's controls share its hour, so it is too narrow when noise comes in runs)`;
 }
 
 /** This run's controls: one line for one, a count with the differing ones named for several. */

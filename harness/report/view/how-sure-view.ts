@@ -14,6 +14,7 @@ import {
 } from '../../analysis/reference-floor.ts';
 import { bakeoffRatiosOf, compareWithReference } from '../../analysis/reference-gaps.ts';
 import { mergeReferences, poolText, recordIds } from '../../analysis/reference-merge.ts';
+import { type MachineFacts, machineKey, machineName, sameMachine } from '../../core/machine.ts';
 import type { RankedTable } from '../../analysis/tables.ts';
 import type { ReferenceRecord } from '../../store/reference-store.ts';
 import type { FidelityView, TableView } from '../view.ts';
@@ -102,16 +103,22 @@ export function certaintyOf(
  * (the overview's ranked tables) against the steady-state reference, the records `refs` read
  * together (analysis/reference-merge.ts `mergeReferences`: records of one shape pooled block by
  * block when they agree, each ratio from the source with the most blocks or processes behind it; analysis/reference-gaps.ts `compareWithReference`, the bias test and floor
- * of analysis/reference-floor.ts). `line`: one conclusion, e.g. "accuracy: 13 of 14 rows within
- * ±10% of the steady-state reference `ID`; beyond both intervals: loopback4 json −13.0% (one
- * bake-off; …)", the records' ids joined by " + "; `details`: its arithmetic for the report's
- * method. Null without a record or a shared row.
+ * of analysis/reference-floor.ts). Only the records of the tables' machine are read (core/machine.ts
+ * `sameMachine`: CPU name and identity, kernel, cores), since a ratio to node-http changes between
+ * machines by more than the bias the check looks for (docs/measurements.md). `line`: one
+ * conclusion, e.g. "accuracy: 13 of 14 rows within ±10% of the steady-state reference `ID`;
+ * beyond both intervals: loopback4 json −13.0% (one bake-off; …)", the records' ids joined by
+ * " + ", or "accuracy: no steady-state reference of this machine …" when every record ran
+ * elsewhere; `details`: its arithmetic for the report's method. Null without a record or a shared row.
  */
 export function referenceAccuracy(
-  refs: readonly ReferenceRecord[],
+  all: readonly ReferenceRecord[],
   tables: RankedTable[],
 ): { line: string; details: string } | null {
-  if (!refs.length) return null;
+  const machine = tables[0]?.key.machine;
+  if (!all.length || !machine) return null;
+  const refs = all.filter((r) => r.machine !== undefined && sameMachine(r.machine, machine));
+  if (!refs.length) return noReferenceHere(all, machine);
   const merged = mergeReferences(refs);
   const c = compareWithReference(bakeoffRatiosOf(tables), merged.ratios);
   if (!c.rows.length) return null;
@@ -127,4 +134,28 @@ export function referenceAccuracy(
     .map((p) => ` ${poolText(p)}`)
     .join('');
   return { line: accuracyLine(c, reading, id), details: `${accuracyDetails(c, reading, id)}${left}${pools}` };
+}
+
+/** The command that records a reference of this machine for the how-sure line's rows (README "Commands"). */
+export const REFERENCE_HINT = '`npx just reference node-http express fastify loopback4 --scenario json,users`';
+
+/**
+ * The accuracy part when no record in `all` ran on `machine`: says so and how to record one, and
+ * names the machines the records ran on (details), instead of reading another machine's ratios.
+ */
+function noReferenceHere(all: readonly ReferenceRecord[], machine: MachineFacts): { line: string; details: string } {
+  const elsewhere = new Map<string, { name: string; n: number }>();
+  for (const r of all) {
+    const k = r.machine ? machineKey(r.machine) : '';
+    const had = elsewhere.get(k);
+    elsewhere.set(k, {
+      name: r.machine ? machineName(r.machine) : 'a machine it does not record',
+      n: (had?.n ?? 0) + 1,
+    });
+  }
+  const list = [...elsewhere.values()].map((e) => `${e.n} on ${e.name}`).join('; ');
+  return {
+    line: `accuracy: no steady-state reference of this machine yet (${REFERENCE_HINT} records one)`,
+    details: `Accuracy: the ${all.length} steady-state reference record${all.length === 1 ? '' : 's'} in results/reference ran on other machines (${list}); this run's machine is ${machineName(machine)}. A record is read only on its own machine (same CPU name and identity, kernel and cores), since a ratio to the baseline changes between machines by more than the bias the check looks for.`,
+  };
 }

@@ -9,6 +9,7 @@ import { NATIVE_FALLBACK_NOTE } from '../../drivers/driver-registry.ts';
 import { buildTables } from '../../analysis/tables.ts';
 import type { RunMeta } from '../../store/results.ts';
 import { fmtGiB } from '../../core/format.ts';
+import { type MachineFacts, machineKey } from '../../core/machine.ts';
 import type { ReportSnapshot } from '../snapshot.ts';
 import type { FidelityView, ReportView, RunRatioView, TableView } from '../view.ts';
 import { estimateOf } from './view-format.ts';
@@ -30,10 +31,11 @@ export function fidelityClause(f: FidelityView | undefined): string {
   return f.summary.startsWith('driver fidelity on ') ? f.summary : `driver fidelity: ${f.summary}`;
 }
 
-/** A run's machine as one line: CPU model, cores, RAM, OS and arch, and its CPU plan. */
+/** A run's machine as one line: CPU model (with family, model and stepping when recorded), cores, RAM, OS and arch, and its CPU plan. */
 export function machineLine(m: RunMeta): string {
   const x = m.machine;
-  return `${x.cpuModel}, ${x.cores} cores, ${fmtGiB(x.memoryBytes)} RAM, ${x.os} (${x.arch}); ${m.cpuPlan.note}`;
+  const id = x.cpu ? ` (family ${x.cpu.family}, model ${x.cpu.model}, stepping ${x.cpu.stepping})` : '';
+  return `${x.cpuModel}${id}, ${x.cores} cores, ${fmtGiB(x.memoryBytes)} RAM, ${x.os} (${x.arch}); ${m.cpuPlan.note}`;
 }
 
 /** One run of the report's run list (`cells`: how many cells it stored). */
@@ -81,10 +83,11 @@ export function scenarioList(snapshot: ReportSnapshot): { name: string; baseline
   return snapshot.scenarios.map((s) => (s.baseline ? { name: s.name, baseline: s.baseline } : { name: s.name }));
 }
 
-/** The CPU models of the runs behind `tables` (their meta.json `machine.cpuModel`). */
-export function hostsOf(tables: TableView[], metas: RunMeta[]): string[] {
+/** The machines of the runs behind `tables` (their meta.json `machine`; one per distinct core/machine.ts `machineKey`). */
+export function hostsOf(tables: TableView[], metas: RunMeta[]): MachineFacts[] {
   const ids = new Set(tables.map((t) => t.runId));
-  return [...new Set(metas.filter((m) => ids.has(m.runId)).map((m) => m.machine.cpuModel))];
+  const byKey = new Map(metas.filter((m) => ids.has(m.runId)).map((m) => [machineKey(m.machine), m.machine]));
+  return [...byKey.values()];
 }
 
 /**

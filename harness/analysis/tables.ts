@@ -313,9 +313,13 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
     );
     const have = new Set(rows.map((r) => r.label));
     const otherRuns = opts.runId ? [] : otherRunRows(ordered, latest, have, baseline);
+    // The machine of the table's own run: runs of one CPU name, cores and Node share a group, and
+    // its first cell may come from another kernel or CPU (core/machine.ts).
+    const first = latest.cells[0];
+    const machine = first ? machineOf(latest.meta, first) : g.key.machine;
     tables.push({
       id,
-      key: g.key,
+      key: { ...g.key, machine },
       runId: latest.meta.runId,
       meta: latest.meta,
       baseline,

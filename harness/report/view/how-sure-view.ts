@@ -115,21 +115,42 @@ export function referenceAccuracy(
   all: readonly ReferenceRecord[],
   tables: RankedTable[],
 ): { line: string; details: string } | null {
-  const machine = tables[0]?.key.machine;
-  if (!all.length || !machine) return null;
-  const refs = all.filter((r) => r.machine !== undefined && sameMachine(r.machine, machine));
-  if (!refs.length) return noReferenceHere(all, machine);
-  const merged = mergeReferences(refs);
-  const c = compareWithReference(bakeoffRatiosOf(tables), merged.ratios);
+  if (!all.length || !tables.length) return null;
+  // Each table against the records of its own run's machine (an overview may hold tables of several runs).
+  const byMachine = new Map<string, { machine: MachineFacts; tables: RankedTable[] }>();
+  for (const t of tables) {
+    const g = byMachine.get(machineKey(t.key.machine)) ?? { machine: t.key.machine, tables: [] };
+    g.tables.push(t);
+    byMachine.set(machineKey(t.key.machine), g);
+  }
+  const merges = [...byMachine.values()].flatMap((g) => {
+    const refs = all.filter((r) => r.machine !== undefined && sameMachine(r.machine, g.machine));
+    if (!refs.length) return [];
+    const scenarios = new Set(g.tables.map((t) => t.key.scenario));
+    const m = mergeReferences(refs);
+    return [{ ...m, tables: g.tables, ratios: m.ratios.filter((r) => scenarios.has(r.scenario)) }];
+  });
+  if (!merges.length)
+    return noReferenceHere(
+      all,
+      [...byMachine.values()].map((g) => g.machine),
+    );
+  const c = compareWithReference(
+    bakeoffRatiosOf(merges.flatMap((m) => m.tables)),
+    merges.flatMap((m) => m.ratios),
+  );
   if (!c.rows.length) return null;
   const used = new Set(c.rows.flatMap((r) => recordIds(r.record)));
-  const id = recordsLabel(merged.ids.filter((x) => used.has(x)));
+  const ids = [...new Set(merges.flatMap((m) => m.ids))].filter((x) => used.has(x)).sort();
+  const id = recordsLabel(ids);
   const reading = noBiasReading(c);
-  const left = Object.entries(merged.leftOut)
+  const left = merges
+    .flatMap((m) => Object.entries(m.leftOut))
     .filter(([x]) => used.has(x))
     .map(([x, n]) => ` ${leftOutText(x, n)}`)
     .join('');
-  const pools = merged.pools
+  const pools = merges
+    .flatMap((m) => m.pools)
     .filter((p) => p.records.some((x) => used.has(x)))
     .map((p) => ` ${poolText(p)}`)
     .join('');
@@ -140,10 +161,10 @@ export function referenceAccuracy(
 export const REFERENCE_HINT = '`npx just reference node-http express fastify loopback4 --scenario json,users`';
 
 /**
- * The accuracy part when no record in `all` ran on `machine`: says so and how to record one, and
+ * The accuracy part when no record in `all` ran on any of `machines` (the tables'): says so and how to record one, and
  * names the machines the records ran on (details), instead of reading another machine's ratios.
  */
-function noReferenceHere(all: readonly ReferenceRecord[], machine: MachineFacts): { line: string; details: string } {
+function noReferenceHere(all: readonly ReferenceRecord[], machines: MachineFacts[]): { line: string; details: string } {
   const elsewhere = new Map<string, { name: string; n: number }>();
   for (const r of all) {
     const k = r.machine ? machineKey(r.machine) : '';
@@ -156,6 +177,6 @@ function noReferenceHere(all: readonly ReferenceRecord[], machine: MachineFacts)
   const list = [...elsewhere.values()].map((e) => `${e.n} on ${e.name}`).join('; ');
   return {
     line: `accuracy: no steady-state reference of this machine yet (${REFERENCE_HINT} records one)`,
-    details: `Accuracy: the ${all.length} steady-state reference record${all.length === 1 ? '' : 's'} in results/reference ran on other machines (${list}); this run's machine is ${machineName(machine)}. A record is read only on its own machine (same CPU name and identity, kernel and cores), since a ratio to the baseline changes between machines by more than the bias the check looks for.`,
+    details: `Accuracy: the ${all.length} steady-state reference record${all.length === 1 ? '' : 's'} in results/reference ran on other machines (${list}); these tables ran on ${machines.map(machineName).join(' and ')}. A record is read only on its own machine (same CPU name and identity, kernel and cores), since a ratio to the baseline changes between machines by more than the bias the check looks for.`,
   };
 }

@@ -239,6 +239,23 @@ function otherRunRows(
 }
 
 /**
+ * Sorts `rows` in place: by status (ranked, not ranked, failed), then by figure within their
+ * status (`byRatio`, with a table model: by the ratio to the baseline, the figure the ranks come
+ * from; else by rank), so a row never sits above a row with a higher figure.
+ */
+function sortRows(rows: TableRow[], byRatio: boolean): void {
+  const statusOrder: Record<RowStatus, number> = { ranked: 0, 'not-ranked': 1, failed: 2 };
+  const key = (r: TableRow) => (byRatio ? (r.vsBaseline?.figure ?? r.figure) : -(r.rank ?? 0));
+  rows.sort(
+    (a, b) =>
+      statusOrder[a.status] - statusOrder[b.status] ||
+      key(b) - key(a) ||
+      b.figure - a.figure ||
+      a.label.localeCompare(b.label),
+  );
+}
+
+/**
  * Builds every ranked table from the store's snapshot of runs. Each (machine × scenario ×
  * profile × driver × Node major) group is ranked in the run that measured the most contenders of
  * it, the latest (by startedAt) on a tie (`primaryRun`: a later run of one new contender does not
@@ -300,17 +317,7 @@ export function buildTables(snapshot: RunSnapshot[], opts: BuildTablesOptions = 
         r.rank = ranks[i] ?? null;
       });
     }
-    const statusOrder: Record<RowStatus, number> = { ranked: 0, 'not-ranked': 1, failed: 2 };
-    // Rows by figure within their status (with a model: by the ratio to the baseline, the
-    // figure the ranks come from), so a row never sits above a row with a higher figure.
-    const key = (r: TableRow) => (model ? (r.vsBaseline?.figure ?? r.figure) : -(r.rank ?? 0));
-    rows.sort(
-      (a, b) =>
-        statusOrder[a.status] - statusOrder[b.status] ||
-        key(b) - key(a) ||
-        b.figure - a.figure ||
-        a.label.localeCompare(b.label),
-    );
+    sortRows(rows, Boolean(model));
     const have = new Set(rows.map((r) => r.label));
     const otherRuns = opts.runId ? [] : otherRunRows(ordered, latest, have, baseline);
     // The machine of the table's own run: runs of one CPU name, cores and Node share a group, and

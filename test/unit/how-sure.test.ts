@@ -82,7 +82,7 @@ test('the committed results: the how-sure line names the newest self-test record
   );
   assert.deepEqual(snapshot.selftest?.machine, mainMeta.machine, 'the machine of its main run');
   const v = buildView(snapshot, { now: new Date(Date.parse(newest.at) + 3 * 86_400_000) });
-  // The overview's tables may come from another host than the self-test's run: the line then says so.
+  // The overview's tables may come from another machine than the self-test's run: the line then says so.
   assert.match(
     v.certainty,
     new RegExp(`^self-test \`${newest.runs.main}\` \\(3 days old(, on another machine than these tables: .+?)?\\): `),

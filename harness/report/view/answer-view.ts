@@ -157,7 +157,7 @@ export interface ConfidenceParts {
   answers: ScenarioAnswerView[];
   /** "12 of 14 rows within ±10%; beyond both intervals: …" (`accuracyShort`), null without a reference record. */
   accuracy: string | null;
-  /** "4.0% false differences, another host, 2 days old", or "not run". */
+  /** "4.0% false differences, another machine, 2 days old", or "not run". */
   selftest: string;
 }
 

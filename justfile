@@ -65,7 +65,7 @@ export *args:
 selftest *args:
     @exec {{harness}} selftest "$@"
 
-# The steady-state reference: each contender alone on the server core with wrk (20 s warm-up, 3 × 10 s windows, 3 fresh processes each, ABBA) into results/reference/<run-id>.json: just reference node-http fastify --scenario json,users; then: just reference-compare --reference ID --run BAKE-OFF-RUN
+# The steady-state reference: each contender alone on the server core with wrk (3 blocks of a fresh process of every contender, warmed 20 s, then 6 × 5 s windows in rotation; --design solo: 3 fresh processes each, 3 × 10 s windows, ABBA) into results/reference/<run-id>.json: just reference node-http fastify --scenario json,users; then: just reference-compare --reference ID --run BAKE-OFF-RUN
 reference +args:
     @exec {{harness}} reference "$@"
 

@@ -40,6 +40,7 @@ import { EXIT, EXIT_HELP } from '../core/exit-codes.ts';
 import { selectContenders, selectScenarios } from '../scheduler/plan.ts';
 import { referenceDeps } from '../scheduler/real-deps.ts';
 import { type ReferenceRunRecord, runReference } from '../scheduler/steady-reference.ts';
+import type { RunMeta } from '../store/results.ts';
 import { readRun } from '../store/runs.ts';
 import { type ReferenceRecord, readReference } from '../store/reference-store.ts';
 import { load } from './bench.ts';
@@ -117,10 +118,9 @@ export interface ReferenceCompareOpts {
   paired?: boolean;
 }
 
-/** The ranked rows of a bake-off run as ratios to their table's baseline with their 95% CI and model split (analysis/reference-gaps.ts `bakeoffRatiosOf`). */
-export function bakeoffRatios(resultsDir: string, runId: string): BakeoffRatio[] {
-  const run = readRun(resultsDir, runId, 'run', true);
-  return bakeoffRatiosOf(buildTables([{ meta: run.meta, cells: run.cells }], { runId }));
+/** The ranked rows of a bake-off run (store/runs.ts `readRun`) as ratios to their table's baseline with their 95% CI and model split (analysis/reference-gaps.ts `bakeoffRatiosOf`). */
+export function bakeoffRatios(run: ReturnType<typeof readRun>): BakeoffRatio[] {
+  return bakeoffRatiosOf(buildTables([{ meta: run.meta, cells: run.cells }], { runId: run.meta.runId }));
 }
 
 /**
@@ -143,10 +143,9 @@ export function onlyScenarios(rows: BakeoffRatio[], wanted: string[] | undefined
  * `sameMachine`): the comparison still prints, since the user named them, but says that a ratio to
  * the baseline holds for its own machine only.
  */
-function machineNotes(resultsDir: string, runs: string[], refs: ReferenceRecord[]): string[] {
+function machineNotes(runs: RunMeta[], refs: ReferenceRecord[]): string[] {
   const notes: string[] = [];
-  for (const id of runs) {
-    const here = readRun(resultsDir, id, 'run', true).meta.machine;
+  for (const { runId: id, machine: here } of runs) {
     for (const r of refs)
       if (!r.machine || !sameMachine(r.machine, here))
         notes.push(
@@ -169,7 +168,8 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
     );
   const merged = mergeReferences(refs);
   const unique = [...new Map(refs.map((r) => [r.runId, r])).values()];
-  const rowsOf = o.run.map((id) => onlyScenarios(bakeoffRatios(g.resultsDir, id), o.scenario, id));
+  const runs = o.run.map((id) => readRun(g.resultsDir, id, 'run', true));
+  const rowsOf = runs.map((run) => onlyScenarios(bakeoffRatios(run), o.scenario, run.meta.runId));
   const own = new Map(o.paired ? unique.map((r) => [r.runId, mergeReferences([r]).ratios]) : []);
   const check = o.paired
     ? comparePaired(
@@ -196,7 +196,12 @@ export function referenceCompare(g: Globals, o: ReferenceCompareOpts): number {
         `note: reference ${ref.runId} is shorter than the reference minimums or was interrupted: the comparison is not a certificate`,
       );
   }
-  lines.unshift(...machineNotes(g.resultsDir, o.run, unique));
+  lines.unshift(
+    ...machineNotes(
+      runs.map((r) => r.meta),
+      unique,
+    ),
+  );
   if (o.paired)
     lines.unshift(
       `paired: each run against its own reference (the mean of ${o.run.length} paired gaps): ${o.run.map((id, k) => `${id} ↔ ${refs[k]?.runId}`).join(', ')}`,

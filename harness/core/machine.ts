@@ -128,9 +128,6 @@ export function machineKey(m: MachineFacts): string {
 /** True when `a` and `b` are the same kind of machine (`machineKey` equal). */
 export const sameMachine = (a: MachineFacts, b: MachineFacts): boolean => machineKey(a) === machineKey(b);
 
-/** True when the facts carry a CPU identity (results written since it is recorded, on Linux). */
-export const isIdentified = (m: MachineFacts): boolean => m.cpu !== undefined;
-
 /**
  * A reader's name for the machine: "AMD EPYC (family 26, model 2, stepping 1; Linux
  * 6.18.44-fc-v657)", or "AMD EPYC (Linux 6.18.44-fc-v669; no CPU identity recorded)" for older
@@ -138,7 +135,7 @@ export const isIdentified = (m: MachineFacts): boolean => m.cpu !== undefined;
  */
 export function machineName(m: MachineFacts): string {
   const c = m.cpu;
-  const kernel = m.os ? `${m.os}` : 'kernel unknown';
+  const kernel = m.os || 'kernel unknown';
   return c
     ? `${m.cpuModel} (family ${c.family}, model ${c.model}, stepping ${c.stepping}; ${kernel})`
     : `${m.cpuModel} (${kernel}; no CPU identity recorded)`;

@@ -16,7 +16,8 @@
  * they are read as draws of a day's ratio instead (`recordsMean`: the mean of their log ratios, its
  * error from the records × contenders interaction, on (C − 1)(R − 1) df; the error term of
  * treatments compared over several sites: Cochran & Cox, "Experimental Designs", series of
- * experiments).
+ * experiments). Solo (ABBA) records of one shape have no blocks to pool: they are always read by
+ * `recordsMean`, so a machine's solo records of several hours count together, not the newest alone.
  */
 import fQuantile from '@stdlib/stats-base-dists-f-quantile';
 import { type MachineFacts, machineKey } from '../core/machine.ts';
@@ -53,13 +54,13 @@ export interface Pool {
   contenders: string[];
   /** The records' run ids, oldest first. */
   records: string[];
-  /** Complete blocks over the records. */
+  /** Complete blocks over the records (solo records: their processes of one contender). */
   blocks: number;
-  /** The interaction F statistic (requests/s; the larger of requests/s and efficiency when both), its df and its critical value at POOL_ALPHA. */
-  f: number;
-  df: [number, number];
-  critical: number;
-  /** true: blocks pooled; false: the records disagree and their ratios are read by `recordsMean`. */
+  /** Solo (ABBA) records: never pooled process by process, always read by `recordsMean`, with no `test`. */
+  solo: boolean;
+  /** Rotation records: the interaction F statistic (requests/s; the larger of requests/s and efficiency when both), its df and its critical value at POOL_ALPHA. */
+  test?: { f: number; df: [number, number]; critical: number };
+  /** true: blocks pooled; false: read by `recordsMean` (the records disagree, or they are solo). */
   pooled: boolean;
 }
 
@@ -69,10 +70,11 @@ export const poolLabel = (ids: readonly string[]): string => ids.join('+');
 /** The sentence for one pool, e.g. "References `A` + `B` (json; express, fastify, node-http; one design): pooled, 36 blocks (record × contender F 0.52 on 2 and 66 df; they pool below 0.70, its median)." (or "their ratios differ: read as their mean, …") */
 export function poolText(p: Pool): string {
   const df = (p.contenders.length - 1) * (p.records.length - 1);
-  const verdict = p.pooled
-    ? `pooled, ${p.blocks} blocks`
-    : `their ratios differ: read as their mean, with the records × contenders interaction as its error (${df} df)`;
-  return `References \`${p.records.join('` + `')}\` (${p.scenario}; ${p.contenders.join(', ')}; one design): ${verdict} (record × contender F ${p.f.toFixed(2)} on ${p.df[0]} and ${p.df[1]} df; they pool below ${p.critical.toFixed(2)}, its median).`;
+  const head = `References \`${p.records.join('` + `')}\` (${p.scenario}; ${p.contenders.join(', ')}; one design)`;
+  const mean = `read as their mean, with the records × contenders interaction as its error (${df} df)`;
+  if (!p.test) return `${head}: solo records, ${mean}.`;
+  const verdict = p.pooled ? `pooled, ${p.blocks} blocks` : `their ratios differ: ${mean}`;
+  return `${head}: ${verdict} (record × contender F ${p.test.f.toFixed(2)} on ${p.test.df[0]} and ${p.test.df[1]} df; they pool below ${p.test.critical.toFixed(2)}, its median).`;
 }
 
 /** The run ids behind a ratio's `record` label (one, or a pool's). */
@@ -106,8 +108,9 @@ function interactionF(
 
 const shapeKey = (s: PoolSource, scenario: string, contenders: string[], baseline: string): string | null => {
   const d = s.design;
-  if (d?.order !== 'rotation' || !s.machine || !s.node) return null;
+  if (!d || !s.machine || !s.node) return null;
   return JSON.stringify([
+    d.order,
     scenario,
     baseline,
     contenders,
@@ -122,25 +125,30 @@ const shapeKey = (s: PoolSource, scenario: string, contenders: string[], baselin
 
 /**
  * The pools of `sources` (quiet parts, see the module docstring): for every set of ≥ 2 records of
- * one shape and scenario, the interaction test and the ratios read from all of them: blocks
- * pooled when F is below its critical value at `alpha` (default POOL_ALPHA), else `recordsMean` (`record`: `poolLabel` of the ids; `rps.n`:
- * the blocks of all records). Sources whose
- * processes lack blocks, design, machine or Node.js version are never pooled.
+ * one shape and scenario, the ratios read from all of them: rotation records pooled block by block
+ * when the interaction F is below its critical value at `alpha` (default POOL_ALPHA), else
+ * `recordsMean`; solo records always `recordsMean` (`record`: `poolLabel` of the ids; `rps.n`: the
+ * blocks, or solo processes of one contender, of all records). Rotation sources whose processes
+ * lack blocks, and sources without design, machine or Node.js version, are never pooled.
  */
 export function poolRecords(
   sources: readonly PoolSource[],
   alpha = POOL_ALPHA,
 ): { pools: Pool[]; ratios: ReferenceRatio[] } {
-  const groups = new Map<string, { scenario: string; baseline: string; contenders: string[]; members: PoolSource[] }>();
+  const groups = new Map<
+    string,
+    { scenario: string; baseline: string; contenders: string[]; solo: boolean; members: PoolSource[] }
+  >();
   for (const s of sources) {
     for (const scenario of [...new Set(s.ratios.map((r) => r.scenario))]) {
       const ps = (s.processes ?? []).filter((p) => p.scenario === scenario);
-      if (!ps.length || ps.some((p) => p.block === undefined)) continue;
+      const rotation = s.design?.order === 'rotation';
+      if (!ps.length || (rotation && ps.some((p) => p.block === undefined))) continue;
       const baseline = s.ratios.find((r) => r.scenario === scenario)?.baseline ?? '';
       const contenders = [...new Set(ps.map((p) => p.contender))].sort();
       const key = shapeKey(s, scenario, contenders, baseline);
       if (!key) continue;
-      const g = groups.get(key) ?? { scenario, baseline, contenders, members: [] };
+      const g = groups.get(key) ?? { scenario, baseline, contenders, solo: !rotation, members: [] };
       g.members.push(s);
       groups.set(key, g);
     }
@@ -150,6 +158,15 @@ export function poolRecords(
   for (const g of groups.values()) {
     if (g.members.length < 2) continue;
     const members = [...g.members].sort((a, b) => a.at.localeCompare(b.at));
+    const records = members.map((s) => s.runId);
+    const parts = members.map((s) => withSplits(s.ratios, s.processes).filter((r) => r.scenario === g.scenario));
+    if (g.solo) {
+      // Solo processes are not blocks: nothing to pool, so the records are read as draws of a day's ratio.
+      const n = parts.reduce((a, rs) => a + (rs[0]?.rps.n ?? 0), 0);
+      pools.push({ scenario: g.scenario, contenders: g.contenders, records, blocks: n, solo: true, pooled: false });
+      ratios.push(...recordsMean(parts, g.baseline, n).map((r) => ({ ...r, record: poolLabel(records) })));
+      continue;
+    }
     // Blocks renumbered per record so that no two records share a block effect.
     const processes: SourceProcess[] = members.flatMap((s, i) =>
       (s.processes ?? [])
@@ -157,7 +174,6 @@ export function poolRecords(
         .map((p) => ({ ...p, block: (i + 1) * 100_000 + (p.block ?? 0) })),
     );
     const together = referenceRatios(processes, () => g.baseline);
-    const parts = members.map((s) => withSplits(s.ratios, s.processes).filter((r) => r.scenario === g.scenario));
     // The residual SS is pooled over the contenders, so one ratio of the pool gives the F of each unit.
     const r = together[0];
     const mine = parts.map((rs) => rs.find((x) => x.contender === r?.contender)).filter((x) => x !== undefined);
@@ -174,15 +190,13 @@ export function poolRecords(
       critical: 1,
     });
     const pooled = known.length > 0 && known.length === tests.length && known.every((t) => t.f <= t.critical);
-    const records = members.map((s) => s.runId);
     pools.push({
       scenario: g.scenario,
       contenders: g.contenders,
       records,
       blocks: together[0]?.rps.n ?? 0,
-      f: worst.f,
-      df: worst.df,
-      critical: worst.critical,
+      solo: false,
+      test: { f: worst.f, df: worst.df, critical: worst.critical },
       pooled,
     });
     const combined = pooled ? together : recordsMean(parts, g.baseline, together[0]?.rps.n ?? 0);

@@ -269,7 +269,7 @@ export function registerReferenceCompare(program: Command, ctx: CliContext): voi
     )
     .requiredOption(
       '--reference <ids|files>',
-      'the reference record(s), run ids of results/reference/ or files, comma-separated or repeated: read together, each ratio from the record with the most processes behind it',
+      'the reference record(s), run ids of results/reference/ or files, comma-separated or repeated: read together (records of one shape pooled or read as their mean), each ratio from the source with the most processes behind it',
       list,
     )
     .requiredOption(

@@ -5,11 +5,14 @@
  * of log SD 0.05 for the host's minutes; per-process log noise 0.064, the json records' block
  * spread), each record's true ratios drawn with a log spread τ about the truth (a day's ratio),
  * and counts the draws whose express interval covers 0.43, at each pooling level and for one
- * record alone. Reads and writes nothing; the numbers are in docs/methodology.md.
+ * record alone. With `--solo` (or `poolCoverage(…, solo)`), two solo records of 4 processes per
+ * contender instead, each process at its own minutes of the host (log SD 0.05) with noise 0.09:
+ * solo records are always read as their mean. Reads and writes nothing; the numbers are in
+ * docs/methodology.md.
  *
- * Run: `node scripts/studies/reference-pool-coverage.ts [draws]` (default 1,000 per τ).
+ * Run: `node scripts/studies/reference-pool-coverage.ts [draws] [--solo]` (default 1,000 per τ).
  */
-import { mergeReferences, type PoolSource } from '../../harness/analysis/reference-merge.ts';
+import { mergeReferences, POOL_ALPHA, type PoolSource } from '../../harness/analysis/reference-merge.ts';
 import { referenceRatios } from '../../harness/analysis/reference-stats.ts';
 import { mulberry32 } from '../../harness/core/prng.ts';
 
@@ -29,14 +32,19 @@ export function simulatedRecord(
   blocks: number,
   ratios: Record<string, number>,
   r: () => number,
-  opts: { speed?: number; sd?: number; node?: string; windows?: number } = {},
+  opts: { speed?: number; sd?: number; node?: string; windows?: number; solo?: boolean } = {},
 ): PoolSource {
   const sd = opts.sd ?? 0.05;
   const processes = Array.from({ length: blocks }, (_, i) => i + 1).flatMap((block) => {
     const host = (opts.speed ?? 60_000) * Math.exp(0.05 * normal(r));
     return Object.entries({ 'node-http': 1, ...ratios }).map(([contender, ratio]) => {
-      const rps = host * ratio * Math.exp(sd * normal(r));
-      return { contender, scenario: 'json', block, rps, efficiency: rps, windows: [{ durationS: 5, foreignCpuS: 0 }] };
+      // Solo: every process sees its own minutes of the host, and has no block.
+      const speed = opts.solo ? (opts.speed ?? 60_000) * Math.exp(0.05 * normal(r)) : host;
+      const rps = speed * ratio * Math.exp(sd * normal(r));
+      const windows = [{ durationS: 5, foreignCpuS: 0 }];
+      return opts.solo
+        ? { contender, scenario: 'json', rps, efficiency: rps, windows }
+        : { contender, scenario: 'json', block, rps, efficiency: rps, windows };
     });
   });
   return {
@@ -45,7 +53,11 @@ export function simulatedRecord(
     ratios: referenceRatios(processes, () => 'node-http'),
     processes,
     quiet: { disturbed: 0 },
-    design: { ...SIM_DESIGN, windows: opts.windows ?? SIM_DESIGN.windows },
+    design: {
+      ...SIM_DESIGN,
+      windows: opts.windows ?? SIM_DESIGN.windows,
+      ...(opts.solo ? { order: 'ABBA', windows: 3, windowS: 10 } : {}),
+    },
     machine: { cpuModel: 'AMD EPYC' },
     node: opts.node ?? 'v24.21.0',
   };
@@ -61,16 +73,19 @@ export function poolCoverage(
   alpha: number,
   draws: number,
   seed: number,
+  solo = false,
 ): { merged: number; alone: number; pooled: number } {
   const r = mulberry32(seed);
   const covers = (ci: [number, number] | null | undefined) => (ci && ci[0] <= 0.43 && 0.43 <= ci[1] ? 1 : 0);
   let merged = 0;
   let alone = 0;
   let pooled = 0;
+  // Solo: two records of 4 processes per contender, each process with the solo records' log spread of about 0.1.
+  const [na, nb, sd] = solo ? [4, 4, 0.09] : [16, 18, 0.064];
   for (let i = 0; i < draws; i++) {
     const day = () => ({ express: 0.43 * Math.exp(tau * normal(r)), fastify: 0.89 * Math.exp(tau * normal(r)) });
-    const a = simulatedRecord('a', '2026-11-01T00:00:00Z', 16, day(), r, { sd: 0.064 });
-    const b = simulatedRecord('b', '2026-11-02T00:00:00Z', 18, day(), r, { sd: 0.064 });
+    const a = simulatedRecord('a', '2026-11-01T00:00:00Z', na, day(), r, { sd, solo });
+    const b = simulatedRecord('b', '2026-11-02T00:00:00Z', nb, day(), r, { sd, solo });
     const m = mergeReferences([a, b], alpha);
     if (m.pools[0]?.pooled) pooled++;
     merged += covers(m.ratios.find((x) => x.contender === 'express')?.rps.ci95);
@@ -80,11 +95,12 @@ export function poolCoverage(
 }
 
 if (import.meta.main) {
-  const draws = Number(process.argv[2] ?? 1000);
+  const solo = process.argv.includes('--solo');
+  const draws = Number(process.argv.slice(2).find((a) => a !== '--solo') ?? 1000);
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  for (const alpha of [0.05, 0.25, 0.5])
+  for (const alpha of solo ? [POOL_ALPHA] : [0.05, 0.25, 0.5])
     for (const tau of [0, 0.02, 0.03, 0.05]) {
-      const c = poolCoverage(tau, alpha, draws, 1);
+      const c = poolCoverage(tau, alpha, draws, 1, solo);
       process.stdout.write(
         `level ${alpha}, τ ${tau}: merged covers ${pct(c.merged)} (pooled ${pct(c.pooled)}), one record ${pct(c.alone)}\n`,
       );

@@ -26,7 +26,7 @@ test('records of one shape that agree are pooled: all their blocks, a narrower i
   const m = mergeReferences([a, b]);
   assert.equal(m.pools.length, 1);
   const pool = m.pools[0];
-  assert.ok(pool?.pooled, `F ${pool?.f} vs ${pool?.critical}`);
+  assert.ok(pool?.pooled, `F ${pool?.test?.f} vs ${pool?.test?.critical}`);
   assert.equal(pool?.blocks, 36);
   assert.match(
     pool ? poolText(pool) : '',
@@ -55,7 +55,7 @@ test("records whose ratios differ are read as draws of a day's ratio: their mean
   const m = mergeReferences([a, b]);
   const pool = m.pools[0];
   assert.equal(pool?.pooled, false);
-  assert.ok((pool?.f ?? 0) > (pool?.critical ?? Infinity), `F ${pool?.f} vs ${pool?.critical}`);
+  assert.ok((pool?.test?.f ?? 0) > (pool?.test?.critical ?? Infinity), `F ${pool?.test?.f} vs ${pool?.test?.critical}`);
   assert.match(pool ? poolText(pool) : '', /their ratios differ: read as their mean, .* \(2 df\)/);
   const ex = m.ratios.find((x) => x.contender === 'express');
   const of = (s: PoolSource) => s.ratios.find((x) => x.contender === 'express')?.rps;
@@ -91,7 +91,7 @@ test('the interaction F follows its F distribution on records with one true rati
     const a = record('a', '2026-11-01T00:00:00Z', 8, { express: 0.43, fastify: 0.89 }, r, { speed: 60_000 });
     const b = record('b', '2026-11-02T00:00:00Z', 10, { express: 0.43, fastify: 0.89 }, r, { speed: 25_000 });
     const p = poolRecords([a, b]).pools[0];
-    if (p && p.f > fQuantile(0.95, p.df[0], p.df[1])) alarms++;
+    if (p?.test && p.test.f > fQuantile(0.95, p.test.df[0], p.test.df[1])) alarms++;
   }
   const rate = alarms / sims;
   assert.ok(rate > 0.02 && rate < 0.09, `F beyond its 95% quantile in ${(100 * rate).toFixed(1)}%`);
@@ -104,4 +104,32 @@ test("the merged 95% interval covers the true ratio, whether the records' true r
     assert.ok(c.merged >= 0.925, `τ ${tau}: covers ${(100 * c.merged).toFixed(1)}%`);
   }
   assert.ok(poolCoverage(0.03, 0.05, 500, 12).merged < 0.925, 'the 5% level falls short: the check can fail');
+});
+
+test("solo records of one shape are read as draws of a day's ratio, whose interval covers the truth", () => {
+  const r = mulberry32(21);
+  const a = record('a', '2026-11-01T00:00:00Z', 4, { express: 0.6, fastify: 0.95 }, r, { solo: true, sd: 0.09 });
+  const b = record('b', '2026-11-02T00:00:00Z', 4, { express: 0.56, fastify: 0.9 }, r, { solo: true, sd: 0.09 });
+  const m = mergeReferences([a, b]);
+  const pool = m.pools[0];
+  assert.equal(pool?.solo, true);
+  assert.equal(pool?.pooled, false);
+  assert.equal(pool?.test, undefined, 'no interaction F: solo processes are not blocks');
+  assert.match(pool ? poolText(pool) : '', /: solo records, read as their mean, .* \(2 df\)\.$/);
+  const ex = m.ratios.find((x) => x.contender === 'express');
+  const of = (s: PoolSource) => s.ratios.find((x) => x.contender === 'express')?.rps;
+  assert.equal(ex?.record, 'a+b', 'the mean of both records, not the newer alone');
+  assert.equal(ex?.rps.n, 8);
+  assert.ok(
+    Math.abs((ex?.rps.figure ?? 0) - Math.sqrt((of(a)?.figure ?? 0) * (of(b)?.figure ?? 0))) < 1e-12,
+    'geometric mean',
+  );
+  // A solo record and a rotation record are never read together.
+  const rot = record('c', '2026-11-03T00:00:00Z', 6, { express: 0.6, fastify: 0.95 }, r);
+  assert.deepEqual(poolRecords([a, rot]).pools, []);
+  // 500 draws each, with and without a 3% spread of a day's ratio.
+  for (const tau of [0, 0.03]) {
+    const c = poolCoverage(tau, POOL_ALPHA, 500, 5, true);
+    assert.ok(c.merged >= 0.925, `solo, τ ${tau}: covers ${(100 * c.merged).toFixed(1)}%`);
+  }
 });

@@ -67,7 +67,7 @@ export interface Pool {
 /** The label of a pooled source: its records' ids joined by "+" (run ids hold no "+"). */
 export const poolLabel = (ids: readonly string[]): string => ids.join('+');
 
-/** The sentence for one pool, e.g. "References `A` + `B` (json; express, fastify, node-http; one design): pooled, 36 blocks (record × contender F 0.52 on 2 and 66 df; they pool below 0.70, its median)." (or "their ratios differ: read as their mean, …") */
+/** The sentence for one pool, e.g. "References `A` + `B` (json; express, fastify, node-http; one design): pooled, 36 blocks (record × contender F 0.52 on 2 and 66 df; they pool below 0.70, its median)." (or "their ratios differ: read as their mean, …"; solo records: "solo records, read as their mean, … (3 df).") */
 export function poolText(p: Pool): string {
   const df = (p.contenders.length - 1) * (p.records.length - 1);
   const head = `References \`${p.records.join('` + `')}\` (${p.scenario}; ${p.contenders.join(', ')}; one design)`;

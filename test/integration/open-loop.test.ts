@@ -43,16 +43,25 @@ function job(url: string, p = '/ping'): LoadJob {
   };
 }
 
-/** A node:http server in this process answering 'pong' after `delayMs`. */
+/**
+ * A node:http server in this process answering 'pong' after `delayMs` or more by the
+ * high-resolution clock: Node's timers run on libuv's whole-ms loop time and can fire up to 1 ms
+ * early against it, so the wait is topped up until `performance.now()` says `delayMs` has passed.
+ */
 async function inProcess(delayMs = 0): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
+    const start = performance.now();
     const answer = () => {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('pong');
     };
+    const wait = () => {
+      const left = delayMs - (performance.now() - start);
+      if (left > 0) setTimeout(wait, Math.ceil(left));
+      else answer();
+    };
     req.resume();
-    if (delayMs) setTimeout(answer, delayMs);
-    else answer();
+    wait();
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -25,7 +25,7 @@ export interface MachineKey {
   cpu?: CpuIdentity;
   /** Full Node version of the cells, e.g. "v24.21.0". */
   nodeVersion: string;
-  /** "AMD EPYC · 2 cores · Node v24.21.0". */
+  /** "AMD EPYC · 2 cores · Node v24.21.0 · Linux 6.18.44-fc-v657" (the kernel when known). */
   label: string;
 }
 
@@ -132,7 +132,7 @@ export interface SummaryData {
 
 /** One ranked table: one run × scenario × profile × driver × Node major on one machine. */
 export interface RankedTable {
-  /** Stable id, `<scenario>|<profile>|<driver>|node<major>|<machine label>`. */
+  /** Stable id, `<scenario>|<profile>|<driver>|node<major>|<machine label>|<8 hex of the machine key>`. */
   id: string;
   key: TableKey;
   runId: string;

@@ -23,6 +23,8 @@
  * table-fit.ts; both are re-exported here.
  */
 import type { CellResult, RunMeta } from '../store/results.ts';
+import { createHash } from 'node:crypto';
+import { machineKey } from '../core/machine.ts';
 import {
   type RatioEstimate,
   cellEstimate,
@@ -72,7 +74,10 @@ export function baselineOf(scenario: string, scenarios: BuildTablesOptions['scen
   return scenario.startsWith('graphql') ? 'postgraphile-express' : 'node-http';
 }
 
-/** The machine key of a cell in a run. */
+/**
+ * The machine key of a cell in a run. Its label names the CPU, cores, Node and kernel ("AMD EPYC ·
+ * 2 cores · Node v24.21.0 · Linux 6.18.44-fc-v657"): two VMs with one CPU name are told apart.
+ */
 export function machineOf(meta: RunMeta, cell: CellResult): MachineKey {
   const cpuModel = meta.machine?.cpuModel ?? 'unknown';
   const cores = meta.machine?.cores ?? 0;
@@ -81,11 +86,20 @@ export function machineOf(meta: RunMeta, cell: CellResult): MachineKey {
     ...(meta.machine?.os ? { os: meta.machine.os } : {}),
     ...(meta.machine?.cpu ? { cpu: meta.machine.cpu } : {}),
   };
-  return { cpuModel, cores, ...facts, nodeVersion, label: `${cpuModel} · ${cores} cores · Node ${nodeVersion}` };
+  const kernel = meta.machine?.os ? ` · ${meta.machine.os}` : '';
+  return {
+    cpuModel,
+    cores,
+    ...facts,
+    nodeVersion,
+    label: `${cpuModel} · ${cores} cores · Node ${nodeVersion}${kernel}`,
+  };
 }
 
+/** One table per scenario × profile × driver × Node major × machine (core/machine.ts `machineKey`: CPU name and identity, kernel, cores). */
 function groupId(c: CellResult, m: MachineKey): string {
-  return `${c.scenario}|${c.profile}|${c.driver}|node${c.node.major}|${m.label}`;
+  const machine = createHash('sha256').update(machineKey(m)).digest('hex').slice(0, 8);
+  return `${c.scenario}|${c.profile}|${c.driver}|node${c.node.major}|${m.label}|${machine}`;
 }
 
 /** A row of a table from a cell of the table's run. */

@@ -258,6 +258,30 @@ test('fewer than 5 trials: listed as not ranked with its range; lost services ar
   assert.equal(t!.summary, null, 'one ranked row: no summary');
 });
 
+test('two VMs with one CPU name and core count get separate tables, named by kernel and told apart by CPU identity', () => {
+  const vm = (os: string, family: number) => ({
+    machine: {
+      cpuModel: 'AMD EPYC',
+      cores: 2,
+      memoryBytes: 1,
+      os,
+      arch: 'x64',
+      cpu: { vendor: 'AuthenticAMD', family, model: 2, stepping: 1, microcode: '0x1', mitigations: {} },
+    },
+  });
+  const tables = buildTables([
+    run('r1', [post('node-http', five(90_000)), post('express', five(60_000))], vm('Linux 6.18.44-fc-v669', 25)),
+    run('r2', [post('node-http', five(40_000)), post('express', five(30_000))], vm('Linux 6.18.44-fc-v657', 26)),
+    run('r3', [post('node-http', five(41_000)), post('hono', five(35_000))], vm('Linux 6.18.44-fc-v657', 25)),
+  ]);
+  assert.equal(tables.length, 3, 'kernel or CPU identity differs: never one table');
+  const labels = tables.map((t) => t.key.machine.label).sort();
+  assert.match(labels[0]!, /AMD EPYC · 2 cores · Node v24[.\d]* · Linux 6\.18\.44-fc-v657$/);
+  assert.match(labels[2]!, /· Linux 6\.18\.44-fc-v669$/);
+  assert.equal(new Set(tables.map((t) => t.id)).size, 3);
+  for (const t of tables) assert.equal(t.otherRuns.length, 0, `${t.runId}: another VM's rows are not borrowed`);
+});
+
 test('one run per table: other runs only as ratios to their own baseline; other machines get their own table', () => {
   const tables = buildTables([
     run('r1', [post('node-http', five(30_000)), post('old-one', five(15_000)), post('y', five(10_000))]),

@@ -7,13 +7,15 @@
 cd "$(dirname "$0")/../../contenders/express"
 export PATH="$PWD/../../node_modules/.bin:$PATH"
 node --version
+pid=
+trap '[ -n "$pid" ] && kill $pid 2>/dev/null' EXIT  # Ctrl-C leaves no server behind
 mix() {
   for p in /users '/echo?name=x' /ping; do taskset -c 0 wrk -t1 -c10 -d2s "http://127.0.0.1:3999$p" > /dev/null; done
   for i in $(seq 200); do curl -s -o /dev/null -H 'content-type: application/json' -d '{"a":1}' http://127.0.0.1:3999/data; done
 }
 run() { # $1 label, $2 NODE_ENV ('' = unset), $3 mix?
   if [ -n "$2" ]; then export NODE_ENV=$2; else unset NODE_ENV; fi
-  PORT=3999 taskset -c 1 node server.js & local pid=$!
+  PORT=3999 taskset -c 1 node server.js & pid=$!
   for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:3999/json && break; sleep 0.1; done
   [ "$3" = mix ] && mix
   taskset -c 0 wrk -t1 -c100 -d8s http://127.0.0.1:3999/json > /dev/null
